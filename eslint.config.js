@@ -1,0 +1,30 @@
+// Type-aware lint for everything; the Lit plugin for the widget.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import lit from 'eslint-plugin-lit';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.support-chat/**', 'custom-elements.json'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "MemberExpression[property.name='innerHTML']", message: 'Never inject HTML.' },
+        { selector: "MemberExpression[property.name='outerHTML']", message: 'Never inject HTML.' },
+        { selector: "Identifier[name='unsafeHTML']", message: 'Never inject HTML.' },
+        { selector: "CallExpression[callee.property.name='insertAdjacentHTML']", message: 'Never inject HTML.' },
+      ],
+    },
+  },
+  {
+    files: ['src/widget/**/*.ts', 'test/widget/**/*.ts'],
+    ...lit.configs['flat/recommended'],
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly' } },
+  },
+);

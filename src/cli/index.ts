@@ -1,0 +1,54 @@
+/** @module The `support-chat` command: serve, token, kb, tickets. */
+import { CliError } from './args.js';
+
+const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<number> }>> = {
+  serve: () => import('./commands/serve.js'),
+  token: () => import('./commands/token.js'),
+  kb: () => import('./commands/kb.js'),
+  tickets: () => import('./commands/tickets.js'),
+};
+
+const USAGE = `Usage: support-chat <command> [options]
+
+Commands:
+  serve [--port 8787] [--host 127.0.0.1] [--data DIR]
+  token create --org ORG --name NAME --scopes chat:read,chat:write [--expires-in DAYS] [--data DIR] [--json]
+  token list [--org ORG] [--data DIR] [--json]
+  token revoke PREFIX_OR_ID [--data DIR]
+  kb ingest PATH... --org ORG [--base-url URL] [--data DIR]
+  tickets sync --source plain|pylon|linear --org ORG [--data DIR]
+
+Data lives in --data DIR (default: $SUPPORT_CHAT_DATA or ./.support-chat).`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    console.log(USAGE);
+    return name ? 0 : 2;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    console.error(`support-chat: unknown command "${name}"\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    const command = await load();
+    return await command.run(rest);
+  } catch (error) {
+    if (error instanceof CliError) {
+      console.error(`support-chat ${name}: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    process.exitCode = 1;
+  },
+);

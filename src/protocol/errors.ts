@@ -1,0 +1,61 @@
+/** @module Error codes, exact message texts and the error body of the v0 API. */
+
+export const ERROR_CODES = [
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'rate_limited',
+  'internal_error',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface ErrorBody {
+  error: {
+    code: ErrorCode;
+    message: string;
+    /** Present on `rate_limited` and `internal_error`. */
+    retryable?: boolean;
+  };
+}
+
+/** Message texts the spec fixes byte for byte. */
+export const MESSAGES = {
+  invalidJson: 'Invalid JSON in request body',
+  unauthorized: 'Invalid or expired API token',
+  forbidden: 'Insufficient permissions',
+  notFound: 'Resource not found',
+  stillProcessing: 'Conversation is still processing',
+  rateLimited: 'Too many requests',
+  internal: 'An internal error occurred',
+} as const;
+
+/** The status code each error code is answered with. */
+export const STATUS_OF: Record<ErrorCode, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+  internal_error: 500,
+};
+
+export function errorBody(code: ErrorCode, message: string, retryable?: boolean): ErrorBody {
+  const error: ErrorBody['error'] = { code, message };
+  if (retryable !== undefined) error.retryable = retryable;
+  else if (code === 'rate_limited' || code === 'internal_error') error.retryable = true;
+  return { error };
+}
+
+export function isErrorBody(value: unknown): value is ErrorBody {
+  if (typeof value !== 'object' || value === null) return false;
+  const error = (value as { error?: unknown }).error;
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { code?: unknown }).code === 'string' &&
+    typeof (error as { message?: unknown }).message === 'string'
+  );
+}

@@ -1,0 +1,100 @@
+/**
+ * @module Serving a fetch handler `(Request) => Promise<Response>` from Node's `http` server.
+ * Used by the server and the proxy; Node only (the widget never imports it).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+
+/** What a handler learns about the connection besides the Request. */
+export interface ConnectionInfo {
+  remoteAddress: string;
+}
+
+export type FetchHandler = (request: Request, info: ConnectionInfo) => Promise<Response>;
+
+/** Builds a WHATWG Request from a Node request; its signal aborts when the client goes away. */
+export function toRequest(req: IncomingMessage, res: ServerResponse): Request {
+  const host = req.headers.host ?? 'localhost';
+  const protocol = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+  const url = new URL(req.url ?? '/', `${protocol}://${host}`);
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i];
+    const value = req.rawHeaders[i + 1];
+    if (name === undefined || value === undefined) continue;
+    try {
+      headers.append(name, value);
+    } catch {
+      // A header Node accepted but the Fetch API rejects is dropped rather than failing the request.
+    }
+  }
+  const controller = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  const method = req.method ?? 'GET';
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  return new Request(url, {
+    method,
+    headers,
+    signal: controller.signal,
+    body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : null,
+    // @ts-expect-error Node's fetch needs `duplex` for streamed bodies; the DOM types do not know it.
+    duplex: hasBody ? 'half' : undefined,
+  });
+}
+
+/** Writes a WHATWG Response to a Node response, streaming its body. */
+export async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name === 'set-cookie') return;
+    headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers['set-cookie'] = cookies;
+  res.writeHead(response.status, response.statusText, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await new Promise<void>((resolve) => res.once('drain', resolve));
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  }
+}
+
+/**
+ * Adapts a fetch handler to Node's `(req, res)` listener.
+ *
+ * @example
+ * http.createServer(toNodeListener(handler)).listen(8787);
+ */
+export function toNodeListener(handler: FetchHandler) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    let request: Request;
+    try {
+      request = toRequest(req, res);
+    } catch {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'bad_request', message: 'Malformed request' } }));
+      return;
+    }
+    const remoteAddress = req.socket.remoteAddress ?? 'unknown';
+    handler(request, { remoteAddress })
+      .then((response) => writeResponse(res, response))
+      .catch(() => {
+        if (!res.headersSent) {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { code: 'internal_error', message: 'An internal error occurred', retryable: true } }));
+        } else res.destroy();
+      });
+  };
+}

@@ -1,0 +1,78 @@
+/** @module Wire types of the Conversational Support API v0, shared by widget, proxy and server. */
+
+export type ConversationStatus = 'processing' | 'completed' | 'failed';
+export type Role = 'user' | 'assistant';
+
+export interface Source {
+  title: string;
+  url: string;
+}
+
+export interface Message {
+  role: Role;
+  content: string;
+  /** Always an array; empty for user turns and for answers that cite nothing. */
+  sources: Source[];
+}
+
+export interface Conversation {
+  id: string;
+  status: ConversationStatus;
+  messages: Message[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SendMessageRequest {
+  message: string;
+  conversation_id?: string;
+}
+
+export interface SendMessageResult {
+  conversation_id: string;
+  status: 'processing';
+}
+
+export const INTEGRATIONS = ['plain', 'pylon', 'linear', 'webhook'] as const;
+export type Integration = (typeof INTEGRATIONS)[number];
+
+export interface AdditionalFields {
+  label_type_ids?: string[];
+  priority?: number;
+}
+
+export interface EscalationRequest {
+  integration: Integration;
+  email: string;
+  name: string;
+  title?: string;
+  summary?: string;
+  additional_fields?: AdditionalFields;
+}
+
+export interface EscalationResult {
+  success: true;
+  integration: Integration;
+  ticket_id: string;
+  ticket_url: string;
+}
+
+export const SCOPES = ['chat:read', 'chat:write', 'chat:escalate', 'tickets:read', 'tickets:delete'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface TokenInfo {
+  token: { name: string; prefix: string; scopes: Scope[] };
+  organization: { id: string };
+}
+
+export interface Ticket {
+  source: string;
+  external_id: string;
+  title: string;
+  status: string;
+  url: string | null;
+  customer_email: string | null;
+  customer_name: string | null;
+  created_at: string;
+  updated_at: string;
+}

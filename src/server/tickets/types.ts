@@ -1,0 +1,33 @@
+/** @module Synced helpdesk tickets as the rest of the server sees them. */
+import type { Ticket } from '../../protocol/index.js';
+
+/** A ticket as a sync connector or webhook receiver hands it over. */
+export interface TicketInput {
+  /** Lowercase helpdesk name: `plain`, `pylon`, `linear`. */
+  source: string;
+  /** The ticket's id in that helpdesk (Plain: the thread id). */
+  externalId: string;
+  title: string;
+  status: string;
+  url: string | null;
+  customerEmail: string | null;
+  customerName: string | null;
+  /** Plain text body or latest message, used for the knowledge index when present. */
+  body: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TicketStore {
+  upsert(orgId: string, ticket: TicketInput): Promise<void>;
+  get(orgId: string, source: string, externalId: string): Promise<Ticket | null>;
+  list(orgId: string, options: { source?: string; limit: number; cursor?: string }): Promise<{ tickets: Ticket[]; nextCursor: string | null }>;
+  /**
+   * Permanently deletes the ticket and everything derived from it. Returns false when absent.
+   * Throws when deletion could not finish; calling again completes it.
+   */
+  remove(orgId: string, source: string, externalId: string): Promise<boolean>;
+  /** Incremental sync position per organization and source. */
+  getCursor(orgId: string, source: string): Promise<string | null>;
+  setCursor(orgId: string, source: string, cursor: string | null): Promise<void>;
+}

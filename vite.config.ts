@@ -1,0 +1,64 @@
+/// <reference types="vitest/config" />
+import { defineConfig } from 'vite';
+import { playwright } from '@vitest/browser-playwright';
+import { chromiumPath, chromiumArgs } from './scripts/chromium.mjs';
+
+/**
+ * `vite build` makes dist/support-chat.js (ES module); `vite build --mode iife`
+ * makes dist/support-chat.iife.js (a classic script that registers the element).
+ * Both bundle Lit so a page needs nothing else.
+ */
+export default defineConfig(({ mode }) => ({
+  build: {
+    outDir: 'dist',
+    emptyOutDir: false,
+    target: 'es2021',
+    minify: 'esbuild',
+    sourcemap: true,
+    lib: {
+      entry: mode === 'iife' ? 'src/widget/auto.ts' : 'src/widget/index.ts',
+      name: 'SupportChat',
+      formats: mode === 'iife' ? ['iife'] : ['es'],
+      fileName: () => (mode === 'iife' ? 'support-chat.iife.js' : 'support-chat.js'),
+    },
+  },
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'node',
+          environment: 'node',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/widget/**', 'test/e2e/**', 'node_modules/**'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['test/widget/**/*.test.ts'],
+          testTimeout: 30_000,
+          browser: {
+            enabled: true,
+            headless: true,
+            provider: playwright({
+              launchOptions: { executablePath: chromiumPath(), args: chromiumArgs },
+            }),
+            instances: [{ browser: 'chromium' }],
+          },
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          environment: 'node',
+          include: ['test/e2e/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+}));

@@ -1,0 +1,149 @@
+// The demo site: static pages, the built widget, the proxy at /api/support, the project's
+// source files (so answers' source links resolve), and a small helpdesk inbox that receives
+// the `webhook` integration's signed escalations.
+import { createServer } from 'node:http';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFile, writeFile, stat } from 'node:fs/promises';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+
+/** Served with every demo page: the strict policy the widget must work under. */
+export const DEMO_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "object-src 'none'",
+  "frame-ancestors 'none'",
+  "require-trusted-types-for 'script'",
+  'trusted-types lit-html',
+].join('; ');
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+};
+
+/** Resolves `path` under `root`, or null when it would escape it. */
+function inside(root, path) {
+  const full = resolve(root, normalize(`.${sep}${path}`));
+  return full === root || full.startsWith(root + sep) ? full : null;
+}
+
+async function fileAt(path) {
+  try {
+    const info = await stat(path);
+    return info.isFile() ? path : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Starts the demo site.
+ * @param {{ port: number, host?: string, repoRoot: string, dataDir: string, proxy: (request: Request) => Promise<Response>,
+ *           webhookSecret: string, sourceRoots: string[], log?: (line: string) => void }} options
+ */
+export async function startDemoServer({ port, host = '127.0.0.1', repoRoot, dataDir, proxy, webhookSecret, sourceRoots, toNodeListener }) {
+  const inboxFile = join(dataDir, 'inbox.json');
+  let inbox = [];
+  try {
+    inbox = JSON.parse(await readFile(inboxFile, 'utf8'));
+  } catch {
+    inbox = [];
+  }
+
+  async function serveFile(path, extraHeaders = {}) {
+    const found = await fileAt(path);
+    if (!found) return notFound();
+    const body = await readFile(found);
+    return new Response(body, {
+      headers: {
+        'content-type': TYPES[extname(found)] ?? 'text/plain; charset=utf-8',
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'no-cache',
+        ...extraHeaders,
+      },
+    });
+  }
+
+  function notFound() {
+    return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+  }
+
+  async function receiveWebhook(request) {
+    const body = await request.text();
+    const timestamp = request.headers.get('x-support-chat-timestamp') ?? '';
+    const signature = (request.headers.get('x-support-chat-signature') ?? '').replace(/^v1=/, '');
+    const expected = createHmac('sha256', webhookSecret).update(`${timestamp}.${body}`).digest('hex');
+    const valid =
+      signature.length === expected.length && timingSafeEqual(Buffer.from(signature), Buffer.from(expected));
+    if (!valid) return Response.json({ error: 'bad signature' }, { status: 401 });
+    const ticket = JSON.parse(body);
+    if (!inbox.some((t) => t.id === ticket.id)) {
+      inbox.unshift(ticket);
+      await writeFile(inboxFile, JSON.stringify(inbox, null, 2));
+    }
+    return Response.json({ id: ticket.id, url: `${publicUrl}/inbox.html#${encodeURIComponent(ticket.id)}` });
+  }
+
+  /** Source links in answers point here: the project's files as plain text (never rendered as HTML). */
+  async function serveSource(path) {
+    const decoded = decodeURIComponent(path);
+    for (const root of [repoRoot, ...sourceRoots]) {
+      const base = inside(root, decoded);
+      if (!base) continue;
+      for (const candidate of [base, `${base}.md`, `${base}.mdx`, join(base, 'README.md')]) {
+        if (!sourceRoots.some((r) => candidate === r || candidate.startsWith(r + sep))) continue;
+        if (await fileAt(candidate)) {
+          return serveFile(candidate, { 'content-type': 'text/plain; charset=utf-8' });
+        }
+      }
+    }
+    return notFound();
+  }
+
+  async function handle(request) {
+    const url = new URL(request.url);
+    const path = url.pathname;
+    if (path.startsWith('/api/support/') || path === '/api/support') return proxy(request);
+    if (path === '/inbox/webhook' && request.method === 'POST') return receiveWebhook(request);
+    if (path === '/inbox/tickets') return Response.json({ tickets: inbox }, { headers: { 'cache-control': 'no-store' } });
+    if (request.method !== 'GET' && request.method !== 'HEAD') return new Response('Method not allowed', { status: 405 });
+    if (path.startsWith('/source/')) return serveSource(path.slice('/source/'.length));
+    if (path.startsWith('/dist/')) {
+      const file = inside(join(repoRoot, 'dist'), path.slice('/dist/'.length));
+      return file ? serveFile(file) : notFound();
+    }
+    if (path.startsWith('/demo/')) {
+      const file = inside(join(repoRoot, 'demo'), path.slice('/demo/'.length));
+      return file ? serveFile(file) : notFound();
+    }
+    const page = path === '/' ? 'index.html' : path.slice(1);
+    if (!/^[a-z-]+\.html$/.test(page)) return notFound();
+    return serveFile(join(repoRoot, 'demo', page), { 'content-security-policy': DEMO_CSP });
+  }
+
+  const server = createServer(toNodeListener((request) => handle(request)));
+  await new Promise((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolveListen);
+  });
+  const address = server.address();
+  const publicUrl = `http://${host === '0.0.0.0' ? 'localhost' : host}:${address.port}`;
+  return {
+    url: publicUrl,
+    close: () =>
+      new Promise((resolveClose) => {
+        server.close(() => resolveClose());
+        server.closeIdleConnections?.();
+      }),
+  };
+}

@@ -1,0 +1,156 @@
+// `npm start`: the whole product on one machine with no account — builds what it needs, runs the
+// v0 API server on SQLite, ingests this project's README, docs and source as the knowledge base,
+// creates a development token, and serves the proxy and the demo pages.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const dataDir = resolve(process.env.SUPPORT_CHAT_DATA ?? join(repoRoot, '.support-chat'));
+const port = Number(process.env.PORT ?? 3000);
+const apiPort = Number(process.env.API_PORT ?? (port === 0 ? 0 : port + 1));
+const org = 'demo';
+const cli = join(repoRoot, 'bin', 'support-chat.js');
+
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`PORT must be a port number, got "${process.env.PORT}"`);
+  process.exit(2);
+}
+
+function newestMtime(path) {
+  if (!existsSync(path)) return 0;
+  const info = statSync(path);
+  if (!info.isDirectory()) return info.mtimeMs;
+  let newest = 0;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: repoRoot, stdio: 'inherit', ...options });
+  if (result.status !== 0) {
+    console.error(`\n${[command, ...args].join(' ')} failed (exit ${result.status})`);
+    process.exit(result.status ?? 1);
+  }
+  return result;
+}
+
+// 1. Build only what is stale, so a second start takes seconds.
+const stamp = join(repoRoot, 'dist', '.build-stamp');
+const sourcesChanged = Math.max(newestMtime(join(repoRoot, 'src')), newestMtime(join(repoRoot, 'vite.config.ts')), newestMtime(join(repoRoot, 'package.json')));
+if (!existsSync(stamp) || statSync(stamp).mtimeMs < sourcesChanged || process.env.SUPPORT_CHAT_REBUILD) {
+  console.log('Building support-chat (server, proxy and widget)…');
+  run('npm', ['run', '--silent', 'build']);
+  writeFileSync(stamp, new Date().toISOString());
+}
+
+// 2. Development secrets, kept between runs.
+mkdirSync(dataDir, { recursive: true });
+const devFile = join(dataDir, 'dev.json');
+const dev = existsSync(devFile) ? JSON.parse(readFileSync(devFile, 'utf8')) : {};
+dev.proxySecret ??= randomBytes(32).toString('base64url');
+dev.webhookSecret ??= randomBytes(32).toString('base64url');
+
+const cliEnv = { ...process.env, SUPPORT_CHAT_DATA: dataDir };
+function cliJson(args) {
+  const result = spawnSync(process.execPath, [cli, ...args, '--data', dataDir], { cwd: repoRoot, env: cliEnv, encoding: 'utf8' });
+  if (result.status !== 0) {
+    console.error(result.stderr || result.stdout);
+    process.exit(result.status ?? 1);
+  }
+  return JSON.parse(result.stdout);
+}
+
+// 3. The knowledge base: this project's own README, docs and source. Unchanged files are skipped.
+const publicUrl = `http://localhost:${port}`;
+// SUPPORT_CHAT_KB (paths separated by ':') replaces the default README, docs and src.
+const kbPaths = process.env.SUPPORT_CHAT_KB ? process.env.SUPPORT_CHAT_KB.split(delimiter).filter(Boolean) : ['README.md', 'docs', 'src'];
+const sourceRoots = kbPaths.map((p) => resolve(repoRoot, p)).filter((p) => existsSync(p));
+console.log(`Indexing the knowledge base (${kbPaths.join(', ')})…`);
+run(process.execPath, [cli, 'kb', 'ingest', ...sourceRoots, '--org', org, '--base-url', `${publicUrl}/source/`, '--data', dataDir], { env: cliEnv });
+
+// 4. A development token for the proxy, reused while it is listed.
+const tokens = cliJson(['token', 'list', '--org', org, '--json']);
+const tokenList = Array.isArray(tokens) ? tokens : (tokens.tokens ?? []);
+if (!dev.token || !tokenList.some((t) => dev.token.startsWith(t.prefix) && !t.revoked_at)) {
+  const created = cliJson(['token', 'create', '--org', org, '--name', 'npm-start', '--scopes', 'chat:read,chat:write,chat:escalate', '--json']);
+  dev.token = created.token;
+}
+writeFileSync(devFile, JSON.stringify(dev, null, 2), { mode: 0o600 });
+
+// 5. The API server, in its own process, as a deployment would run it.
+const api = spawn(process.execPath, [cli, 'serve', '--port', String(apiPort), '--host', '127.0.0.1', '--data', dataDir], {
+  cwd: repoRoot,
+  env: {
+    ...cliEnv,
+    SUPPORT_CHAT_WEBHOOK_URL: `http://127.0.0.1:${port}/inbox/webhook`,
+    SUPPORT_CHAT_WEBHOOK_SECRET: dev.webhookSecret,
+  },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const apiUrl = await new Promise((resolveUrl, reject) => {
+  let buffer = '';
+  api.stdout.on('data', (chunk) => {
+    buffer += chunk;
+    const match = buffer.match(/https?:\/\/[\d.]+:\d+/);
+    if (match) resolveUrl(match[0]);
+  });
+  api.once('exit', (code) => reject(new Error(`API server exited (${code}) before listening`)));
+});
+api.stdout.resume();
+if (process.env.SUPPORT_CHAT_VERBOSE) api.stdout.pipe(process.stdout);
+
+// 6. The proxy and the demo pages.
+const { createSupportProxy } = await import(pathToFileURL(join(repoRoot, 'dist/node/proxy/index.js')).href);
+const { toNodeListener } = await import(pathToFileURL(join(repoRoot, 'dist/node/protocol/node-http.js')).href);
+const { startDemoServer } = await import('./demo-server.mjs');
+const proxy = createSupportProxy({
+  apiBaseUrl: apiUrl,
+  token: dev.token,
+  secret: dev.proxySecret,
+  basePath: '/api/support',
+  escalation: { integration: 'webhook' },
+});
+const demo = await startDemoServer({
+  port,
+  host: process.env.HOST ?? '127.0.0.1',
+  repoRoot,
+  dataDir,
+  proxy,
+  webhookSecret: dev.webhookSecret,
+  sourceRoots,
+  toNodeListener,
+});
+
+console.log(`
+support-chat is running.
+
+  Demo          ${publicUrl}/
+  Script tag    ${publicUrl}/marketing.html
+  Docs panel    ${publicUrl}/docs.html
+  In-app help   ${publicUrl}/app.html
+  Inbox         ${publicUrl}/inbox.html
+  API server    ${apiUrl}  (data in ${dataDir})
+
+Press Ctrl-C to stop.`);
+
+let stopping = false;
+async function stop(signal) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\nStopping (${signal})…`);
+  await demo.close();
+  api.kill('SIGTERM');
+  await new Promise((r) => (api.exitCode !== null ? r() : api.once('exit', r)));
+  process.exit(0);
+}
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));
+api.on('exit', (code) => {
+  if (!stopping) {
+    console.error(`API server stopped unexpectedly (exit ${code})`);
+    process.exit(1);
+  }
+});

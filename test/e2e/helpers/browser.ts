@@ -1,0 +1,47 @@
+/** @module Debian's Chromium through Playwright, with CSP and Trusted Types violations and page errors recorded. */
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { chromiumArgs, chromiumPath } from '../../../scripts/chromium.mjs';
+
+export async function launch(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), args: chromiumArgs, headless: true });
+}
+
+export interface WatchedPage {
+  page: Page;
+  /** Console errors and page errors, CSP and Trusted Types violations among them. */
+  problems: string[];
+  /** Every request the page made, by URL. */
+  requests: string[];
+}
+
+/** A page that records problems and requests, with `securitypolicyviolation` events forwarded to the console. */
+export async function watchedPage(context: BrowserContext): Promise<WatchedPage> {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  const requests: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('request', (request) => requests.push(request.url()));
+  return { page, problems, requests };
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Runs axe-core (WCAG 2.x A/AA rules) in the page and returns its violations.
+ * Injected through the DevTools protocol, so the page's CSP does not have to be relaxed.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  const injected = await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe !== 'undefined');
+  if (!injected) await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; help: string; nodes: { target: unknown }[] }[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] } });
+    return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`);
+  });
+  return violations;
+}

@@ -1,0 +1,158 @@
+/**
+ * @module End to end: the real server, proxy and built widget, started as `npm start` starts them,
+ * driven in Debian's Chromium. Every page is served under the strict CSP with Trusted Types.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startStack, repoRoot, type Stack } from './helpers/stack.js';
+import { axeViolations, launch, watchedPage } from './helpers/browser.js';
+
+const shots = join(repoRoot, 'test-results', 'screenshots');
+mkdirSync(shots, { recursive: true });
+
+let stack: Stack;
+let browser: Browser;
+
+beforeAll(async () => {
+  stack = await startStack();
+  browser = await launch();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  const code = await stack?.stop();
+  expect(code).toBe(0);
+});
+
+async function openLauncher(page: Page) {
+  const launcher = page.locator('[part~="launcher"]');
+  await launcher.waitFor();
+  await launcher.click();
+  await page.locator('[part~="panel"]').waitFor({ state: 'visible' });
+}
+
+async function ask(page: Page, question: string) {
+  const input = page.locator('[part~="input"]');
+  await input.fill(question);
+  await input.press('Enter');
+}
+
+const lastAnswer = (page: Page) => page.locator('[part~="message"][data-role="assistant"]').last();
+
+describe('the product, end to end', () => {
+  it('answers a question with working source links, then escalates to the inbox', async () => {
+    const context = await browser.newContext();
+    const { page, problems } = await watchedPage(context);
+    await page.goto(`${stack.url}/marketing.html`);
+    await openLauncher(page);
+    await page.screenshot({ path: join(shots, 'launcher-open-light.png') });
+
+    await ask(page, 'How do I embed the widget with a script tag?');
+    await expect.poll(() => page.locator('[part~="message"][data-role="user"]').count()).toBe(1);
+    const answer = lastAnswer(page);
+    await answer.waitFor({ timeout: 20_000 });
+    const sources = answer.locator('[part~="source"]');
+    await expect.poll(() => sources.count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    await page.screenshot({ path: join(shots, 'answer-light.png') });
+
+    const hrefs = await sources.evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).href));
+    for (const href of hrefs) {
+      expect(href.startsWith(`${stack.url}/source/`)).toBe(true);
+      const response = await fetch(href);
+      expect(response.status, href).toBe(200);
+    }
+
+    await page.getByRole('button', { name: /talk to a human/i }).click();
+    const form = page.locator('[part~="escalation-form"]');
+    await form.waitFor();
+    await form.getByRole('button', { name: /send|submit|request/i }).click();
+    await expect.poll(() => form.locator('[aria-invalid="true"]').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: join(shots, 'escalation-form-light.png') });
+    await form.getByLabel(/name/i).fill('Ada Lovelace');
+    await form.getByLabel(/email/i).fill('ada@example.com');
+    await form.getByRole('button', { name: /send|submit|request/i }).click();
+
+    const ticket = page.locator('[part~="ticket"]');
+    await ticket.waitFor({ timeout: 20_000 });
+    const ticketLink = ticket.locator('a');
+    const ticketUrl = await ticketLink.getAttribute('href');
+    expect(ticketUrl).toContain('/inbox.html#');
+    await page.screenshot({ path: join(shots, 'ticket-light.png') });
+
+    const inbox = await context.newPage();
+    await inbox.goto(ticketUrl!);
+    const entry = inbox.locator('article.ticket').first();
+    await entry.waitFor();
+    expect(await entry.textContent()).toContain('How do I embed the widget with a script tag?');
+    expect(await entry.textContent()).toContain('ada@example.com');
+    expect(await entry.locator('.summary').textContent()).not.toBe('');
+
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('has no accessibility violations in any state, light and dark', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const context = await browser.newContext({ colorScheme });
+      const { page, problems } = await watchedPage(context);
+      await page.goto(`${stack.url}/marketing.html`);
+      await page.locator('[part~="launcher"]').waitFor();
+      expect(await axeViolations(page), `${colorScheme} closed`).toEqual([]);
+      await openLauncher(page);
+      expect(await axeViolations(page), `${colorScheme} open`).toEqual([]);
+      await ask(page, 'What does the proxy do with the API token?');
+      await lastAnswer(page).locator('[part~="source"]').first().waitFor({ timeout: 20_000 });
+      expect(await axeViolations(page), `${colorScheme} answered`).toEqual([]);
+      await page.getByRole('button', { name: /talk to a human/i }).click();
+      await page.locator('[part~="escalation-form"]').waitFor();
+      expect(await axeViolations(page), `${colorScheme} escalation form`).toEqual([]);
+      if (colorScheme === 'dark') await page.screenshot({ path: join(shots, 'answer-dark.png') });
+      for (const path of ['/docs.html', '/app.html', '/inbox.html', '/']) {
+        await page.goto(`${stack.url}${path}`);
+        await page.waitForLoadState('networkidle');
+        expect(await axeViolations(page), `${colorScheme} ${path}`).toEqual([]);
+      }
+      expect(problems).toEqual([]);
+      await context.close();
+    }
+  });
+
+  it('works in a docs help panel and through the in-app JavaScript API', async () => {
+    const context = await browser.newContext();
+    const { page, problems } = await watchedPage(context);
+    await page.goto(`${stack.url}/docs.html`);
+    await page.locator('.help [part~="input"]').waitFor();
+    await ask(page, 'How do I run the server?');
+    await lastAnswer(page).waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: join(shots, 'docs-inline-light.png') });
+
+    await page.goto(`${stack.url}/app.html`);
+    await page.getByRole('button', { name: 'Help' }).click();
+    await page.getByRole('menuitem', { name: /where does my api token live/i }).click();
+    await page.locator('[part~="panel"]').waitFor({ state: 'visible' });
+    await expect.poll(() => page.locator('[part~="message"][data-role="user"]').count()).toBe(1);
+    await lastAnswer(page).waitFor({ timeout: 20_000 });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('works on a phone-sized screen', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    const { page, problems } = await watchedPage(context);
+    await page.goto(`${stack.url}/marketing.html`);
+    await page.locator('[part~="launcher"]').tap();
+    const panel = page.locator('[part~="panel"]');
+    await panel.waitFor({ state: 'visible' });
+    const box = await panel.boundingBox();
+    expect(box?.width).toBeGreaterThanOrEqual(389);
+    const fontSize = await page.locator('[part~="input"]').evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
+    expect(fontSize).toBeGreaterThanOrEqual(16);
+    await ask(page, 'How do I ingest docs into the knowledge base?');
+    await lastAnswer(page).locator('[part~="source"]').first().waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: join(shots, 'answer-phone.png') });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});

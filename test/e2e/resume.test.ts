@@ -1,0 +1,97 @@
+/**
+ * @module End to end: reload in the middle of an answer and see it resume. Answers are slowed down by
+ * configuring the server's LLM provider to point at a local chat-completions server that takes its time.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright';
+import { createServer, type Server } from 'node:http';
+import { startStack, type Stack } from './helpers/stack.js';
+import { launch, watchedPage } from './helpers/browser.js';
+
+const ANSWER_DELAY_MS = 4_000;
+let stack: Stack;
+let browser: Browser;
+let llm: Server;
+let completions = 0;
+
+/** A chat-completions endpoint answering in the documented response shape, after a delay. */
+function startSlowLlm(): Promise<string> {
+  llm = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
+        return;
+      }
+      const request = JSON.parse(body) as { model: string; messages: { role: string; content: string }[] };
+      completions += 1;
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            id: `chatcmpl-${completions}`,
+            object: 'chat.completion',
+            created: Math.floor(Date.now() / 1000),
+            model: request.model,
+            choices: [
+              {
+                index: 0,
+                message: { role: 'assistant', content: 'Add the script tag to your page and point `data-endpoint` at your proxy [1].' },
+                finish_reason: 'stop',
+              },
+            ],
+            usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+          }),
+        );
+      }, ANSWER_DELAY_MS);
+    });
+  });
+  return new Promise((resolve) =>
+    llm.listen(0, '127.0.0.1', () => {
+      const address = llm.address();
+      resolve(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1`);
+    }),
+  );
+}
+
+beforeAll(async () => {
+  const baseUrl = await startSlowLlm();
+  stack = await startStack({
+    SUPPORT_CHAT_LLM_BASE_URL: baseUrl,
+    SUPPORT_CHAT_LLM_API_KEY: 'test-key',
+    SUPPORT_CHAT_LLM_MODEL: 'slow-model',
+  });
+  browser = await launch();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+  await new Promise<void>((resolve) => llm?.close(() => resolve()));
+});
+
+describe('an answer still processing', () => {
+  it('resumes after a reload and completes', async () => {
+    const context = await browser.newContext();
+    const { page, problems } = await watchedPage(context);
+    await page.goto(`${stack.url}/marketing.html`);
+    await page.locator('[part~="launcher"]').click();
+    const input = page.locator('[part~="input"]');
+    await input.fill('How do I embed the widget with a script tag?');
+    await input.press('Enter');
+    await page.getByText(/working on it/i).waitFor();
+
+    await page.reload();
+    await page.locator('[part~="launcher"]').waitFor();
+    if (!(await page.locator('[part~="panel"]').isVisible())) await page.locator('[part~="launcher"]').click();
+    await expect.poll(() => page.locator('[part~="message"][data-role="user"]').count()).toBe(1);
+    const answer = page.locator('[part~="message"][data-role="assistant"]').last();
+    await answer.waitFor({ timeout: 30_000 });
+    expect(await answer.textContent()).toContain('data-endpoint');
+    expect(completions).toBe(1);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});

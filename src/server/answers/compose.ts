@@ -1,0 +1,119 @@
+/** @module Answers and summaries built only from the sources' own sentences: nothing the sources don't say. */
+import type { Message, Source } from '../../protocol/index.js';
+import type { SearchHit } from './knowledge-base.js';
+import { sentences, tokenize } from './text.js';
+
+/** Below this share of the question's weight matched, the best section is not an answer. */
+export const MIN_COVERAGE = 0.34;
+const MAX_SOURCES = 5;
+
+export const NO_ANSWER =
+  "I couldn't find anything about that in the documentation, so I'd rather not guess. " +
+  'You can rephrase the question, or talk to a human on the team: they will pick it up from here.';
+
+/** The hits worth citing: relevant enough, one per URL, best first, at most five. */
+export function relevantHits(hits: SearchHit[]): SearchHit[] {
+  const best = hits[0];
+  if (!best || best.coverage < MIN_COVERAGE) return [];
+  const seen = new Set<string>();
+  const out: SearchHit[] = [];
+  for (const hit of hits) {
+    if (hit.score < best.score * 0.3 || hit.coverage < MIN_COVERAGE * 0.75) continue;
+    const url = hit.section.url;
+    if (!url || seen.has(url)) continue;
+    seen.add(url);
+    out.push(hit);
+    if (out.length === MAX_SOURCES) break;
+  }
+  return out;
+}
+
+export function toSource(hit: SearchHit): Source {
+  const { section } = hit;
+  const title = section.kind === 'code' ? `${section.title} — ${section.context}` : section.context && section.context !== section.title ? `${section.title} — ${section.context.split(' › ')[0]}` : section.title;
+  return { title, url: section.url };
+}
+
+/** The sentences of a section that say most about the question, in their original order. */
+function bestSentences(text: string, terms: Set<string>, max: number): string[] {
+  const candidates = text
+    .split(/\n+/)
+    .flatMap((line) => sentences(line))
+    .filter((s) => s.length > 20 && s.length < 600);
+  const scored = candidates.map((s, i) => {
+    const words = new Set(tokenize(s));
+    let score = 0;
+    for (const t of terms) if (words.has(t)) score++;
+    return { s, i, score };
+  });
+  const chosen = scored
+    .filter((c) => c.score > 0)
+    .sort((a, b) => b.score - a.score || a.i - b.i)
+    .slice(0, max)
+    .sort((a, b) => a.i - b.i);
+  if (chosen.length === 0 && scored[0]) return [scored[0].s];
+  return chosen.map((c) => c.s);
+}
+
+function codeExcerpt(code: string, lines: number): string {
+  const all = code.split('\n');
+  const excerpt = all.slice(0, lines).join('\n');
+  return all.length > lines ? `${excerpt}\n…` : excerpt;
+}
+
+function fence(code: string, lang: string): string {
+  const longest = Math.max(2, ...[...code.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  return `${ticks}${lang}\n${code}\n${ticks}`;
+}
+
+/** A short Markdown reply from the best passages, with its sources; the no-answer reply when nothing fits. */
+export function composeAnswer(question: string, hits: SearchHit[]): { content: string; sources: Source[] } {
+  const cited = relevantHits(hits);
+  if (cited.length === 0) return { content: NO_ANSWER, sources: [] };
+  const terms = new Set(tokenize(question));
+  const parts: string[] = [];
+  const top = cited.slice(0, cited[1] && cited[1].score >= cited[0]!.score * 0.6 ? 2 : 1);
+  top.forEach((hit, i) => {
+    const { section } = hit;
+    const label = i === 0 ? `From **${section.title}**:` : `Also relevant, **${section.title}**:`;
+    const said = bestSentences(section.body, terms, i === 0 ? 3 : 2);
+    const block: string[] = [label];
+    if (said.length) block.push(said.join(' '));
+    if (section.code && (section.kind === 'code' || said.length === 0 || i === 0)) {
+      block.push(fence(codeExcerpt(section.code, section.kind === 'code' ? 14 : 10), section.lang));
+    }
+    parts.push(block.join('\n\n'));
+  });
+  return { content: parts.join('\n\n'), sources: cited.map(toSource) };
+}
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1).trimEnd()}…`;
+}
+
+/** A ticket title: the customer's first question, shortened. */
+export function extractiveTitle(messages: Message[]): string {
+  const first = messages.find((m) => m.role === 'user');
+  return first ? clip(first.content, 80) : 'Support conversation';
+}
+
+/** A faithful summary: the customer's questions in their words, what the assistant answered, and the request for a human. */
+export function extractiveSummary(messages: Message[]): string {
+  const questions = messages.filter((m) => m.role === 'user');
+  const answers = messages.filter((m) => m.role === 'assistant');
+  const lines: string[] = [];
+  if (questions[0]) lines.push(`The customer asked: "${clip(questions[0].content, 400)}"`);
+  for (const q of questions.slice(1, 4)) lines.push(`They followed up: "${clip(q.content, 300)}"`);
+  const last = answers.at(-1);
+  if (last) {
+    const firstLines = sentences(last.content.replace(/```[\s\S]*?```/g, ' ').replace(/\*\*/g, '')).slice(0, 2).join(' ');
+    lines.push(`The assistant answered: "${clip(firstLines, 400)}"`);
+    if (last.sources.length) lines.push(`Sources shown: ${last.sources.map((s) => s.title).join('; ')}.`);
+  } else {
+    lines.push('The assistant could not produce an answer.');
+  }
+  lines.push('The customer asked to talk to a human.');
+  return lines.join('\n');
+}

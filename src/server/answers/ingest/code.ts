@@ -1,0 +1,81 @@
+/** @module Source code: split at functions, classes and other declarations; each piece addressed by `#Lstart-Lend`. */
+import type { ParsedFile, Section } from './sections.js';
+
+export const CODE_LANGUAGES: Record<string, string> = {
+  '.ts': 'typescript', '.tsx': 'typescript', '.mts': 'typescript', '.cts': 'typescript',
+  '.js': 'javascript', '.jsx': 'javascript', '.mjs': 'javascript', '.cjs': 'javascript',
+  '.py': 'python', '.go': 'go', '.rs': 'rust', '.java': 'java', '.kt': 'kotlin', '.cs': 'csharp',
+  '.rb': 'ruby', '.php': 'php', '.c': 'c', '.h': 'c', '.cpp': 'cpp', '.hpp': 'cpp', '.cc': 'cpp', '.swift': 'swift', '.scala': 'scala',
+};
+
+/** A declaration that starts a new piece, per language; `name` captures what it declares. */
+const DECLARATION: Record<string, RegExp> = {
+  typescript: /^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\*?|class|interface|type|enum|const|let|var|namespace)\s+(?<name>[\w$]+)/,
+  javascript: /^(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var)\s+(?<name>[\w$]+)/,
+  python: /^(?:async\s+def|def|class)\s+(?<name>\w+)/,
+  go: /^(?:func(?:\s*\([^)]*\))?|type|var|const)\s+(?<name>\w+)/,
+  rust: /^(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+"[^"]*"\s+)?(?:fn|struct|enum|trait|impl(?:<[^>]*>)?|mod|type|static|union|macro_rules!)\s+(?<name>[\w:]+)/,
+  java: /^(?:\s{0,4})(?:@\w+\s+)*(?:(?:public|private|protected|static|final|abstract|synchronized|sealed|default)\s+)*(?:class|interface|enum|record|[\w<>\[\],\s]+?)\s+(?<name>\w+)\s*(?:\(|\{|extends|implements|<)/,
+  kotlin: /^(?:\s{0,4})(?:(?:public|private|internal|protected|open|data|sealed|abstract|override|suspend)\s+)*(?:fun|class|object|interface)\s+(?<name>[\w.]+)/,
+  csharp: /^(?:\s{0,8})(?:\[[^\]]*\]\s*)*(?:(?:public|private|protected|internal|static|sealed|abstract|partial|async|override|virtual)\s+)+(?:class|interface|struct|enum|record|[\w<>\[\],\s]+?)\s+(?<name>\w+)\s*[({<:]/,
+  ruby: /^\s{0,2}(?:def|class|module)\s+(?<name>[\w.:?!]+)/,
+  php: /^\s{0,4}(?:(?:public|private|protected|static|abstract|final)\s+)*(?:function|class|interface|trait)\s+(?<name>\w+)/,
+  c: /^(?!\s)(?!return\b)[\w\s*]+?\b(?<name>\w+)\s*\([^;]*$/,
+  cpp: /^(?!\s)(?!return\b)(?:class|struct|namespace)?[\w\s*:&<>]+?\b(?<name>[\w:~]+)\s*\([^;]*$/,
+  swift: /^\s{0,4}(?:(?:public|private|internal|open|static|final)\s+)*(?:func|class|struct|enum|protocol|extension)\s+(?<name>\w+)/,
+  scala: /^\s{0,2}(?:(?:private|protected|final|sealed|case|implicit|override)\s+)*(?:def|class|object|trait)\s+(?<name>\w+)/,
+};
+
+/** Lines that belong to the declaration below them: doc comments, attributes, decorators. */
+const PREAMBLE = /^\s*(\/\/\/?|\/\*\*?|\*|#\[|@\w|#(?!include|define|!))/;
+const MAX_LINES = 80;
+
+export function parseCode(text: string, options: { url: string; path: string; lang: string }): ParsedFile {
+  const lines = text.replace(/\r\n/g, '\n').split('\n');
+  const pattern = DECLARATION[options.lang];
+  const starts: { line: number; name: string }[] = [];
+  if (pattern) {
+    for (let i = 0; i < lines.length; i++) {
+      const m = pattern.exec(lines[i]!);
+      if (!m?.groups?.name) continue;
+      let start = i;
+      while (start > 0 && PREAMBLE.test(lines[start - 1]!) && !(starts.at(-1) && starts.at(-1)!.line >= start - 1)) start--;
+      if (starts.at(-1)?.line === start) continue;
+      starts.push({ line: start, name: m.groups.name });
+    }
+  }
+  const pieces: { from: number; to: number; name: string }[] = [];
+  if (starts.length === 0 || starts[0]!.line > 0) pieces.push({ from: 0, to: (starts[0]?.line ?? lines.length) - 1, name: '' });
+  starts.forEach((s, i) => pieces.push({ from: s.line, to: (starts[i + 1]?.line ?? lines.length) - 1, name: s.name }));
+
+  const sections: Section[] = [];
+  const fileName = options.path.split('/').pop() ?? options.path;
+  for (const piece of pieces) {
+    // Long pieces are cut into windows so each source link points at a readable range.
+    for (let from = piece.from; from <= piece.to; from += MAX_LINES) {
+      const to = Math.min(piece.to, from + MAX_LINES - 1);
+      let first = from;
+      let last = to;
+      while (first < last && !lines[first]!.trim()) first++;
+      while (last > first && !lines[last]!.trim()) last--;
+      const code = lines.slice(first, last + 1).join('\n');
+      if (!code.trim()) continue;
+      const comments = lines
+        .slice(first, last + 1)
+        .map((l) => /^\s*(?:\/\/[\/!]?|#(?!\[)|\*|\/\*\*?|""")\s?(.*)$/.exec(l)?.[1] ?? '')
+        .filter((c) => c && !/^[-=*\/]+$/.test(c))
+        .join(' ');
+      const name = piece.name ? `${piece.name}${from > piece.from ? ' (continued)' : ''}` : fileName;
+      sections.push({
+        title: name,
+        context: options.path,
+        url: `${options.url}#L${first + 1}-L${last + 1}`,
+        body: comments,
+        code,
+        lang: options.lang,
+        kind: 'code',
+      });
+    }
+  }
+  return { title: fileName, sections };
+}

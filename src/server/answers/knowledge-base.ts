@@ -1,0 +1,278 @@
+/** @module The organization's knowledge base: ingestion of docs and code into SQLite, and a cached search index per organization. */
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, dirname, extname, relative, resolve, sep } from 'node:path';
+import type { Db, Migration } from '../store/database.js';
+import { CODE_LANGUAGES, parseCode } from './ingest/code.js';
+import { parseHtml, parseText } from './ingest/html.js';
+import { parseMarkdown } from './ingest/markdown.js';
+import type { ParsedFile, Section } from './ingest/sections.js';
+import { SearchIndex, type Hit } from './search-index.js';
+
+export const kbMigrations: Migration[] = [
+  {
+    component: 'kb',
+    version: 1,
+    description: 'knowledge-base documents and sections',
+    up: `
+      CREATE TABLE kb_documents (
+        org_id TEXT NOT NULL,
+        doc_key TEXT NOT NULL,
+        root TEXT NOT NULL,
+        rel_path TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        title TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (org_id, doc_key)
+      );
+      CREATE INDEX kb_documents_root ON kb_documents (org_id, root);
+      CREATE TABLE kb_sections (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        org_id TEXT NOT NULL,
+        doc_key TEXT NOT NULL,
+        ord INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        title TEXT NOT NULL,
+        context TEXT NOT NULL,
+        url TEXT NOT NULL,
+        body TEXT NOT NULL,
+        code TEXT NOT NULL,
+        lang TEXT NOT NULL
+      );
+      CREATE INDEX kb_sections_doc ON kb_sections (org_id, doc_key);
+      CREATE TABLE kb_versions (org_id TEXT PRIMARY KEY, version INTEGER NOT NULL);
+    `,
+  },
+];
+
+export interface StoredSection extends Section {
+  id: number;
+  docKey: string;
+}
+
+export interface SearchHit extends Hit {
+  section: StoredSection;
+}
+
+export interface IngestOptions {
+  /** Prefix of every source URL without frontmatter `url`: base URL + path relative to the ingested folder's parent. */
+  baseUrl?: string;
+  onProgress?(done: number, total: number, file: string): void;
+}
+
+export interface IngestReport {
+  files: number;
+  added: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  sections: number;
+  skipped: { path: string; reason: string }[];
+}
+
+export interface TicketDocument {
+  source: string;
+  externalId: string;
+  title: string;
+  body: string | null;
+  url: string | null;
+}
+
+const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'coverage', 'vendor', 'target', '__pycache__', '.support-chat', '.next', 'test-results']);
+const DOC_EXTENSIONS = new Set(['.md', '.markdown', '.mdx', '.html', '.htm', '.txt', '.rst']);
+const MAX_FILE_BYTES = 1024 * 1024;
+
+/** Thrown for paths that cannot be ingested at all (missing, unreadable). */
+export class IngestError extends Error {
+  override name = 'IngestError';
+}
+
+async function walk(root: string, out: string[]): Promise<void> {
+  const entries = await readdir(root, { withFileTypes: true });
+  entries.sort((a, b) => a.name.localeCompare(b.name));
+  for (const entry of entries) {
+    const full = resolve(root, entry.name);
+    if (entry.isDirectory()) {
+      if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith('.')) await walk(full, out);
+    } else if (entry.isFile()) {
+      const ext = extname(entry.name).toLowerCase();
+      if (DOC_EXTENSIONS.has(ext) || ext in CODE_LANGUAGES) out.push(full);
+    }
+  }
+}
+
+function joinUrl(base: string, path: string): string {
+  const encoded = path.split('/').map(encodeURIComponent).join('/');
+  if (!base) return encoded;
+  return base.endsWith('/') ? base + encoded : `${base}/${encoded}`;
+}
+
+/** Parses one file by its kind; null for kinds we do not index. */
+export function parseFile(text: string, relPath: string, baseUrl: string): ParsedFile | null {
+  const ext = extname(relPath).toLowerCase();
+  const fallbackTitle = basename(relPath, ext);
+  if (ext === '.md' || ext === '.markdown' || ext === '.mdx') {
+    return parseMarkdown(text, { url: joinUrl(baseUrl, relPath.slice(0, -ext.length)), fallbackTitle, mdx: ext === '.mdx' });
+  }
+  if (ext === '.html' || ext === '.htm') return parseHtml(text, { url: joinUrl(baseUrl, relPath), fallbackTitle });
+  if (ext === '.txt' || ext === '.rst') return parseText(text, { url: joinUrl(baseUrl, relPath), fallbackTitle });
+  const lang = CODE_LANGUAGES[ext];
+  if (lang) return parseCode(text, { url: joinUrl(baseUrl, relPath), path: relPath, lang });
+  return null;
+}
+
+export class KnowledgeStore {
+  readonly #db: Db;
+  readonly #cache = new Map<string, { version: number; index: SearchIndex; sections: StoredSection[] }>();
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  #bump(orgId: string): void {
+    this.#db
+      .prepare('INSERT INTO kb_versions (org_id, version) VALUES (?, 1) ON CONFLICT (org_id) DO UPDATE SET version = version + 1')
+      .run(orgId);
+  }
+
+  #version(orgId: string): number {
+    return (this.#db.prepare('SELECT version FROM kb_versions WHERE org_id = ?').get(orgId) as { version: number } | undefined)?.version ?? 0;
+  }
+
+  #replace(orgId: string, docKey: string, doc: { root: string; relPath: string; hash: string; title: string }, sections: Section[]): void {
+    this.#db.prepare('DELETE FROM kb_sections WHERE org_id = ? AND doc_key = ?').run(orgId, docKey);
+    this.#db
+      .prepare(
+        `INSERT INTO kb_documents (org_id, doc_key, root, rel_path, hash, title, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (org_id, doc_key) DO UPDATE SET root = excluded.root, rel_path = excluded.rel_path, hash = excluded.hash,
+           title = excluded.title, updated_at = excluded.updated_at`,
+      )
+      .run(orgId, docKey, doc.root, doc.relPath, doc.hash, doc.title, new Date().toISOString());
+    const insert = this.#db.prepare(
+      'INSERT INTO kb_sections (org_id, doc_key, ord, kind, title, context, url, body, code, lang) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    sections.forEach((s, i) => insert.run(orgId, docKey, i, s.kind, s.title, s.context, s.url, s.body, s.code, s.lang));
+  }
+
+  #remove(orgId: string, docKey: string): boolean {
+    this.#db.prepare('DELETE FROM kb_sections WHERE org_id = ? AND doc_key = ?').run(orgId, docKey);
+    return this.#db.prepare('DELETE FROM kb_documents WHERE org_id = ? AND doc_key = ?').run(orgId, docKey).changes > 0;
+  }
+
+  /** Ingests files and folders; unchanged files are skipped, changed ones replaced, deleted ones dropped. */
+  async ingest(orgId: string, paths: string[], options: IngestOptions = {}): Promise<IngestReport> {
+    const baseUrl = options.baseUrl ?? '';
+    const report: IngestReport = { files: 0, added: 0, updated: 0, unchanged: 0, removed: 0, sections: 0, skipped: [] };
+    const plan: { file: string; root: string; rel: string }[] = [];
+    for (const input of paths) {
+      const root = resolve(input);
+      let info;
+      try {
+        info = await stat(root);
+      } catch {
+        throw new IngestError(`cannot read "${input}": no such file or directory`);
+      }
+      if (info.isDirectory()) {
+        const files: string[] = [];
+        await walk(root, files);
+        for (const file of files) plan.push({ file, root, rel: relative(dirname(root), file).split(sep).join('/') });
+      } else plan.push({ file: root, root, rel: basename(root) });
+    }
+    const seenByRoot = new Map<string, Set<string>>();
+    let done = 0;
+    for (const { file, root, rel } of plan) {
+      options.onProgress?.(done, plan.length, rel);
+      done++;
+      const docKey = `file:${file}`;
+      if (!seenByRoot.has(root)) seenByRoot.set(root, new Set());
+      seenByRoot.get(root)!.add(docKey);
+      let buffer: Buffer;
+      try {
+        const info = await stat(file);
+        if (info.size > MAX_FILE_BYTES) {
+          report.skipped.push({ path: rel, reason: 'larger than 1 MB' });
+          continue;
+        }
+        buffer = await readFile(file);
+      } catch (error) {
+        report.skipped.push({ path: rel, reason: error instanceof Error ? error.message : 'unreadable' });
+        continue;
+      }
+      if (buffer.includes(0)) {
+        report.skipped.push({ path: rel, reason: 'binary' });
+        continue;
+      }
+      report.files++;
+      const text = buffer.toString('utf8');
+      const hash = createHash('sha256').update(baseUrl).update('\0').update(rel).update('\0').update(text).digest('hex');
+      const existing = this.#db.prepare('SELECT hash FROM kb_documents WHERE org_id = ? AND doc_key = ?').get(orgId, docKey) as { hash: string } | undefined;
+      if (existing?.hash === hash) {
+        report.unchanged++;
+        continue;
+      }
+      const parsed = parseFile(text, rel, baseUrl);
+      if (!parsed) continue;
+      this.#db.transaction(() => this.#replace(orgId, docKey, { root, relPath: rel, hash, title: parsed.title }, parsed.sections))();
+      report.sections += parsed.sections.length;
+      if (existing) report.updated++;
+      else report.added++;
+    }
+    options.onProgress?.(plan.length, plan.length, '');
+    // Files under an ingested folder that are gone now are dropped.
+    for (const [root, seen] of seenByRoot) {
+      const rows = this.#db.prepare('SELECT doc_key FROM kb_documents WHERE org_id = ? AND root = ?').all(orgId, root) as { doc_key: string }[];
+      for (const { doc_key } of rows) {
+        if (!seen.has(doc_key) && this.#remove(orgId, doc_key)) report.removed++;
+      }
+    }
+    if (report.added || report.updated || report.removed) this.#bump(orgId);
+    return report;
+  }
+
+  /** Indexes a synced ticket's text under `ticket:<source>:<external_id>`. */
+  indexTicket(orgId: string, ticket: TicketDocument): void {
+    const docKey = `ticket:${ticket.source}:${ticket.externalId}`;
+    const section: Section = { title: ticket.title, context: `${ticket.source} ticket`, url: ticket.url ?? '', body: ticket.body ?? '', code: '', lang: '', kind: 'ticket' };
+    this.#db.transaction(() => {
+      this.#replace(orgId, docKey, { root: `ticket:${ticket.source}`, relPath: ticket.externalId, hash: '', title: ticket.title }, [section]);
+      this.#bump(orgId);
+    })();
+  }
+
+  /** Removes everything derived from a ticket. */
+  forgetTicket(orgId: string, source: string, externalId: string): void {
+    this.#db.transaction(() => {
+      if (this.#remove(orgId, `ticket:${source}:${externalId}`)) this.#bump(orgId);
+    })();
+  }
+
+  #load(orgId: string) {
+    const version = this.#version(orgId);
+    const cached = this.#cache.get(orgId);
+    if (cached && cached.version === version) return cached;
+    const rows = this.#db
+      .prepare('SELECT id, doc_key, kind, title, context, url, body, code, lang FROM kb_sections WHERE org_id = ? ORDER BY doc_key, ord')
+      .all(orgId) as { id: number; doc_key: string; kind: Section['kind']; title: string; context: string; url: string; body: string; code: string; lang: string }[];
+    const sections: StoredSection[] = rows.map((r) => ({ id: r.id, docKey: r.doc_key, kind: r.kind, title: r.title, context: r.context, url: r.url, body: r.body, code: r.code, lang: r.lang }));
+    const entry = { version, index: new SearchIndex(sections), sections };
+    this.#cache.set(orgId, entry);
+    return entry;
+  }
+
+  /** Ranked sections for a query; tickets only when asked for (they are private to the organization's agents). */
+  search(orgId: string, query: string, options: { history?: string[]; limit?: number; includeTickets?: boolean } = {}): SearchHit[] {
+    const { index, sections } = this.#load(orgId);
+    const limit = options.limit ?? 10;
+    const hits = index.search(query, { history: options.history, limit: limit * 2 + 5 });
+    return hits
+      .map((hit) => ({ ...hit, section: sections[hit.index]! }))
+      .filter((hit) => options.includeTickets || hit.section.kind !== 'ticket')
+      .slice(0, limit);
+  }
+
+  stats(orgId: string): { documents: number; sections: number } {
+    const documents = (this.#db.prepare('SELECT COUNT(*) AS n FROM kb_documents WHERE org_id = ?').get(orgId) as { n: number }).n;
+    const sections = (this.#db.prepare('SELECT COUNT(*) AS n FROM kb_sections WHERE org_id = ?').get(orgId) as { n: number }).n;
+    return { documents, sections };
+  }
+}

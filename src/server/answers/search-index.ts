@@ -1,0 +1,153 @@
+/**
+ * @module An in-memory BM25F index over sections: fields title, context (page title and parent
+ * headings), body and code, each with its own weight and length normalisation.
+ */
+import { tokenize } from './text.js';
+
+export interface IndexedSection {
+  id: number;
+  title: string;
+  context: string;
+  body: string;
+  code: string;
+}
+
+const FIELDS = ['title', 'context', 'body', 'code'] as const;
+/** How much a term in each field counts, and how much field length dampens it. */
+const WEIGHT = [3.0, 1.5, 1.0, 0.8];
+const B = [0.3, 0.5, 0.75, 0.75];
+const K1 = 1.2;
+
+interface Posting {
+  docs: number[];
+  /** Per field, the term's frequency in each doc of `docs`. */
+  tf: number[][];
+}
+
+export interface Hit {
+  /** Position in the array the index was built from. */
+  index: number;
+  score: number;
+  /** Share of the query's weight (idf) that this section matched, 0..1. */
+  coverage: number;
+}
+
+export class SearchIndex {
+  readonly size: number;
+  readonly #postings = new Map<string, Posting>();
+  readonly #lengths: Float32Array[];
+  readonly #avg: number[];
+  readonly #bigrams = new Map<string, number[]>();
+
+  constructor(sections: readonly IndexedSection[]) {
+    this.size = sections.length;
+    this.#lengths = FIELDS.map(() => new Float32Array(sections.length));
+    const totals = FIELDS.map(() => 0);
+    sections.forEach((section, doc) => {
+      FIELDS.forEach((field, f) => {
+        const terms = tokenize(section[field]);
+        this.#lengths[f]![doc] = terms.length;
+        totals[f]! += terms.length;
+        const counts = new Map<string, number>();
+        for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+        for (const [term, count] of counts) {
+          let posting = this.#postings.get(term);
+          if (!posting) {
+            posting = { docs: [], tf: FIELDS.map(() => []) };
+            this.#postings.set(term, posting);
+          }
+          if (posting.docs.at(-1) !== doc) {
+            posting.docs.push(doc);
+            for (const arr of posting.tf) arr.push(0);
+          }
+          posting.tf[f]![posting.docs.length - 1] = count;
+        }
+        if (field === 'body' || field === 'title') {
+          const seen = new Set<string>();
+          for (let i = 0; i + 1 < terms.length; i++) {
+            const bigram = `${terms[i]} ${terms[i + 1]}`;
+            if (seen.has(bigram)) continue;
+            seen.add(bigram);
+            let list = this.#bigrams.get(bigram);
+            if (!list) this.#bigrams.set(bigram, (list = []));
+            if (list.at(-1) !== doc) list.push(doc);
+          }
+        }
+      });
+    });
+    this.#avg = totals.map((t) => (sections.length ? t / sections.length || 1 : 1));
+  }
+
+  #idf(df: number): number {
+    return Math.log(1 + (this.size - df + 0.5) / (df + 0.5));
+  }
+
+  /**
+   * Ranks sections for a query. `history` (earlier user turns) adds its terms at a lower weight,
+   * so a follow-up like "and on Windows?" keeps the topic of the conversation.
+   */
+  search(query: string, options: { history?: string[]; limit?: number } = {}): Hit[] {
+    const limit = options.limit ?? 10;
+    const weights = new Map<string, number>();
+    const queryTerms = tokenize(query);
+    for (const t of queryTerms) weights.set(t, Math.max(weights.get(t) ?? 0, 1));
+    const history = options.history ?? [];
+    history.forEach((turn, i) => {
+      const w = 0.35 * 0.7 ** (history.length - 1 - i);
+      for (const t of tokenize(turn)) if (!weights.has(t)) weights.set(t, w);
+    });
+    if (weights.size === 0 || this.size === 0) return [];
+
+    const scores = new Float64Array(this.size);
+    const matched = new Float64Array(this.size);
+    let totalWeight = 0;
+    for (const [term, qw] of weights) {
+      const posting = this.#postings.get(term);
+      const idf = this.#idf(posting?.docs.length ?? 0);
+      if (qw >= 1) totalWeight += idf;
+      if (!posting) continue;
+      const { docs, tf } = posting;
+      for (let i = 0; i < docs.length; i++) {
+        const doc = docs[i]!;
+        let weighted = 0;
+        for (let f = 0; f < FIELDS.length; f++) {
+          const count = tf[f]![i]!;
+          if (count === 0) continue;
+          const norm = 1 - B[f]! + (B[f]! * this.#lengths[f]![doc]!) / this.#avg[f]!;
+          weighted += (WEIGHT[f]! * count) / norm;
+        }
+        scores[doc] = scores[doc]! + qw * idf * ((weighted * (K1 + 1)) / (weighted + K1));
+        if (qw >= 1) matched[doc] = matched[doc]! + idf;
+      }
+    }
+    // Adjacent query words appearing together in a section are worth a bonus (phrase proximity).
+    for (let i = 0; i + 1 < queryTerms.length; i++) {
+      const docs = this.#bigrams.get(`${queryTerms[i]} ${queryTerms[i + 1]}`);
+      if (!docs || docs.length > this.size / 4) continue;
+      const bonus = 0.5 * this.#idf(docs.length);
+      for (const doc of docs) scores[doc] = scores[doc]! + bonus;
+    }
+    // Sections matching more of the query rank above those matching one rare word many times.
+    const hits: Hit[] = [];
+    for (let doc = 0; doc < this.size; doc++) {
+      if (scores[doc] === 0) continue;
+      const coverage = totalWeight > 0 ? matched[doc]! / totalWeight : 0;
+      hits.push({ index: doc, score: scores[doc]! * (0.5 + coverage), coverage });
+    }
+    return topK(hits, limit);
+  }
+}
+
+function topK(hits: Hit[], k: number): Hit[] {
+  if (hits.length <= k * 4) return hits.sort((a, b) => b.score - a.score).slice(0, k);
+  // Keep a small sorted buffer instead of sorting every hit.
+  const best: Hit[] = [];
+  for (const hit of hits) {
+    if (best.length === k && hit.score <= best[k - 1]!.score) continue;
+    let i = best.length;
+    while (i > 0 && best[i - 1]!.score < hit.score) i--;
+    best.splice(i, 0, hit);
+    if (best.length > k) best.pop();
+  }
+  return best;
+}

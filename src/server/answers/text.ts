@@ -1,0 +1,79 @@
+/** @module Tokenizing for retrieval: identifiers split (camelCase, snake_case, kebab-case), stopwords dropped, light stemming. */
+
+const STOPWORDS = new Set(
+  `a about above after again against all am an and any are as at be because been before being below between both but by
+  can could did do does doing down during each few for from further had has have having he her here hers herself him himself
+  his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours
+  ourselves out over own same she should so some such than that the their theirs them themselves then there these they this
+  those through to too under until up very was we were what when where which while who whom why will with would you your
+  yours yourself yourselves use used using can't cannot don't i'm it's let's get got also may might must shall via way ways
+  e g eg ie etc`.split(/\s+/),
+);
+
+/** Light English stemming: plural and common verb endings, conservative so identifiers stay recognisable. */
+export function stem(word: string): string {
+  if (word.length <= 3 || /\d/.test(word)) return word;
+  let w = word;
+  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith('sses')) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) w = w.slice(0, -1);
+  if (w.length > 5 && w.endsWith('ing')) w = undouble(w.slice(0, -3));
+  else if (w.length > 4 && w.endsWith('ed') && !w.endsWith('eed')) w = undouble(w.slice(0, -2));
+  else if (w.length > 5 && w.endsWith('ly')) w = w.slice(0, -2);
+  if (w.length > 4 && w.endsWith('e')) w = w.slice(0, -1);
+  return w;
+}
+
+function undouble(w: string): string {
+  return w.length > 3 && w.at(-1) === w.at(-2) && !/[lsz]/.test(w.at(-1)!) ? w.slice(0, -1) : w;
+}
+
+/** Splits an identifier into its words: `parseHTTPResponse_v2` → `parse`, `http`, `response`, `v2`. */
+function identifierParts(token: string): string[] {
+  return token
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[\s_\-.:]+/)
+    .filter(Boolean);
+}
+
+/**
+ * Terms of a text, in order. Identifiers yield their parts and, when compound, the whole
+ * identifier too, so both `maxTokens` and "max tokens" match.
+ */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  const raw = text.match(/[\p{L}\p{N}]+(?:[_\-.:][\p{L}\p{N}]+)*/gu) ?? [];
+  for (const token of raw) {
+    const parts = identifierParts(token);
+    if (parts.length > 1) {
+      const whole = token.toLowerCase().replace(/[\-.:]/g, '_');
+      if (whole.length <= 40) out.push(whole);
+    }
+    for (const part of parts) {
+      const lower = part.toLowerCase();
+      if (lower.length < 2 && !/\d/.test(lower)) continue;
+      if (STOPWORDS.has(lower)) continue;
+      out.push(stem(lower));
+    }
+  }
+  return out;
+}
+
+/** GitHub's heading anchors: lowercase, punctuation dropped (except - and _), spaces to hyphens. */
+export function slugify(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/<[^>]*>/g, '')
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/** Sentences of a paragraph of prose (keeps code spans and URLs whole). */
+export function sentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+(?=[A-Z0-9`*"(\[])/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}

@@ -1,0 +1,120 @@
+/** @module The `webhook` integration: a signed JSON ticket with transcript and summary, POSTed to a configured URL. */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { IntegrationError, type CreatedTicket, type EscalationIntegration, type TicketDraft } from './types.js';
+
+export interface WebhookIntegrationOptions {
+  /** Where tickets are POSTed. */
+  url: string;
+  /** HMAC-SHA256 signing secret. */
+  secret: string;
+  /** @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** @default 10000 */
+  timeoutMs?: number;
+  /** @default Date.now */
+  now?: () => number;
+}
+
+/** The JSON body the receiver gets. */
+export interface WebhookTicket {
+  id: string;
+  conversation_id: string;
+  organization_id: string;
+  title: string;
+  summary: string;
+  transcript: { role: string; content: string; sources: { title: string; url: string }[] }[];
+  customer: { email: string; name: string };
+  label_type_ids: string[];
+  priority: number | null;
+  created_at: string;
+}
+
+/** The ticket id for a conversation: the same on every retry, so a receiver can drop duplicates. */
+export function webhookTicketId(orgId: string, conversationId: string): string {
+  return `tkt_${createHash('sha256').update(`${orgId}\n${conversationId}`).digest('hex').slice(0, 24)}`;
+}
+
+/** `v1=<hex HMAC-SHA256 of "<timestamp>.<body>">`. */
+export function signWebhook(secret: string, timestamp: string, body: string): string {
+  return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+/**
+ * Checks a delivery's signature in constant time, and that its timestamp is within `toleranceSeconds`.
+ *
+ * @example
+ * verifyWebhookSignature(secret, req.headers['x-support-chat-timestamp'], rawBody, req.headers['x-support-chat-signature'])
+ */
+export function verifyWebhookSignature(secret: string, timestamp: string | null, body: string, header: string | null, toleranceSeconds = 300, now = Date.now()): boolean {
+  if (!timestamp || !header || !/^\d{1,12}$/.test(timestamp)) return false;
+  if (Math.abs(now / 1000 - Number(timestamp)) > toleranceSeconds) return false;
+  const expected = Buffer.from(signWebhook(secret, timestamp, body));
+  const given = Buffer.from(header);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+export function createWebhookIntegration(options: WebhookIntegrationOptions): EscalationIntegration {
+  let target: URL;
+  try {
+    target = new URL(options.url);
+  } catch {
+    throw new IntegrationError('Webhook integration is misconfigured: SUPPORT_CHAT_WEBHOOK_URL is not a URL', { retryable: false });
+  }
+  if (target.protocol !== 'https:' && target.protocol !== 'http:') {
+    throw new IntegrationError('Webhook integration is misconfigured: SUPPORT_CHAT_WEBHOOK_URL must be http or https', { retryable: false });
+  }
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const now = options.now ?? Date.now;
+  return {
+    name: 'webhook',
+    async createTicket(draft: TicketDraft, signal?: AbortSignal): Promise<CreatedTicket> {
+      const id = webhookTicketId(draft.orgId, draft.conversationId);
+      const ticket: WebhookTicket = {
+        id,
+        conversation_id: draft.conversationId,
+        organization_id: draft.orgId,
+        title: draft.title,
+        summary: draft.summary,
+        transcript: draft.transcript,
+        customer: draft.customer,
+        label_type_ids: draft.labelTypeIds,
+        priority: draft.priority ?? null,
+        created_at: new Date(now()).toISOString(),
+      };
+      const body = JSON.stringify(ticket);
+      const timestamp = String(Math.floor(now() / 1000));
+      const timeout = AbortSignal.timeout(options.timeoutMs ?? 10_000);
+      let response: Response;
+      try {
+        response = await doFetch(target, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'support-chat-webhook/1',
+            'x-support-chat-event': 'ticket.created',
+            'x-support-chat-timestamp': timestamp,
+            'x-support-chat-signature': signWebhook(options.secret, timestamp, body),
+            'idempotency-key': id,
+          },
+          body,
+          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+          redirect: 'error',
+        });
+      } catch (error) {
+        throw new IntegrationError(`Webhook delivery failed: ${error instanceof Error ? error.message : String(error)}`, { retryable: true, cause: error });
+      }
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new IntegrationError(`Webhook receiver answered ${response.status}`, { retryable: true, status: response.status });
+      }
+      let url = `${target.href}#${id}`;
+      try {
+        const reply = (await response.json()) as { url?: unknown };
+        if (typeof reply?.url === 'string' && /^https?:\/\//.test(reply.url)) url = reply.url;
+      } catch {
+        // A receiver may answer with no JSON; the ticket still exists.
+      }
+      return { ticketId: id, ticketUrl: url };
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/** @module Routes as data: method, path pattern, scope, rate-limit bucket, handler. */
+import type { Scope } from '../../protocol/index.js';
+import type { TokenRecord } from '../store/tokens.js';
+import type { Services } from './services.js';
+
+export interface RouteContext {
+  request: Request;
+  url: URL;
+  params: Record<string, string>;
+  /** The verified token; undefined on public routes. */
+  auth: TokenRecord | undefined;
+  services: Services;
+  /** The request body as JSON; only on POST routes. */
+  body(): Record<string, unknown>;
+  /** Client address as the server saw it. */
+  remoteAddress: string;
+}
+
+export interface Route {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Path with `:name` segments, e.g. `/v0/chat/:id`. */
+  pattern: string;
+  /** The scope a token needs; `any` for any valid token; `public` for no token. */
+  scope: Scope | 'any' | 'public';
+  /** The lower per-organization limit this route also counts against. */
+  bucket?: 'send' | 'escalate' | 'deleteTicket';
+  /** Honour `Idempotency-Key`. */
+  idempotent?: boolean;
+  handler(ctx: RouteContext): Promise<Response> | Response;
+}
+
+export type RouteMatch = { route: Route; params: Record<string, string> } | { route: undefined; allowed: string[] };
+
+interface Compiled {
+  route: Route;
+  segments: string[];
+}
+
+export class Router {
+  readonly #routes: Compiled[];
+
+  constructor(routes: Route[]) {
+    this.#routes = routes.map((route) => ({ route, segments: route.pattern.split('/').slice(1) }));
+  }
+
+  match(method: string, pathname: string): RouteMatch {
+    const parts = pathname.split('/').slice(1);
+    const allowed: string[] = [];
+    for (const { route, segments } of this.#routes) {
+      const params = matchSegments(segments, parts);
+      if (!params) continue;
+      if (route.method === method) return { route, params };
+      allowed.push(route.method);
+    }
+    return { route: undefined, allowed };
+  }
+}
+
+function matchSegments(segments: string[], parts: string[]): Record<string, string> | null {
+  if (segments.length !== parts.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    const part = parts[i]!;
+    if (segment.startsWith(':')) {
+      let value: string;
+      try {
+        value = decodeURIComponent(part);
+      } catch {
+        return null;
+      }
+      if (value.length === 0 || value.length > 256) return null;
+      params[segment.slice(1)] = value;
+    } else if (segment !== part) return null;
+  }
+  return params;
+}

@@ -1,0 +1,83 @@
+/** @module POST /v0/chat (send a message) and GET /v0/chat/{id} (get a conversation, with `Prefer: wait=N`). */
+import { MAX_PREFER_WAIT_SECONDS, MESSAGE_MAX_LENGTH, MESSAGES, type SendMessageResult } from '../../../protocol/index.js';
+import { badRequest, conflict, notFound } from '../errors.js';
+import { stringField } from '../body.js';
+import type { Route, RouteContext } from '../router.js';
+
+const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+async function send(ctx: RouteContext): Promise<Response> {
+  const body = ctx.body();
+  const message = stringField(body, 'message', { required: true, min: 1, max: MESSAGE_MAX_LENGTH });
+  const conversationId = stringField(body, 'conversation_id', { required: false, min: 1, max: 128 });
+  if (conversationId !== undefined && !ID_PATTERN.test(conversationId)) throw notFound();
+  const outcome = ctx.services.conversations.send(ctx.auth!.orgId, message, conversationId);
+  if (!outcome.ok) {
+    if (outcome.reason === 'not_found') throw notFound();
+    throw conflict(MESSAGES.stillProcessing);
+  }
+  ctx.services.worker.poke();
+  const result: SendMessageResult = { conversation_id: outcome.conversationId, status: 'processing' };
+  return Response.json(result, { status: 202 });
+}
+
+/** Seconds asked for by `Prefer: wait=N`, capped; null when absent or malformed (then ignored, as RFC 7240 says). */
+export function preferWait(header: string | null): number | null {
+  if (!header) return null;
+  for (const part of header.split(',')) {
+    const match = /^\s*wait\s*=\s*(\d{1,6})\s*(;.*)?$/i.exec(part);
+    if (match) return Math.min(Number(match[1]), MAX_PREFER_WAIT_SECONDS);
+  }
+  return null;
+}
+
+async function get(ctx: RouteContext): Promise<Response> {
+  const id = ctx.params.id!;
+  if (!ID_PATTERN.test(id)) throw notFound();
+  const { conversations, events, closing } = ctx.services;
+  let record = conversations.get(ctx.auth!.orgId, id);
+  if (!record) throw notFound();
+  const wait = preferWait(ctx.request.headers.get('prefer'));
+  const headers: Record<string, string> = {};
+  if (wait !== null) {
+    headers['Preference-Applied'] = `wait=${wait}`;
+    headers.Vary = 'Prefer';
+    if (record.status === 'processing' && wait > 0) {
+      record = await waitForSettled(ctx, id, wait * 1000, events, closing);
+    }
+  }
+  return Response.json(conversations.toWire(record), { headers });
+}
+
+/** Resolves when the conversation leaves `processing`, `ms` pass, the client goes away or the server closes. */
+async function waitForSettled(ctx: RouteContext, id: string, ms: number, events: RouteContext['services']['events'], closing: AbortSignal) {
+  const orgId = ctx.auth!.orgId;
+  const { conversations } = ctx.services;
+  await new Promise<void>((resolve) => {
+    const event = `settled:${id}`;
+    // Another process may finish the answer; a slow re-read covers that case.
+    const poll = setInterval(() => {
+      if (conversations.get(orgId, id)?.status !== 'processing') done();
+    }, 500);
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearInterval(poll);
+      clearTimeout(timer);
+      events.off(event, done);
+      closing.removeEventListener('abort', done);
+      ctx.request.signal.removeEventListener('abort', done);
+      resolve();
+    }
+    events.on(event, done);
+    closing.addEventListener('abort', done);
+    ctx.request.signal.addEventListener('abort', done);
+  });
+  const record = conversations.get(orgId, id);
+  if (!record) throw badRequest('Conversation was removed while waiting');
+  return record;
+}
+
+export const chatRoutes: Route[] = [
+  { method: 'POST', pattern: '/v0/chat', scope: 'chat:write', bucket: 'send', idempotent: true, handler: send },
+  { method: 'GET', pattern: '/v0/chat/:id', scope: 'chat:read', handler: get },
+];

@@ -1,0 +1,297 @@
+/** @module GET /v0/openapi.json: the OpenAPI 3.1 description of this server, the reference its tests validate against. */
+import { ERROR_CODES, INTEGRATIONS, MAX_PREFER_WAIT_SECONDS, MESSAGE_MAX_LENGTH, SCOPES } from '../../../protocol/index.js';
+import type { Route } from '../router.js';
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: unknown) => ({ 'application/json': { schema } });
+const rateHeaders = {
+  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+};
+const error = (description: string) => ({ description, headers: rateHeaders, content: json(ref('Error')) });
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((s) => [
+      String(s),
+      s === 429 ? { $ref: '#/components/responses/RateLimited' } : error(ERROR_DESCRIPTIONS[s] ?? 'Error'),
+    ]),
+  );
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Invalid or expired API token',
+  403: 'Insufficient permissions',
+  404: 'Resource not found',
+  405: 'Method not allowed',
+  409: 'Conflict',
+  413: 'Request body too large',
+  500: 'Internal error',
+};
+const idParam = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
+const idempotencyKey = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } };
+
+export const openApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Conversational Support API',
+    version: 'v0',
+    description: 'Chat answered asynchronously from a knowledge base, escalation to helpdesks, synced tickets and token introspection.',
+  },
+  servers: [{ url: '/' }],
+  security: [{ bearer: [] }],
+  paths: {
+    '/v0/chat': {
+      post: {
+        operationId: 'sendMessage',
+        summary: 'Send a message (scope chat:write)',
+        parameters: [idempotencyKey],
+        requestBody: { required: true, content: json(ref('SendMessageRequest')) },
+        responses: {
+          '202': { description: 'Accepted; poll the conversation', headers: rateHeaders, content: json(ref('SendMessageResult')) },
+          ...errors(400, 401, 403, 404, 409, 413, 429, 500),
+        },
+      },
+    },
+    '/v0/chat/{conversation_id}': {
+      get: {
+        operationId: 'getConversation',
+        summary: 'Get a conversation (scope chat:read); `Prefer: wait=N` long-polls up to N seconds',
+        parameters: [
+          idParam('conversation_id'),
+          { name: 'Prefer', in: 'header', required: false, schema: { type: 'string', examples: [`wait=${MAX_PREFER_WAIT_SECONDS}`] } },
+        ],
+        responses: {
+          '200': {
+            description: 'The conversation',
+            headers: { ...rateHeaders, 'Preference-Applied': { schema: { type: 'string' } } },
+            content: json(ref('Conversation')),
+          },
+          ...errors(401, 403, 404, 429, 500),
+        },
+      },
+    },
+    '/v0/chat/{conversation_id}/escalate': {
+      post: {
+        operationId: 'escalateConversation',
+        summary: 'Escalate to a ticketing integration (scope chat:escalate)',
+        parameters: [idParam('conversation_id'), idempotencyKey],
+        requestBody: { required: true, content: json(ref('EscalationRequest')) },
+        responses: {
+          '200': { description: 'Ticket created', headers: rateHeaders, content: json(ref('EscalationResult')) },
+          ...errors(400, 401, 403, 404, 409, 413, 429, 500),
+        },
+      },
+    },
+    '/v0/tickets': {
+      get: {
+        operationId: 'listTickets',
+        summary: 'List synced tickets (scope tickets:read)',
+        parameters: [
+          { name: 'source', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 200 } },
+          { name: 'cursor', in: 'query', required: false, schema: { type: 'string' } },
+        ],
+        responses: {
+          '200': { description: 'A page of tickets', headers: rateHeaders, content: json(ref('TicketPage')) },
+          ...errors(400, 401, 403, 429, 500),
+        },
+      },
+    },
+    '/v0/tickets/{source}/{external_id}': {
+      get: {
+        operationId: 'getTicket',
+        summary: 'Get a synced ticket (scope tickets:read)',
+        parameters: [idParam('source'), idParam('external_id')],
+        responses: {
+          '200': { description: 'The ticket', headers: rateHeaders, content: json(ref('Ticket')) },
+          ...errors(401, 403, 404, 429, 500),
+        },
+      },
+      delete: {
+        operationId: 'deleteTicket',
+        summary: 'Permanently delete a synced ticket (scope tickets:delete)',
+        parameters: [idParam('source'), idParam('external_id')],
+        responses: {
+          '204': { description: 'Deleted', headers: rateHeaders },
+          ...errors(401, 403, 404, 429, 500),
+        },
+      },
+    },
+    '/v0/me': {
+      get: {
+        operationId: 'getTokenInfo',
+        summary: 'The calling token and its organization (any valid token)',
+        responses: {
+          '200': { description: 'Token info', headers: rateHeaders, content: json(ref('TokenInfo')) },
+          ...errors(401, 429, 500),
+        },
+      },
+    },
+    '/v0/openapi.json': {
+      get: {
+        operationId: 'getOpenApi',
+        summary: 'This document',
+        security: [],
+        responses: { '200': { description: 'OpenAPI 3.1 document', headers: rateHeaders, content: json({ type: 'object' }) }, ...errors(429) },
+      },
+    },
+  },
+  components: {
+    securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+    headers: {
+      'X-RateLimit-Limit': { required: true, schema: { type: 'integer' }, description: 'Requests allowed per minute' },
+      'X-RateLimit-Remaining': { required: true, schema: { type: 'integer', minimum: 0 }, description: 'Requests remaining in the window' },
+      'X-RateLimit-Reset': { required: true, schema: { type: 'integer' }, description: 'Unix time the window resets' },
+    },
+    responses: {
+      RateLimited: {
+        description: 'Too many requests',
+        headers: { ...rateHeaders, 'Retry-After': { required: true, schema: { type: 'integer', minimum: 0 } } },
+        content: json(ref('Error')),
+      },
+    },
+    schemas: {
+      Source: {
+        type: 'object',
+        required: ['title', 'url'],
+        additionalProperties: false,
+        properties: { title: { type: 'string' }, url: { type: 'string' } },
+      },
+      Message: {
+        type: 'object',
+        required: ['role', 'content', 'sources'],
+        additionalProperties: false,
+        properties: {
+          role: { type: 'string', enum: ['user', 'assistant'] },
+          content: { type: 'string' },
+          sources: { type: 'array', items: ref('Source') },
+        },
+      },
+      Conversation: {
+        type: 'object',
+        required: ['id', 'status', 'messages', 'created_at', 'updated_at'],
+        additionalProperties: false,
+        properties: {
+          id: { type: 'string' },
+          status: { type: 'string', enum: ['completed', 'processing', 'failed'] },
+          messages: { type: 'array', items: ref('Message') },
+          created_at: { type: 'string', format: 'date-time' },
+          updated_at: { type: 'string', format: 'date-time' },
+        },
+      },
+      SendMessageRequest: {
+        type: 'object',
+        required: ['message'],
+        properties: {
+          message: { type: 'string', minLength: 1, maxLength: MESSAGE_MAX_LENGTH },
+          conversation_id: { type: 'string' },
+        },
+      },
+      SendMessageResult: {
+        type: 'object',
+        required: ['conversation_id', 'status'],
+        additionalProperties: false,
+        properties: { conversation_id: { type: 'string' }, status: { type: 'string', const: 'processing' } },
+      },
+      EscalationRequest: {
+        type: 'object',
+        required: ['integration', 'email', 'name'],
+        additionalProperties: false,
+        properties: {
+          integration: { type: 'string', enum: [...INTEGRATIONS] },
+          email: { type: 'string', minLength: 1 },
+          name: { type: 'string', minLength: 1 },
+          title: { type: 'string' },
+          summary: { type: 'string' },
+          additional_fields: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              label_type_ids: { type: 'array', items: { type: 'string' } },
+              priority: { type: 'integer', minimum: 0, maximum: 3 },
+            },
+          },
+        },
+      },
+      EscalationResult: {
+        type: 'object',
+        required: ['success', 'integration', 'ticket_id', 'ticket_url'],
+        additionalProperties: false,
+        properties: {
+          success: { type: 'boolean' },
+          integration: { type: 'string', enum: [...INTEGRATIONS] },
+          ticket_id: { type: 'string' },
+          ticket_url: { type: 'string' },
+        },
+      },
+      TokenInfo: {
+        type: 'object',
+        required: ['token', 'organization'],
+        additionalProperties: false,
+        properties: {
+          token: {
+            type: 'object',
+            required: ['name', 'prefix', 'scopes'],
+            additionalProperties: false,
+            properties: {
+              name: { type: 'string' },
+              prefix: { type: 'string' },
+              scopes: { type: 'array', items: { type: 'string', enum: [...SCOPES] } },
+            },
+          },
+          organization: { type: 'object', required: ['id'], additionalProperties: false, properties: { id: { type: 'string' } } },
+        },
+      },
+      Ticket: {
+        type: 'object',
+        required: ['source', 'external_id', 'title', 'status', 'url', 'customer_email', 'customer_name', 'created_at', 'updated_at'],
+        additionalProperties: false,
+        properties: {
+          source: { type: 'string' },
+          external_id: { type: 'string' },
+          title: { type: 'string' },
+          status: { type: 'string' },
+          url: { type: ['string', 'null'] },
+          customer_email: { type: ['string', 'null'] },
+          customer_name: { type: ['string', 'null'] },
+          created_at: { type: 'string' },
+          updated_at: { type: 'string' },
+        },
+      },
+      TicketPage: {
+        type: 'object',
+        required: ['tickets', 'next_cursor'],
+        additionalProperties: false,
+        properties: { tickets: { type: 'array', items: ref('Ticket') }, next_cursor: { type: ['string', 'null'] } },
+      },
+      Error: {
+        type: 'object',
+        required: ['error'],
+        additionalProperties: false,
+        properties: {
+          error: {
+            type: 'object',
+            required: ['code', 'message'],
+            additionalProperties: false,
+            properties: {
+              code: { type: 'string', enum: [...ERROR_CODES] },
+              message: { type: 'string', minLength: 1 },
+              retryable: { type: 'boolean' },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+const body = JSON.stringify(openApiDocument);
+
+export const openApiRoutes: Route[] = [
+  {
+    method: 'GET',
+    pattern: '/v0/openapi.json',
+    scope: 'public',
+    handler: () => new Response(body, { headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' } }),
+  },
+];

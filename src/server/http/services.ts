@@ -1,0 +1,30 @@
+/** @module What route handlers use: stores, the engine, integrations, the worker and conversation events. */
+import { EventEmitter } from 'node:events';
+import type { AnswerEngine } from '../answers/types.js';
+import type { IntegrationResolver } from '../escalation/types.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Worker } from '../jobs/worker.js';
+import type { ConversationStore } from '../store/conversations.js';
+import type { IdempotencyStore } from '../store/idempotency.js';
+import type { TokenService } from '../store/tokens.js';
+import type { TicketStore } from '../tickets/types.js';
+import type { Logger } from './log.js';
+
+export interface Services {
+  tokens: TokenService;
+  conversations: ConversationStore;
+  queue: JobQueue;
+  worker: Worker;
+  idempotency: IdempotencyStore;
+  tickets: TicketStore;
+  engine: AnswerEngine;
+  integrations: IntegrationResolver;
+  logger: Logger;
+  /** Emits `settled:<conversation id>` when a conversation leaves `processing`. */
+  events: EventEmitter;
+  /** Aborted when the server shuts down: long polls answer at once. */
+  closing: AbortSignal;
+  /** A claim on an escalation older than this is taken over (its process died). @default 120000 */
+  escalationClaimStaleMs: number;
+  now: () => number;
+}

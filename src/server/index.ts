@@ -1,0 +1,186 @@
+/**
+ * @module `support-chat/server`: the Conversational Support API v0 on SQLite.
+ *
+ * @example
+ * const { url, close } = await startServer({ dataDir: './data', port: 8787 });
+ */
+import { EventEmitter } from 'node:events';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createAnswerEngine, kbMigrations } from './answers/index.js';
+import type { AnswerEngine } from './answers/types.js';
+import { createIntegrationResolver } from './escalation/index.js';
+import type { IntegrationResolver } from './escalation/types.js';
+import { createApp } from './http/app.js';
+import { jsonLogger, type Logger } from './http/log.js';
+import { DEFAULT_RATE_LIMITS, MemoryRateLimiter, type RateLimiter, type RateLimits } from './http/rate-limit.js';
+import { Router } from './http/router.js';
+import { chatRoutes } from './http/routes/chat.js';
+import { escalateRoutes } from './http/routes/escalate.js';
+import { helpdeskWebhookRoutes } from './http/routes/helpdesk-webhooks.js';
+import { meRoutes } from './http/routes/me.js';
+import { openApiRoutes } from './http/routes/openapi.js';
+import { ticketRoutes } from './http/routes/tickets.js';
+import type { Services } from './http/services.js';
+import { JobQueue } from './jobs/queue.js';
+import { Worker } from './jobs/worker.js';
+import { ConversationStore } from './store/conversations.js';
+import { openDatabase, type Db, type Migration } from './store/database.js';
+import { IdempotencyStore } from './store/idempotency.js';
+import { coreMigrations } from './store/migrations.js';
+import { TokenService } from './store/tokens.js';
+import { SqliteTicketStore, ticketMigrations } from './tickets/store.js';
+import type { TicketStore } from './tickets/types.js';
+import { toNodeListener, type ConnectionInfo } from '../protocol/node-http.js';
+
+export { TokenService, TOKEN_PREFIX, type TokenRecord } from './store/tokens.js';
+export { openApiDocument } from './http/routes/openapi.js';
+export { verifyWebhookSignature } from './escalation/webhook.js';
+export { jsonLogger, silentLogger, type Logger } from './http/log.js';
+export type { AnswerEngine } from './answers/types.js';
+export type { RateLimits } from './http/rate-limit.js';
+
+export interface ServerOptions {
+  /** Directory of the SQLite database; `:memory:` for a throw-away one. @default '.support-chat' */
+  dataDir?: string;
+  /** Answers, summaries and titles. @default the local engine over the organization's knowledge base (LLM when configured) */
+  engine?: AnswerEngine | ((db: Db) => AnswerEngine);
+  /** Which helpdesk client handles an escalation. @default env-configured webhook, Plain, Pylon, Linear */
+  integrations?: IntegrationResolver;
+  /** Rate limits; any field left out keeps its default. @default DEFAULT_RATE_LIMITS */
+  rateLimits?: Partial<Omit<RateLimits, 'endpoints'>> & { endpoints?: Partial<RateLimits['endpoints']> };
+  /** @default a MemoryRateLimiter */
+  rateLimiter?: RateLimiter;
+  /** Environment for integrations and the engine. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** @default JSON lines on stdout */
+  logger?: Logger;
+  /** @default Date.now */
+  now?: () => number;
+  /** Lease of an answer job. @default 30000 */
+  jobLeaseMs?: number;
+  /** Attempts before a conversation is `failed`. @default 3 */
+  maxAttempts?: number;
+  /** Start the answer worker at once. @default true */
+  startWorker?: boolean;
+}
+
+export interface SupportServer {
+  /** The v0 API as a fetch handler. */
+  fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
+  db: Db;
+  tokens: TokenService;
+  tickets: TicketStore;
+  engine: AnswerEngine;
+  worker: { start(): void; stop(): Promise<void>; runOnce(): Promise<boolean> };
+  /** Answers waiting long polls at once with the current state (the first step of shutting down). */
+  drain(): void;
+  /** Ends long polls, stops the worker and closes the database. */
+  close(): Promise<void>;
+}
+
+export function createServer(options: ServerOptions = {}): SupportServer {
+  const now = options.now ?? Date.now;
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? jsonLogger();
+  const migrations: Migration[] = [...coreMigrations, ...ticketMigrations, ...kbMigrations];
+  const db = openDatabase({ dataDir: options.dataDir ?? '.support-chat', migrations });
+  const engine =
+    typeof options.engine === 'function' ? options.engine(db) : (options.engine ?? createAnswerEngine({ db, env }));
+  const limits: RateLimits = {
+    ...DEFAULT_RATE_LIMITS,
+    ...options.rateLimits,
+    endpoints: { ...DEFAULT_RATE_LIMITS.endpoints, ...options.rateLimits?.endpoints },
+  };
+  const conversations = new ConversationStore(db, now);
+  const queue = new JobQueue(db, now);
+  const events = new EventEmitter();
+  events.setMaxListeners(0);
+  const closing = new AbortController();
+  const worker = new Worker({
+    queue,
+    conversations,
+    engine,
+    logger,
+    leaseMs: options.jobLeaseMs,
+    maxAttempts: options.maxAttempts,
+    onSettled: (id) => events.emit(`settled:${id}`),
+  });
+  const tickets = new SqliteTicketStore(db, {
+    forget: (orgId, source, externalId) => engine.forgetTicket(orgId, source, externalId),
+  });
+  const tokens = new TokenService(db, now);
+  const services: Services = {
+    tokens,
+    conversations,
+    queue,
+    worker,
+    idempotency: new IdempotencyStore(db, now),
+    tickets,
+    engine,
+    integrations: options.integrations ?? createIntegrationResolver({ env, db }),
+    logger,
+    events,
+    closing: closing.signal,
+    escalationClaimStaleMs: 120_000,
+    now,
+  };
+  const router = new Router([...chatRoutes, ...escalateRoutes, ...ticketRoutes, ...meRoutes, ...openApiRoutes, ...helpdeskWebhookRoutes]);
+  const fetch = createApp({ router, services, limiter: options.rateLimiter ?? new MemoryRateLimiter(now), limits });
+  if (options.startWorker ?? true) worker.start();
+  let closed = false;
+  return {
+    fetch,
+    db,
+    tokens,
+    tickets,
+    engine,
+    worker,
+    drain: () => closing.abort(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      closing.abort();
+      await worker.stop();
+      db.close();
+    },
+  };
+}
+
+export interface StartServerOptions extends ServerOptions {
+  /** @default 8787 */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+}
+
+/** Serves the API over HTTP. `close()` stops accepting, finishes in-flight requests, then closes the server. */
+export async function startServer(options: StartServerOptions = {}): Promise<{ url: string; server: SupportServer; http: Server; close(): Promise<void> }> {
+  const server = createServer(options);
+  const http = createHttpServer(toNodeListener((request, info) => server.fetch(request, info)));
+  http.keepAliveTimeout = 5_000;
+  http.headersTimeout = 10_000;
+  http.requestTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 8787, options.host ?? '127.0.0.1', resolve);
+  });
+  const address = http.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const host = options.host ?? '127.0.0.1';
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return {
+    url,
+    server,
+    http,
+    async close() {
+      // Stop accepting, answer long polls now, let in-flight requests finish (10 s at most), then stop the worker.
+      const closedHttp = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeIdleConnections();
+      server.drain();
+      const force = setTimeout(() => http.closeAllConnections(), 10_000);
+      await closedHttp;
+      clearTimeout(force);
+      await server.close();
+    },
+  };
+}

@@ -1,0 +1,152 @@
+/** @module Conversations and their messages in SQLite, with the job that answers each user turn. */
+import { randomUUID } from 'node:crypto';
+import type { Conversation, ConversationStatus, Message, Source } from '../../protocol/index.js';
+import type { Db } from './database.js';
+
+interface ConversationRow {
+  id: string;
+  org_id: string;
+  status: ConversationStatus;
+  created_at: string;
+  updated_at: string;
+  escalation_state: 'pending' | 'done' | null;
+  escalation_claimed_at: number | null;
+  ticket_integration: string | null;
+  ticket_id: string | null;
+  ticket_url: string | null;
+}
+
+interface MessageRow {
+  role: 'user' | 'assistant';
+  content: string;
+  sources: string;
+}
+
+export interface ConversationRecord {
+  id: string;
+  orgId: string;
+  status: ConversationStatus;
+  createdAt: string;
+  updatedAt: string;
+  escalation: { state: 'pending' | 'done' | null; claimedAt: number | null; integration: string | null; ticketId: string | null; ticketUrl: string | null };
+}
+
+function toRecord(row: ConversationRow): ConversationRecord {
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    status: row.status,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    escalation: {
+      state: row.escalation_state,
+      claimedAt: row.escalation_claimed_at,
+      integration: row.ticket_integration,
+      ticketId: row.ticket_id,
+      ticketUrl: row.ticket_url,
+    },
+  };
+}
+
+export type SendOutcome = { ok: true; conversationId: string } | { ok: false; reason: 'not_found' | 'processing' };
+
+export class ConversationStore {
+  readonly #db: Db;
+  readonly #now: () => number;
+  readonly #get;
+  readonly #messages;
+
+  constructor(db: Db, now: () => number = Date.now) {
+    this.#db = db;
+    this.#now = now;
+    this.#get = db.prepare('SELECT * FROM conversations WHERE id = ? AND org_id = ?');
+    this.#messages = db.prepare('SELECT role, content, sources FROM messages WHERE conversation_id = ? ORDER BY seq');
+  }
+
+  /** The conversation when it exists in `orgId`; another organization's is treated as absent. */
+  get(orgId: string, id: string): ConversationRecord | null {
+    const row = this.#get.get(id, orgId) as ConversationRow | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  messages(id: string): Message[] {
+    return (this.#messages.all(id) as MessageRow[]).map((row) => ({
+      role: row.role,
+      content: row.content,
+      sources: JSON.parse(row.sources) as Source[],
+    }));
+  }
+
+  /** The wire object of GET /v0/chat/{id}. */
+  toWire(record: ConversationRecord): Conversation {
+    return {
+      id: record.id,
+      status: record.status,
+      messages: this.messages(record.id),
+      created_at: record.createdAt,
+      updated_at: record.updatedAt,
+    };
+  }
+
+  /**
+   * Appends a user message and queues the job that answers it, in one transaction.
+   * Starts a new conversation when `conversationId` is undefined.
+   */
+  send(orgId: string, message: string, conversationId: string | undefined): SendOutcome {
+    return this.#db.transaction((): SendOutcome => {
+      const now = this.#now();
+      const iso = new Date(now).toISOString();
+      let id = conversationId;
+      if (id === undefined) {
+        id = `conv_${randomUUID().replaceAll('-', '')}`;
+        this.#db
+          .prepare("INSERT INTO conversations (id, org_id, status, created_at, updated_at) VALUES (?, ?, 'processing', ?, ?)")
+          .run(id, orgId, iso, iso);
+      } else {
+        const row = this.#get.get(id, orgId) as ConversationRow | undefined;
+        if (!row) return { ok: false, reason: 'not_found' };
+        if (row.status === 'processing') return { ok: false, reason: 'processing' };
+        this.#db.prepare("UPDATE conversations SET status = 'processing', updated_at = ? WHERE id = ?").run(iso, id);
+      }
+      const seq = (this.#db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM messages WHERE conversation_id = ?').get(id) as { seq: number }).seq;
+      this.#db
+        .prepare("INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) VALUES (?, ?, 'user', ?, '[]', ?)")
+        .run(id, seq, message, iso);
+      this.#db
+        .prepare("INSERT INTO jobs (conversation_id, org_id, state, attempts, run_after, created_at, updated_at) VALUES (?, ?, 'queued', 0, ?, ?, ?)")
+        .run(id, orgId, now, now, now);
+      return { ok: true, conversationId: id };
+    })();
+  }
+
+  /**
+   * Claims the one escalation of a conversation. Returns the record as it was when the claim
+   * failed (processing, already escalated, or another claim in progress), or null on success.
+   * A claim older than `staleMs` (its process died) may be taken over; integrations are idempotent per conversation.
+   */
+  claimEscalation(orgId: string, id: string, staleMs: number): { claimed: true } | { claimed: false; record: ConversationRecord | null } {
+    const now = this.#now();
+    const result = this.#db
+      .prepare(
+        `UPDATE conversations SET escalation_state = 'pending', escalation_claimed_at = ?
+         WHERE id = ? AND org_id = ? AND status != 'processing'
+           AND (escalation_state IS NULL OR (escalation_state = 'pending' AND escalation_claimed_at < ?))`,
+      )
+      .run(now, id, orgId, now - staleMs);
+    if (result.changes === 1) return { claimed: true };
+    return { claimed: false, record: this.get(orgId, id) };
+  }
+
+  completeEscalation(id: string, ticket: { integration: string; ticketId: string; ticketUrl: string }): void {
+    this.#db
+      .prepare(
+        `UPDATE conversations SET escalation_state = 'done', ticket_integration = ?, ticket_id = ?, ticket_url = ?, updated_at = ?
+         WHERE id = ?`,
+      )
+      .run(ticket.integration, ticket.ticketId, ticket.ticketUrl, new Date(this.#now()).toISOString(), id);
+  }
+
+  releaseEscalation(id: string): void {
+    this.#db.prepare("UPDATE conversations SET escalation_state = NULL, escalation_claimed_at = NULL WHERE id = ? AND escalation_state = 'pending'").run(id);
+  }
+}

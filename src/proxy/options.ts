@@ -1,0 +1,122 @@
+/** @module `SupportProxyOptions`: every option with its default, checked when the proxy is created. */
+import { INTEGRATIONS, type AdditionalFields, type Integration } from '../protocol/index.js';
+
+export interface ProxyLogger {
+  info(fields: Record<string, unknown>): void;
+  warn(fields: Record<string, unknown>): void;
+}
+
+export interface VisitorLimits {
+  /** Messages a visitor may send per minute. @default 20 */
+  messages: number;
+  /** Conversation reads (polls) per minute; a long poll counts once. @default 240 */
+  polls: number;
+  /** Escalations per minute. @default 5 */
+  escalations: number;
+  /** New visitors one client address may start per minute. @default 30 */
+  newVisitorsPerAddress: number;
+}
+
+export interface SupportProxyOptions {
+  /** Base URL of any v0 API, e.g. `https://api.example.com`. */
+  apiBaseUrl: string;
+  /** The API token, or a pool of one organization's tokens (requests go to the one with the most quota left). */
+  token: string | string[];
+  /** Signs visitor cookies; at least 32 characters. Share it between proxy instances. */
+  secret: string;
+  /** Where the routes live. @default '/api/support' */
+  basePath?: string;
+  /** Origins allowed to call the proxy from a browser (CORS with credentials). @default [] (same origin only) */
+  allowedOrigins?: string[];
+  /** The integration escalations go to, and the ticket fields the site owner sets. The browser cannot choose them. @default { integration: 'webhook' } */
+  escalation?: { integration: Integration; additionalFields?: AdditionalFields };
+  /** Per-visitor limits. @default see VisitorLimits */
+  visitorLimits?: Partial<VisitorLimits>;
+  /** Upstream request timeout in ms (a long poll adds its wait). @default 10000 */
+  timeoutMs?: number;
+  /** Retries of safe upstream requests (GET, and POSTs with an Idempotency-Key). @default 2 */
+  retries?: number;
+  /** How long a completed conversation is served from memory, in ms. @default 5000 */
+  cacheTtlMs?: number;
+  /** Longest `Prefer: wait=N` passed upstream, in seconds. @default 20 */
+  maxWaitSeconds?: number;
+  /** Name of the visitor cookie. @default 'sc_visitor' */
+  cookieName?: string;
+  /** Read the client address from `X-Forwarded-For` (only behind a trusted reverse proxy). @default false */
+  trustProxy?: boolean;
+  /** @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** One line per request; never sees the token. @default no logging */
+  logger?: ProxyLogger;
+}
+
+export type ResolvedOptions = Required<Omit<SupportProxyOptions, 'token' | 'logger' | 'visitorLimits' | 'escalation'>> & {
+  tokens: string[];
+  logger: ProxyLogger | undefined;
+  visitorLimits: VisitorLimits;
+  escalation: { integration: Integration; additionalFields?: AdditionalFields };
+  allowed: Set<string>;
+};
+
+/** Validates options and fills defaults; throws a TypeError naming the bad option. */
+export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
+  if (!options || typeof options !== 'object') throw new TypeError('createSupportProxy: options are required');
+  let base: URL;
+  try {
+    base = new URL(options.apiBaseUrl);
+  } catch {
+    throw new TypeError('createSupportProxy: apiBaseUrl must be an absolute http(s) URL');
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError('createSupportProxy: apiBaseUrl must be http(s)');
+  const tokens = Array.isArray(options.token) ? options.token : [options.token];
+  if (tokens.length === 0 || tokens.some((t) => typeof t !== 'string' || t.length < 8 || /\s/.test(t))) {
+    throw new TypeError('createSupportProxy: token must be a non-empty API token or an array of them');
+  }
+  if (typeof options.secret !== 'string' || options.secret.length < 32) {
+    throw new TypeError('createSupportProxy: secret must be at least 32 characters (e.g. 32 random bytes, base64)');
+  }
+  const basePath = (options.basePath ?? '/api/support').replace(/\/+$/, '');
+  if (!/^\/[\w\-./]*$/.test(basePath)) throw new TypeError('createSupportProxy: basePath must start with / and hold only URL path characters');
+  const allowedOrigins = options.allowedOrigins ?? [];
+  for (const origin of allowedOrigins) {
+    let parsed: URL;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      throw new TypeError(`createSupportProxy: allowedOrigins entry "${origin}" is not an origin`);
+    }
+    if (parsed.origin !== origin) throw new TypeError(`createSupportProxy: allowedOrigins entry "${origin}" must be an origin like https://www.example.com`);
+  }
+  const escalation = options.escalation ?? { integration: 'webhook' };
+  if (!(INTEGRATIONS as readonly string[]).includes(escalation.integration)) {
+    throw new TypeError(`createSupportProxy: escalation.integration must be one of ${INTEGRATIONS.join(', ')}`);
+  }
+  const positive = (value: number | undefined, fallback: number, name: string) => {
+    const v = value ?? fallback;
+    if (!Number.isFinite(v) || v < 0) throw new TypeError(`createSupportProxy: ${name} must be a non-negative number`);
+    return v;
+  };
+  return {
+    apiBaseUrl: base.href.replace(/\/+$/, ''),
+    tokens: [...tokens],
+    secret: options.secret,
+    basePath,
+    allowedOrigins,
+    allowed: new Set(allowedOrigins),
+    escalation,
+    visitorLimits: {
+      messages: positive(options.visitorLimits?.messages, 20, 'visitorLimits.messages'),
+      polls: positive(options.visitorLimits?.polls, 240, 'visitorLimits.polls'),
+      escalations: positive(options.visitorLimits?.escalations, 5, 'visitorLimits.escalations'),
+      newVisitorsPerAddress: positive(options.visitorLimits?.newVisitorsPerAddress, 30, 'visitorLimits.newVisitorsPerAddress'),
+    },
+    timeoutMs: positive(options.timeoutMs, 10_000, 'timeoutMs'),
+    retries: positive(options.retries, 2, 'retries'),
+    cacheTtlMs: positive(options.cacheTtlMs, 5_000, 'cacheTtlMs'),
+    maxWaitSeconds: Math.min(20, positive(options.maxWaitSeconds, 20, 'maxWaitSeconds')),
+    cookieName: options.cookieName ?? 'sc_visitor',
+    trustProxy: options.trustProxy ?? false,
+    fetch: options.fetch ?? globalThis.fetch,
+    logger: options.logger,
+  };
+}

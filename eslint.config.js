@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import lit from 'eslint-plugin-lit';
+import globals from 'globals';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.support-chat/**', 'custom-elements.json'] },
@@ -24,7 +25,11 @@ export default tseslint.config(
     ...lit.configs['flat/recommended'],
   },
   {
-    files: ['**/*.js', '**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly' } },
+    files: ['scripts/**/*.mjs', 'bin/**/*.js', 'eslint.config.js'],
+    languageOptions: { globals: globals.node },
+  },
+  {
+    files: ['demo/**/*.js'],
+    languageOptions: { globals: globals.browser },
   },
 );

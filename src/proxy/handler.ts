@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { isPlausibleEmail, MAX_BODY_BYTES, MESSAGE_MAX_LENGTH, MESSAGES, NAME_MAX_LENGTH, type ErrorCode } from '../protocol/index.js';
 import { errorResponse, NetworkError, TimeoutError } from './errors.js';
 import { WindowLimiter } from './limiter.js';
-import { resolveOptions, type ResolvedOptions, type SupportProxyOptions } from './options.js';
+import { resolveOptions, type SupportProxyOptions } from './options.js';
 import { Upstream, type UpstreamResult } from './upstream.js';
 import { decodeVisitor, encodeVisitor, MAX_CONVERSATIONS, newVisitor, readCookie, type Visitor } from './visitor.js';
 

@@ -47,7 +47,7 @@ export function tokenize(text: string): string[] {
   for (const token of raw) {
     const parts = identifierParts(token);
     if (parts.length > 1) {
-      const whole = token.toLowerCase().replace(/[\-.:]/g, '_');
+      const whole = token.toLowerCase().replace(/[-.:]/g, '_');
       if (whole.length <= 40) out.push(whole);
     }
     for (const part of parts) {
@@ -73,7 +73,7 @@ export function slugify(heading: string): string {
 /** Sentences of a paragraph of prose (keeps code spans and URLs whole). */
 export function sentences(text: string): string[] {
   return text
-    .split(/(?<=[.!?])\s+(?=[A-Z0-9`*"(\[])/)
+    .split(/(?<=[.!?])\s+(?=[A-Z0-9`*"([])/)
     .map((s) => s.trim())
     .filter(Boolean);
 }

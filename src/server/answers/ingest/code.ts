@@ -15,9 +15,9 @@ const DECLARATION: Record<string, RegExp> = {
   python: /^(?:async\s+def|def|class)\s+(?<name>\w+)/,
   go: /^(?:func(?:\s*\([^)]*\))?|type|var|const)\s+(?<name>\w+)/,
   rust: /^(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+"[^"]*"\s+)?(?:fn|struct|enum|trait|impl(?:<[^>]*>)?|mod|type|static|union|macro_rules!)\s+(?<name>[\w:]+)/,
-  java: /^(?:\s{0,4})(?:@\w+\s+)*(?:(?:public|private|protected|static|final|abstract|synchronized|sealed|default)\s+)*(?:class|interface|enum|record|[\w<>\[\],\s]+?)\s+(?<name>\w+)\s*(?:\(|\{|extends|implements|<)/,
+  java: /^(?:\s{0,4})(?:@\w+\s+)*(?:(?:public|private|protected|static|final|abstract|synchronized|sealed|default)\s+)*(?:class|interface|enum|record|[\w<>[\],\s]+?)\s+(?<name>\w+)\s*(?:\(|\{|extends|implements|<)/,
   kotlin: /^(?:\s{0,4})(?:(?:public|private|internal|protected|open|data|sealed|abstract|override|suspend)\s+)*(?:fun|class|object|interface)\s+(?<name>[\w.]+)/,
-  csharp: /^(?:\s{0,8})(?:\[[^\]]*\]\s*)*(?:(?:public|private|protected|internal|static|sealed|abstract|partial|async|override|virtual)\s+)+(?:class|interface|struct|enum|record|[\w<>\[\],\s]+?)\s+(?<name>\w+)\s*[({<:]/,
+  csharp: /^(?:\s{0,8})(?:\[[^\]]*\]\s*)*(?:(?:public|private|protected|internal|static|sealed|abstract|partial|async|override|virtual)\s+)+(?:class|interface|struct|enum|record|[\w<>[\],\s]+?)\s+(?<name>\w+)\s*[({<:]/,
   ruby: /^\s{0,2}(?:def|class|module)\s+(?<name>[\w.:?!]+)/,
   php: /^\s{0,4}(?:(?:public|private|protected|static|abstract|final)\s+)*(?:function|class|interface|trait)\s+(?<name>\w+)/,
   c: /^(?!\s)(?!return\b)[\w\s*]+?\b(?<name>\w+)\s*\([^;]*$/,
@@ -62,8 +62,8 @@ export function parseCode(text: string, options: { url: string; path: string; la
       if (!code.trim()) continue;
       const comments = lines
         .slice(first, last + 1)
-        .map((l) => /^\s*(?:\/\/[\/!]?|#(?!\[)|\*|\/\*\*?|""")\s?(.*)$/.exec(l)?.[1] ?? '')
-        .filter((c) => c && !/^[-=*\/]+$/.test(c))
+        .map((l) => /^\s*(?:\/\/[/!]?|#(?!\[)|\*|\/\*\*?|""")\s?(.*)$/.exec(l)?.[1] ?? '')
+        .filter((c) => c && !/^[-=*/]+$/.test(c))
         .join(' ');
       const name = piece.name ? `${piece.name}${from > piece.from ? ' (continued)' : ''}` : fileName;
       sections.push({

@@ -1,0 +1,49 @@
+/**
+ * @module The classic-script build: registers `<support-chat>`, adds a launcher configured from the
+ * script tag's `data-*` attributes, and replays `SupportChat(...)` calls queued before it loaded.
+ *
+ * @example
+ * <script src="/support-chat.iife.js" data-endpoint="/api/support" async></script>
+ * <script>window.SupportChat=window.SupportChat||function(){(SupportChat.q=SupportChat.q||[]).push(arguments)};SupportChat('ask','Hi')</script>
+ */
+import './support-chat.js';
+import type { SupportChat } from './support-chat.js';
+
+type Command = 'open' | 'close' | 'toggle' | 'ask' | 'reset';
+type Queued = { q?: ArrayLike<unknown>[] } & ((...args: unknown[]) => void);
+
+const ATTRIBUTES = ['endpoint', 'mode', 'theme', 'lang', 'heading', 'placeholder', 'storage-key', 'no-escalation', 'no-persist'];
+
+function boot(script: HTMLScriptElement | null): void {
+  const data = script?.dataset ?? {};
+  let element = document.querySelector<SupportChat>('support-chat[data-auto]');
+  if (!element && data.endpoint) {
+    element = document.createElement('support-chat');
+    element.dataset.auto = '';
+    for (const name of ATTRIBUTES) {
+      const key = name.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
+      const value = data[key];
+      if (value !== undefined) element.setAttribute(name, value);
+    }
+    document.body.append(element);
+  }
+  const target = element ?? document.querySelector<SupportChat>('support-chat');
+  const queued = (window as unknown as { SupportChat?: Queued }).SupportChat;
+  const run = (...call: unknown[]) => {
+    const [command, ...args] = call;
+    if (!target) return;
+    const method = command as Command;
+    if (method === 'ask') void target.ask(String(args[0] ?? ''));
+    else if (method === 'open' || method === 'close' || method === 'toggle' || method === 'reset') target[method]();
+  };
+  const api = Object.assign((...args: unknown[]) => run(...args), { q: undefined });
+  (window as unknown as { SupportChat: unknown }).SupportChat = api;
+  for (const args of Array.from(queued?.q ?? [])) run(...Array.from(args));
+}
+
+if (typeof document !== 'undefined') {
+  const script = document.currentScript as HTMLScriptElement | null;
+  const found = script ?? document.querySelector<HTMLScriptElement>('script[data-endpoint][src*="support-chat"]');
+  if (document.body) boot(found);
+  else document.addEventListener('DOMContentLoaded', () => boot(found), { once: true });
+}

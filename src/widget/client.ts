@@ -1,0 +1,92 @@
+/** @module The widget's client for the proxy routes, and its typed errors. */
+import { isErrorBody, type Conversation, type EscalationResult, type ErrorCode, type SendMessageResult } from '../protocol/index.js';
+
+/** The proxy answered with an error. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly retryable: boolean,
+    /** Seconds to wait, from `Retry-After`. */
+    readonly retryAfter: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** The proxy could not be reached (offline, DNS, CORS, connection reset). */
+export class NetworkError extends Error {
+  override name = 'NetworkError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** Polling gave up: the answer took longer than the widget waits. */
+export class TimeoutError extends Error {
+  override name = 'TimeoutError';
+}
+
+export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
+export const isNetworkError = (e: unknown): e is NetworkError => e instanceof NetworkError;
+export const isTimeoutError = (e: unknown): e is TimeoutError => e instanceof TimeoutError;
+
+const isAbort = (e: unknown) => e instanceof DOMException && e.name === 'AbortError';
+
+export class ProxyClient {
+  readonly #base: string;
+
+  constructor(endpoint: string) {
+    this.#base = endpoint.replace(/\/+$/, '');
+  }
+
+  async #request<T>(method: 'GET' | 'POST', path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<{ data: T; response: Response }> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.#base}${path}`, {
+        method,
+        credentials: 'include',
+        headers: { accept: 'application/json', ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+        body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+        signal: init.signal,
+      });
+    } catch (error) {
+      if (isAbort(error)) throw error;
+      throw new NetworkError('The support service could not be reached', { cause: error });
+    }
+    let data: unknown = null;
+    try {
+      data = await response.json();
+    } catch (error) {
+      if (isAbort(error)) throw error;
+    }
+    if (!response.ok) {
+      const header = response.headers.get('retry-after');
+      const retryAfter = header && /^\d+$/.test(header) ? Number(header) : undefined;
+      if (isErrorBody(data)) {
+        const retryable = data.error.retryable ?? (response.status === 429 || response.status >= 500);
+        throw new ApiError(response.status, data.error.code, data.error.message, retryable, retryAfter);
+      }
+      throw new ApiError(response.status, response.status >= 500 ? 'internal_error' : 'bad_request', `Unexpected answer (${response.status})`, response.status >= 500, retryAfter);
+    }
+    return { data: data as T, response };
+  }
+
+  async send(message: string, conversationId: string | undefined, signal?: AbortSignal): Promise<SendMessageResult> {
+    const body = conversationId ? { message, conversation_id: conversationId } : { message };
+    return (await this.#request<SendMessageResult>('POST', '/chat', { body, signal })).data;
+  }
+
+  /** Reads a conversation; with `waitSeconds` it asks the proxy to long-poll, and says whether it did. */
+  async get(id: string, options: { waitSeconds?: number; signal?: AbortSignal } = {}): Promise<{ conversation: Conversation; longPoll: boolean }> {
+    const headers: Record<string, string> = options.waitSeconds ? { prefer: `wait=${options.waitSeconds}` } : {};
+    const { data, response } = await this.#request<Conversation>('GET', `/chat/${encodeURIComponent(id)}`, { headers, signal: options.signal });
+    return { conversation: data, longPoll: response.headers.has('preference-applied') };
+  }
+
+  async escalate(id: string, customer: { name: string; email: string }, signal?: AbortSignal): Promise<EscalationResult> {
+    return (await this.#request<EscalationResult>('POST', `/chat/${encodeURIComponent(id)}/escalate`, { body: customer, signal })).data;
+  }
+}

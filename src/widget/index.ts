@@ -1,0 +1,6 @@
+/** @module `support-chat`: the `<support-chat>` element and its client-side pieces. */
+export { SupportChat } from './support-chat.js';
+export { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTimeoutError, ProxyClient } from './client.js';
+export type { SupportChatEventMap, SupportChatErrorDetail } from './events.js';
+export type { Strings } from './strings.js';
+export { LOCALES } from './strings.js';

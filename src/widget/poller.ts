@@ -1,0 +1,139 @@
+/**
+ * @module Polling a conversation until its answer is complete: fast first poll, backoff with
+ * jitter, long polls when offered, `Retry-After` honoured, paused while hidden or offline.
+ */
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { Conversation } from '../protocol/index.js';
+import { ApiError, NetworkError, TimeoutError, type ProxyClient } from './client.js';
+
+export interface PollerCallbacks {
+  onUpdate(conversation: Conversation): void;
+  /** A final error: polling stopped (the UI offers a retry). */
+  onError(error: ApiError | NetworkError | TimeoutError): void;
+  /** A passing problem while polling goes on (e.g. a network blip). */
+  onTransient?(error: ApiError | NetworkError): void;
+}
+
+export interface PollerOptions {
+  /** Delay of the first poll, ms. @default 300 */
+  firstDelayMs?: number;
+  /** Longest delay between polls, ms. @default 5000 */
+  maxDelayMs?: number;
+  /** Give up after this long without a finished answer, ms. @default 120000 */
+  timeoutMs?: number;
+  /** Long-poll wait asked of the proxy, seconds. @default 15 */
+  waitSeconds?: number;
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+
+export class ConversationPoller implements ReactiveController {
+  #controller: AbortController | undefined;
+  #resume: (() => void) | undefined;
+  readonly #onVisibility = () => {
+    if (!document.hidden) this.#resume?.();
+  };
+  readonly #onOnline = () => this.#resume?.();
+
+  constructor(
+    host: ReactiveControllerHost,
+    private readonly client: () => ProxyClient,
+    private readonly callbacks: PollerCallbacks,
+    private readonly options: () => PollerOptions,
+  ) {
+    host.addController(this);
+  }
+
+  hostConnected(): void {
+    document.addEventListener('visibilitychange', this.#onVisibility);
+    window.addEventListener('online', this.#onOnline);
+  }
+
+  hostDisconnected(): void {
+    this.stop();
+    document.removeEventListener('visibilitychange', this.#onVisibility);
+    window.removeEventListener('online', this.#onOnline);
+  }
+
+  get running(): boolean {
+    return this.#controller !== undefined;
+  }
+
+  stop(): void {
+    this.#controller?.abort();
+    this.#controller = undefined;
+    this.#resume?.();
+  }
+
+  /** Polls `id` until it is no longer processing; replaces any poll in progress. */
+  start(id: string): void {
+    this.stop();
+    const controller = new AbortController();
+    this.#controller = controller;
+    void this.#run(id, controller.signal).finally(() => {
+      if (this.#controller === controller) this.#controller = undefined;
+    });
+  }
+
+  /** Resolves when the tab is visible and the browser online (or polling stops). */
+  async #ready(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted && (document.hidden || !navigator.onLine)) {
+      await new Promise<void>((resolve) => {
+        this.#resume = resolve;
+        // A fallback re-check, for browsers that miss an event.
+        setTimeout(resolve, 5_000);
+      });
+      this.#resume = undefined;
+    }
+  }
+
+  async #run(id: string, signal: AbortSignal): Promise<void> {
+    const { firstDelayMs = 300, maxDelayMs = 5_000, timeoutMs = 120_000, waitSeconds = 15 } = this.options();
+    const deadline = Date.now() + timeoutMs;
+    let delay = firstDelayMs;
+    let useLongPoll = true;
+    await sleep(firstDelayMs, signal);
+    while (!signal.aborted) {
+      await this.#ready(signal);
+      if (signal.aborted) return;
+      if (Date.now() > deadline) {
+        this.callbacks.onError(new TimeoutError('The answer is taking longer than expected'));
+        return;
+      }
+      try {
+        const { conversation, longPoll } = await this.client().get(id, { waitSeconds: useLongPoll ? waitSeconds : 0, signal });
+        if (signal.aborted) return;
+        this.callbacks.onUpdate(conversation);
+        if (conversation.status !== 'processing') return;
+        useLongPoll = longPoll;
+        if (longPoll) continue;
+        await sleep(delay * (0.8 + Math.random() * 0.4), signal);
+        delay = Math.min(maxDelayMs, delay * 2);
+      } catch (error) {
+        if (signal.aborted) return;
+        if (error instanceof ApiError && error.status === 429) {
+          this.callbacks.onTransient?.(error);
+          await sleep(Math.max(1, error.retryAfter ?? 2) * 1000, signal);
+          continue;
+        }
+        if ((error instanceof ApiError && error.retryable) || error instanceof NetworkError) {
+          this.callbacks.onTransient?.(error);
+          await sleep(delay * (0.8 + Math.random() * 0.4), signal);
+          delay = Math.min(maxDelayMs, delay * 2);
+          continue;
+        }
+        if (error instanceof ApiError) this.callbacks.onError(error);
+        else this.callbacks.onError(new NetworkError('Polling failed', { cause: error }));
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,79 @@
+/** @module Markdown AST to Lit templates: every piece of text is a text binding, so nothing is ever parsed as HTML. */
+import { html, nothing, type TemplateResult } from 'lit';
+import { parseMarkdown, safeUrl, type Block, type Inline } from './markdown.js';
+
+export interface RenderOptions {
+  copyLabel: string;
+  imageLabel: string;
+  onCopy(text: string, button: HTMLButtonElement): void;
+  onLink?(href: string): void;
+}
+
+function link(href: string, content: unknown, options: RenderOptions): TemplateResult {
+  const url = safeUrl(href);
+  if (!url) return html`${content}`;
+  return html`<a href=${url} target="_blank" rel="noopener noreferrer" @click=${() => options.onLink?.(url)}>${content}</a>`;
+}
+
+function inline(nodes: Inline[], options: RenderOptions): unknown[] {
+  return nodes.map((node) => {
+    if (typeof node === 'string') return node;
+    switch (node.t) {
+      case 'code':
+        return html`<code>${node.text}</code>`;
+      case 'strong':
+        return html`<strong>${inline(node.c, options)}</strong>`;
+      case 'em':
+        return html`<em>${inline(node.c, options)}</em>`;
+      case 'br':
+        return html`<br />`;
+      case 'link':
+        return link(node.href, inline(node.c, options), options);
+      case 'image':
+        // Images in answers are never fetched: they become links the reader may choose to open.
+        return link(node.href, `${options.imageLabel}: ${node.alt || node.href}`, options);
+    }
+  });
+}
+
+function block(node: Block, options: RenderOptions): TemplateResult {
+  switch (node.t) {
+    case 'p':
+      return html`<p>${inline(node.c, options)}</p>`;
+    case 'h': {
+      // Answer headings are styled as strong paragraphs so they do not break the page's heading outline.
+      return html`<p class="heading" data-level=${node.level}><strong>${inline(node.c, options)}</strong></p>`;
+    }
+    case 'code':
+      return html`<div class="code">
+        <pre><code data-lang=${node.lang || nothing}>${node.text}</code></pre>
+        <button type="button" class="copy" part="copy-button" aria-label=${options.copyLabel} @click=${(e: Event) => options.onCopy(node.text, e.currentTarget as HTMLButtonElement)}>
+          ${options.copyLabel}
+        </button>
+      </div>`;
+    case 'quote':
+      return html`<blockquote>${node.c.map((b) => block(b, options))}</blockquote>`;
+    case 'list': {
+      const items = node.items.map((item) => html`<li>${item.map((b) => block(b, options))}</li>`);
+      return node.ordered ? html`<ol start=${node.start}>${items}</ol>` : html`<ul>${items}</ul>`;
+    }
+    case 'table':
+      return html`<div class="table" tabindex="0" role="region" aria-label="Table">
+        <table>
+          <thead>
+            <tr>${node.head.map((cell, i) => html`<th scope="col" class=${node.align[i] ?? nothing}>${inline(cell, options)}</th>`)}</tr>
+          </thead>
+          <tbody>
+            ${node.rows.map((row) => html`<tr>${row.map((cell, i) => html`<td class=${node.align[i] ?? nothing}>${inline(cell, options)}</td>`)}</tr>`)}
+          </tbody>
+        </table>
+      </div>`;
+    case 'hr':
+      return html`<hr />`;
+  }
+}
+
+/** Renders Markdown text as Lit templates. */
+export function renderMarkdown(source: string, options: RenderOptions): TemplateResult {
+  return html`${parseMarkdown(source).map((b) => block(b, options))}`;
+}

@@ -1,0 +1,76 @@
+/** @module The conversation kept in localStorage per `storage-key` and endpoint, bounded, shared between tabs. */
+import type { ConversationStatus, Message } from '../protocol/index.js';
+
+export interface SavedState {
+  conversationId: string | null;
+  status: ConversationStatus | 'idle';
+  messages: Message[];
+  escalation: { ticketId: string; ticketUrl: string } | 'already' | null;
+  /** The panel was open (launcher mode), so a reload keeps it open. */
+  open?: boolean;
+}
+
+const MAX_MESSAGES = 50;
+const MAX_BYTES = 100_000;
+
+export function storageKey(key: string, endpoint: string): string {
+  return `support-chat:${key || 'default'}:${endpoint}`;
+}
+
+function store(): Storage | null {
+  try {
+    return typeof localStorage === 'undefined' ? null : localStorage;
+  } catch {
+    return null;
+  }
+}
+
+export function load(key: string): SavedState | null {
+  try {
+    const raw = store()?.getItem(key);
+    if (!raw) return null;
+    const data = JSON.parse(raw) as Partial<SavedState>;
+    if (!Array.isArray(data.messages)) return null;
+    const messages = data.messages.filter(
+      (m): m is Message => !!m && (m.role === 'user' || m.role === 'assistant') && typeof m.content === 'string' && Array.isArray(m.sources),
+    );
+    return {
+      conversationId: typeof data.conversationId === 'string' ? data.conversationId : null,
+      status: data.status ?? 'idle',
+      messages,
+      escalation: data.escalation ?? null,
+      open: data.open === true,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** Saves the newest messages that fit; storage errors (quota, private mode) are ignored. */
+export function save(key: string, state: SavedState): void {
+  const s = store();
+  if (!s) return;
+  let messages = state.messages.slice(-MAX_MESSAGES);
+  let raw = JSON.stringify({ ...state, messages });
+  while (raw.length > MAX_BYTES && messages.length > 1) {
+    messages = messages.slice(Math.ceil(messages.length / 4));
+    raw = JSON.stringify({ ...state, messages });
+  }
+  try {
+    s.setItem(key, raw);
+  } catch {
+    try {
+      s.removeItem(key);
+    } catch {
+      // Nothing more to do: the conversation lives in memory for this page.
+    }
+  }
+}
+
+export function clear(key: string): void {
+  try {
+    store()?.removeItem(key);
+  } catch {
+    // Ignored, as in save().
+  }
+}

@@ -1,0 +1,604 @@
+/** @module The `<support-chat>` element: launcher or inline panel, answers with sources, escalation to a human. */
+import { html, LitElement, nothing, type PropertyValues } from 'lit';
+import { property, query, state } from 'lit/decorators.js';
+import { isPlausibleEmail, MESSAGE_MAX_LENGTH, type Conversation, type ConversationStatus, type Message, type Source } from '../protocol/index.js';
+import { ApiError, NetworkError, ProxyClient, TimeoutError } from './client.js';
+import type { SupportChatErrorDetail } from './events.js';
+import { safeUrl } from './markdown.js';
+import { ConversationPoller } from './poller.js';
+import { renderMarkdown } from './render-markdown.js';
+import { clear, load, save, storageKey, type SavedState } from './storage.js';
+import { format, localeFor, type Strings } from './strings.js';
+import { styles } from './support-chat.styles.js';
+
+type Escalation = SavedState['escalation'];
+type Notice = { detail: SupportChatErrorDetail; retry: (() => void) | null };
+
+let instances = 0;
+
+/**
+ * An AI support chat that answers from the site's docs and code, shows its sources, and hands the
+ * visitor to a human. It talks only to the proxy at `endpoint`.
+ *
+ * @tag support-chat
+ *
+ * @event support-chat-open - The panel opened.
+ * @event support-chat-close - The panel closed.
+ * @event support-chat-send - A message was sent. Detail: `{message, conversationId}`.
+ * @event support-chat-answer - An answer completed. Detail: `{conversationId, message}`.
+ * @event support-chat-source-click - A source link was followed. Detail: `{source}`.
+ * @event support-chat-escalate - The conversation was handed to a human. Detail: `{conversationId, ticketId, ticketUrl}`.
+ * @event support-chat-error - Something failed. Detail: `{code, message, retryable, status}`.
+ *
+ * @csspart launcher - The floating button (launcher mode).
+ * @csspart panel - The chat panel.
+ * @csspart header - The panel's header.
+ * @csspart messages - The message list.
+ * @csspart message - One message; `data-role` is `user` or `assistant`.
+ * @csspart sources - The sources of an answer.
+ * @csspart source - One source link.
+ * @csspart composer - The message form.
+ * @csspart input - The message field.
+ * @csspart send-button - The send button.
+ * @csspart escalation - The "talk to a human" area.
+ * @csspart escalation-form - The name and email form.
+ * @csspart ticket - The created ticket.
+ * @csspart error - An error notice.
+ * @csspart copy-button - The copy button of a code block.
+ *
+ * @cssproperty --support-chat-accent - Accent color (launcher, links, buttons).
+ * @cssproperty --support-chat-accent-text - Text on the accent color.
+ * @cssproperty --support-chat-background - Panel background.
+ * @cssproperty --support-chat-foreground - Text color.
+ * @cssproperty --support-chat-muted - Secondary text.
+ * @cssproperty --support-chat-border - Borders.
+ * @cssproperty --support-chat-font - Font family.
+ * @cssproperty --support-chat-radius - Panel corner radius.
+ * @cssproperty --support-chat-width - Panel width in launcher mode.
+ * @cssproperty --support-chat-height - Panel height in launcher mode.
+ * @cssproperty --support-chat-z-index - Stacking of the launcher and panel.
+ */
+export class SupportChat extends LitElement {
+  static override styles = styles;
+
+  /** Base URL of the proxy, e.g. `/api/support`. */
+  @property() endpoint = '';
+
+  /** `launcher`: a floating button opening a panel; `inline`: fills its container. */
+  @property({ reflect: true }) mode: 'launcher' | 'inline' = 'launcher';
+
+  /** `light`, `dark`, or `auto` (follows the system). */
+  @property({ reflect: true }) theme: 'light' | 'dark' | 'auto' = 'auto';
+
+  /** Language of the built-in text (`en`, `es`, `fr`, `ar`); defaults to the page's. */
+  @property({ reflect: true }) override lang = '';
+
+  /** Panel title; defaults to the language's "Support". */
+  @property() heading = '';
+
+  /** Placeholder of the message field. */
+  @property() placeholder = '';
+
+  /** Separates stored conversations of several widgets on one site. */
+  @property({ attribute: 'storage-key' }) storageKey = '';
+
+  /** Hides "Talk to a human". */
+  @property({ type: Boolean, attribute: 'no-escalation' }) noEscalation = false;
+
+  /** Keeps the conversation in memory only (not across reloads or tabs). */
+  @property({ type: Boolean, attribute: 'no-persist' }) noPersist = false;
+
+  /** Overrides any built-in text. */
+  @property({ attribute: false }) strings: Partial<Strings> = {};
+
+  /** How long to wait for an answer before offering a retry, in ms. */
+  @property({ type: Number, attribute: 'poll-timeout' }) pollTimeout = 120_000;
+
+  /** Whether the panel is open (launcher mode), reflected as the `open` attribute; use open(), close(), toggle(). */
+  @property({ type: Boolean, reflect: true, attribute: 'open' }) opened = false;
+
+  @state() private messages: Message[] = [];
+  @state() private conversationId: string | null = null;
+  @state() private status: ConversationStatus | 'idle' = 'idle';
+  @state() private sending = false;
+  @state() private escalation: Escalation = null;
+  @state() private formOpen = false;
+  @state() private formErrors: { name?: string; email?: string } = {};
+  @state() private submitting = false;
+  @state() private notice: Notice | null = null;
+  @state() private offline = false;
+  @state() private announcement = '';
+
+  @query('.messages') private messagesEl?: HTMLElement;
+  @query('textarea') private inputEl?: HTMLTextAreaElement;
+  @query('.launcher') private launcherEl?: HTMLButtonElement;
+
+  readonly #id = `support-chat-${++instances}`;
+  #client: ProxyClient | null = null;
+  #clientEndpoint = '';
+  #stick = true;
+  #scrollToAnswer = false;
+  #scrollToEnd = false;
+  #restoring = false;
+
+  readonly #poller = new ConversationPoller(
+    this,
+    () => this.#proxy(),
+    {
+      onUpdate: (conversation) => this.#applyConversation(conversation),
+      onError: (error) => this.#fail(error, () => this.#resume()),
+      onTransient: (error) => {
+        if (error instanceof NetworkError) this.offline = !navigator.onLine;
+      },
+    },
+    () => ({ timeoutMs: this.pollTimeout }),
+  );
+
+  readonly #onStorage = (event: StorageEvent) => {
+    if (event.key === this.#key && !this.noPersist) this.#restore();
+  };
+  readonly #onOnline = () => {
+    this.offline = false;
+  };
+  readonly #onOffline = () => {
+    this.offline = true;
+  };
+
+  get #locale() {
+    return localeFor(this.lang || document.documentElement.lang || navigator.language);
+  }
+
+  get #text(): Strings {
+    return { ...this.#locale.strings, ...this.strings };
+  }
+
+  get #key(): string {
+    return storageKey(this.storageKey, this.endpoint);
+  }
+
+  #proxy(): ProxyClient {
+    if (!this.#client || this.#clientEndpoint !== this.endpoint) {
+      this.#client = new ProxyClient(this.endpoint);
+      this.#clientEndpoint = this.endpoint;
+    }
+    return this.#client;
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    window.addEventListener('storage', this.#onStorage);
+    window.addEventListener('online', this.#onOnline);
+    window.addEventListener('offline', this.#onOffline);
+    this.offline = !navigator.onLine;
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    window.removeEventListener('storage', this.#onStorage);
+    window.removeEventListener('online', this.#onOnline);
+    window.removeEventListener('offline', this.#onOffline);
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if ((changed.has('endpoint') || changed.has('storageKey') || changed.has('noPersist')) && this.endpoint) this.#restore();
+    const el = this.messagesEl;
+    if (el) this.#stick = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+  }
+
+  protected override updated(): void {
+    const el = this.messagesEl;
+    if (!el) return;
+    if (this.#scrollToEnd) {
+      el.scrollTop = el.scrollHeight;
+    } else if (this.#scrollToAnswer && this.#stick) {
+      // A new answer is shown from its top, so the reader starts at its first line.
+      const answers = el.querySelectorAll<HTMLElement>('[data-role="assistant"]');
+      const last = answers[answers.length - 1];
+      if (last) el.scrollTop = last.offsetTop - 8;
+    }
+    this.#scrollToEnd = false;
+    this.#scrollToAnswer = false;
+  }
+
+  // Public methods
+
+  /** Opens the panel (launcher mode). */
+  open(): void {
+    if (this.opened) return;
+    this.opened = true;
+    this.#persist();
+    this.#emit('support-chat-open', {});
+    void this.updateComplete.then(() => {
+      // No autofocus on touch devices: the keyboard would cover the answer.
+      if (window.matchMedia?.('(pointer: fine)').matches) this.inputEl?.focus();
+    });
+  }
+
+  /** Closes the panel and returns focus to the launcher. */
+  close(): void {
+    if (!this.opened) return;
+    this.opened = false;
+    this.#persist();
+    this.#emit('support-chat-close', {});
+    void this.updateComplete.then(() => this.launcherEl?.focus());
+  }
+
+  /** Opens the panel when closed, closes it when open. */
+  toggle(): void {
+    if (this.opened) this.close();
+    else this.open();
+  }
+
+  /** Sends `text` as the visitor's question (opening the panel in launcher mode). */
+  async ask(text: string): Promise<void> {
+    const message = String(text ?? '').trim();
+    if (!message || this.sending || this.status === 'processing') return;
+    if (!this.endpoint) {
+      this.#fail(new ApiError(0, 'bad_request', 'The endpoint attribute is not set', false, undefined), null);
+      return;
+    }
+    if (this.mode === 'launcher' && !this.opened) this.open();
+    if (message.length > MESSAGE_MAX_LENGTH) {
+      this.#fail(new ApiError(400, 'bad_request', `Messages can be at most ${MESSAGE_MAX_LENGTH} characters`, false, undefined), null);
+      return;
+    }
+    this.notice = null;
+    this.sending = true;
+    const previous = { messages: this.messages, status: this.status, id: this.conversationId };
+    this.messages = [...this.messages, { role: 'user', content: message, sources: [] }];
+    this.status = 'processing';
+    this.#scrollToEnd = true;
+    this.#emit('support-chat-send', { message, conversationId: this.conversationId });
+    try {
+      let result;
+      try {
+        result = await this.#proxy().send(message, this.conversationId ?? undefined);
+      } catch (error) {
+        // The proxy no longer knows this conversation (another browser, cleared cookies): start anew.
+        if (error instanceof ApiError && error.status === 404 && this.conversationId) {
+          this.conversationId = null;
+          this.escalation = null;
+          this.messages = [{ role: 'user', content: message, sources: [] }];
+          result = await this.#proxy().send(message, undefined);
+        } else throw error;
+      }
+      if (result.conversation_id !== this.conversationId) this.escalation = null;
+      this.conversationId = result.conversation_id;
+      this.#persist();
+      this.#poller.start(result.conversation_id);
+    } catch (error) {
+      this.messages = previous.messages;
+      this.status = previous.status;
+      if (this.inputEl && !this.inputEl.value) this.inputEl.value = message;
+      this.#fail(error, () => void this.ask(message));
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  /** Forgets the conversation and starts anew. */
+  reset(): void {
+    this.#poller.stop();
+    this.messages = [];
+    this.conversationId = null;
+    this.status = 'idle';
+    this.escalation = null;
+    this.formOpen = false;
+    this.formErrors = {};
+    this.notice = null;
+    this.announcement = '';
+    if (!this.noPersist) clear(this.#key);
+    if (this.inputEl) this.inputEl.value = '';
+  }
+
+  // State
+
+  #restore(): void {
+    if (this.noPersist || !this.endpoint) return;
+    const saved = load(this.#key);
+    this.#restoring = true;
+    if (!saved) {
+      this.#restoring = false;
+      return;
+    }
+    this.messages = saved.messages;
+    this.conversationId = saved.conversationId;
+    this.status = saved.status;
+    this.escalation = saved.escalation;
+    if (saved.open && this.mode === 'launcher') this.opened = true;
+    this.#restoring = false;
+    // An answer still processing when the page was left resumes now.
+    if (saved.conversationId && saved.status === 'processing' && !this.#poller.running) this.#poller.start(saved.conversationId);
+  }
+
+  #persist(): void {
+    if (this.noPersist || !this.endpoint || this.#restoring) return;
+    save(this.#key, { conversationId: this.conversationId, status: this.status, messages: this.messages, escalation: this.escalation, open: this.opened });
+  }
+
+  #resume(): void {
+    this.notice = null;
+    if (this.conversationId) this.#poller.start(this.conversationId);
+  }
+
+  #applyConversation(conversation: Conversation): void {
+    const wasProcessing = this.status === 'processing';
+    const before = this.messages.filter((m) => m.role === 'assistant').length;
+    this.messages = conversation.messages;
+    this.status = conversation.status;
+    this.offline = false;
+    if (this.notice?.detail.code === 'network_error') this.notice = null;
+    const answers = conversation.messages.filter((m) => m.role === 'assistant');
+    if (conversation.status === 'completed' && wasProcessing && answers.length > before) {
+      const answer = answers[answers.length - 1]!;
+      this.#scrollToAnswer = true;
+      // Announced once, when the answer completes; polls that change nothing say nothing.
+      this.announcement = `${this.#text.answerReady}: ${answer.content.replace(/[`*_#>|[\]()]/g, '').slice(0, 200)}`;
+      this.#emit('support-chat-answer', { conversationId: conversation.id, message: answer });
+    } else if (conversation.status === 'failed' && wasProcessing) {
+      this.announcement = this.#text.failed;
+    }
+    this.#persist();
+  }
+
+  #fail(error: unknown, retry: (() => void) | null): void {
+    let detail: SupportChatErrorDetail;
+    const t = this.#text;
+    if (error instanceof ApiError) {
+      const message = error.status === 429 ? t.errorRateLimited : error.status === 400 ? `${t.errorInput} ${error.message}` : error.status >= 500 ? t.errorGeneric : error.message;
+      detail = { code: error.code, message, retryable: error.retryable, status: error.status || null };
+    } else if (error instanceof TimeoutError) {
+      detail = { code: 'timeout', message: t.errorTimeout, retryable: true, status: null };
+    } else if (error instanceof NetworkError) {
+      detail = { code: 'network_error', message: navigator.onLine ? t.errorNetwork : t.offline, retryable: true, status: null };
+    } else {
+      detail = { code: 'internal_error', message: t.errorGeneric, retryable: true, status: null };
+    }
+    this.notice = { detail, retry: detail.retryable ? retry : null };
+    this.#emit('support-chat-error', detail);
+  }
+
+  #emit<K extends keyof GlobalEventHandlersEventMap>(type: K, detail: GlobalEventHandlersEventMap[K] extends CustomEvent<infer D> ? D : never): void {
+    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+  }
+
+  // Handlers
+
+  private handleSubmit(event: Event): void {
+    event.preventDefault();
+    const input = this.inputEl;
+    if (!input) return;
+    const text = input.value;
+    if (!text.trim()) return;
+    input.value = '';
+    void this.ask(text);
+  }
+
+  private handleInputKeydown(event: KeyboardEvent): void {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      this.handleSubmit(event);
+    }
+  }
+
+  private handleKeydown(event: KeyboardEvent): void {
+    if (event.key === 'Escape' && this.mode === 'launcher' && this.opened) {
+      event.stopPropagation();
+      this.close();
+    }
+  }
+
+  private handleSourceClick(source: Source): void {
+    this.#emit('support-chat-source-click', { source });
+  }
+
+  private handleCopy(text: string, button: HTMLButtonElement): void {
+    const t = this.#text;
+    void navigator.clipboard?.writeText(text).then(
+      () => {
+        button.textContent = t.copied;
+        setTimeout(() => (button.textContent = t.copy), 1500);
+      },
+      () => undefined,
+    );
+  }
+
+  private handleOpenForm(): void {
+    this.formOpen = true;
+    this.formErrors = {};
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLInputElement>('input[name="name"]')?.focus());
+  }
+
+  private async handleEscalate(event: Event): Promise<void> {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const name = (form.elements.namedItem('name') as HTMLInputElement).value.trim();
+    const email = (form.elements.namedItem('email') as HTMLInputElement).value.trim();
+    const t = this.#text;
+    const errors: { name?: string; email?: string } = {};
+    if (!name) errors.name = t.nameRequired;
+    if (!isPlausibleEmail(email)) errors.email = t.emailInvalid;
+    this.formErrors = errors;
+    if (errors.name || errors.email) {
+      await this.updateComplete;
+      this.renderRoot.querySelector<HTMLInputElement>('input[aria-invalid="true"]')?.focus();
+      return;
+    }
+    const id = this.conversationId;
+    if (!id) return;
+    this.submitting = true;
+    this.notice = null;
+    try {
+      const result = await this.#proxy().escalate(id, { name, email });
+      const url = safeUrl(result.ticket_url) ?? '';
+      this.escalation = { ticketId: result.ticket_id, ticketUrl: url };
+      this.formOpen = false;
+      this.announcement = t.ticketCreated;
+      this.#emit('support-chat-escalate', { conversationId: id, ticketId: result.ticket_id, ticketUrl: url || null });
+      this.#persist();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 409 && this.status !== 'processing') {
+        // Already escalated (here, in another tab, or by a retry that got through): show that state.
+        this.escalation = 'already';
+        this.formOpen = false;
+        this.#persist();
+      } else this.#fail(error, () => this.renderRoot.querySelector<HTMLFormElement>('form.escalation-form')?.requestSubmit());
+    } finally {
+      this.submitting = false;
+    }
+  }
+
+  // Rendering
+
+  private renderMessage(message: Message, index: number) {
+    const t = this.#text;
+    const isUser = message.role === 'user';
+    const renderOptions = {
+      copyLabel: t.copy,
+      imageLabel: t.image,
+      onCopy: (text: string, button: HTMLButtonElement) => this.handleCopy(text, button),
+    };
+    const sources = message.sources.filter((s) => safeUrl(s.url));
+    return html`<article class="message" part="message" data-role=${message.role} data-index=${index}>
+      <span class="who">${isUser ? t.you : t.assistant}:</span>
+      <div class="content" dir="auto">${isUser ? message.content : renderMarkdown(message.content, renderOptions)}</div>
+      ${!isUser && sources.length
+        ? html`<nav class="sources" part="sources" aria-label=${t.sources}>
+            <h3>${t.sources}</h3>
+            <ol>
+              ${sources.map(
+                (source) => html`<li>
+                  <a part="source" href=${safeUrl(source.url)!} target="_blank" rel="noopener noreferrer" dir="auto" @click=${() => this.handleSourceClick(source)}>${source.title || source.url}</a>
+                </li>`,
+              )}
+            </ol>
+          </nav>`
+        : nothing}
+    </article>`;
+  }
+
+  private renderEscalation() {
+    const t = this.#text;
+    if (this.noEscalation || !this.conversationId) return nothing;
+    if (this.escalation === 'already') {
+      return html`<div class="escalation" part="escalation"><p class="ticket" part="ticket">${t.alreadyEscalated}</p></div>`;
+    }
+    if (this.escalation) {
+      const { ticketId, ticketUrl } = this.escalation;
+      return html`<div class="escalation" part="escalation">
+        <div class="ticket" part="ticket">
+          <p>${t.ticketCreated}</p>
+          ${ticketUrl
+            ? html`<a href=${ticketUrl} target="_blank" rel="noopener noreferrer">${format(t.ticketLink, { id: ticketId })}</a>`
+            : html`<span>${format(t.ticketLink, { id: ticketId })}</span>`}
+        </div>
+      </div>`;
+    }
+    if (this.status !== 'completed' && this.status !== 'failed') return nothing;
+    if (!this.formOpen) {
+      return html`<div class="escalation" part="escalation">
+        <button type="button" class="secondary" @click=${this.handleOpenForm}>${t.talkToHuman}</button>
+      </div>`;
+    }
+    const errors = this.formErrors;
+    return html`<div class="escalation" part="escalation">
+      <form class="escalation-form" part="escalation-form" novalidate @submit=${this.handleEscalate} aria-labelledby="${this.#id}-escalate">
+        <p id="${this.#id}-escalate">${t.escalateIntro}</p>
+        <label>
+          ${t.name}
+          <input name="name" autocomplete="name" required maxlength="200" aria-invalid=${errors.name ? 'true' : 'false'} aria-describedby=${errors.name ? `${this.#id}-name-error` : nothing} />
+          ${errors.name ? html`<span class="field-error" id="${this.#id}-name-error">${errors.name}</span>` : nothing}
+        </label>
+        <label>
+          ${t.email}
+          <input name="email" type="email" autocomplete="email" required maxlength="320" aria-invalid=${errors.email ? 'true' : 'false'} aria-describedby=${errors.email ? `${this.#id}-email-error` : nothing} />
+          ${errors.email ? html`<span class="field-error" id="${this.#id}-email-error">${errors.email}</span>` : nothing}
+        </label>
+        <div class="actions">
+          <button type="button" class="secondary" @click=${() => (this.formOpen = false)}>${t.cancel}</button>
+          <button type="submit" class="primary" ?disabled=${this.submitting}>${this.submitting ? t.submitting : t.submit}</button>
+        </div>
+      </form>
+    </div>`;
+  }
+
+  private renderPanel() {
+    const t = this.#text;
+    const locale = this.#locale;
+    const busy = this.status === 'processing';
+    const headingId = `${this.#id}-heading`;
+    return html`<section
+      class="panel"
+      part="panel"
+      id="${this.#id}-panel"
+      role=${this.mode === 'launcher' ? 'dialog' : 'region'}
+      aria-modal=${this.mode === 'launcher' ? 'false' : nothing}
+      aria-labelledby=${headingId}
+      lang=${locale.code}
+      dir=${locale.dir}
+      ?hidden=${this.mode === 'launcher' && !this.opened}
+      @keydown=${this.handleKeydown}
+    >
+      <header part="header">
+        <h2 id=${headingId}>${this.heading || t.heading}</h2>
+        ${this.messages.length
+          ? html`<button type="button" class="icon-button" @click=${() => this.reset()}>${t.newConversation}</button>`
+          : nothing}
+        ${this.mode === 'launcher'
+          ? html`<button type="button" class="icon-button" aria-label=${t.close} @click=${() => this.close()}>✕</button>`
+          : nothing}
+      </header>
+      <div class="messages" part="messages" role="log" aria-live="off" aria-label=${this.heading || t.heading} aria-busy=${busy ? 'true' : 'false'} tabindex="0">
+        ${this.messages.length === 0 ? html`<p class="welcome">${t.welcome}</p>` : nothing}
+        ${this.messages.map((m, i) => this.renderMessage(m, i))}
+        ${busy
+          ? html`<div class="message working" part="message" data-role="status">
+              <span class="dots" aria-hidden="true"><span></span><span></span><span></span></span>${t.working}
+            </div>`
+          : nothing}
+        ${this.status === 'failed' ? html`<p class="message" part="message" data-role="status">${t.failed}</p>` : nothing}
+      </div>
+      <div class="visually-hidden" role="status" aria-live="polite">${this.announcement}</div>
+      ${this.offline ? html`<p class="notice" role="status">${t.offline}</p>` : nothing}
+      ${this.notice
+        ? html`<div class="notice error" part="error" role="alert">
+            <span>${this.notice.detail.message}</span>
+            ${this.notice.retry ? html`<button type="button" class="secondary" @click=${this.notice.retry}>${t.retry}</button>` : nothing}
+          </div>`
+        : nothing}
+      ${this.renderEscalation()}
+      <form class="composer" part="composer" @submit=${this.handleSubmit}>
+        <label class="visually-hidden" for="${this.#id}-input">${t.inputLabel}</label>
+        <textarea
+          id="${this.#id}-input"
+          part="input"
+          rows="1"
+          maxlength=${MESSAGE_MAX_LENGTH}
+          placeholder=${this.placeholder || t.placeholder}
+          dir="auto"
+          @keydown=${this.handleInputKeydown}
+        ></textarea>
+        <button type="submit" class="primary" part="send-button" ?disabled=${this.sending || busy}>${t.send}</button>
+      </form>
+    </section>`;
+  }
+
+  protected override render() {
+    const t = this.#text;
+    if (this.mode === 'inline') return this.renderPanel();
+    return html`${this.renderPanel()}
+      <button
+        type="button"
+        class="launcher"
+        part="launcher"
+        aria-label=${this.opened ? t.close : t.launcherLabel}
+        aria-expanded=${this.opened ? 'true' : 'false'}
+        aria-controls="${this.#id}-panel"
+        @click=${() => this.toggle()}
+      >
+        ${this.opened
+          ? html`<svg viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M6.4 5 5 6.4 10.6 12 5 17.6 6.4 19l5.6-5.6 5.6 5.6 1.4-1.4-5.6-5.6L19 6.4 17.6 5 12 10.6z" /></svg>`
+          : html`<svg viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H8l-4 4V6a2 2 0 0 1 2-2zm3 5v2h10V9H7zm0 4v2h7v-2H7z" /></svg>`}
+      </button>`;
+  }
+}

@@ -1,0 +1,459 @@
+/** @module Styles of `<support-chat>`: custom properties for appearance, light and dark, phone-friendly. */
+import { css } from 'lit';
+
+export const styles = css`
+  :host {
+    --sc-accent: var(--support-chat-accent, #3246d3);
+    --sc-accent-text: var(--support-chat-accent-text, #ffffff);
+    --sc-bg: var(--support-chat-background, #ffffff);
+    --sc-fg: var(--support-chat-foreground, #1b2030);
+    --sc-muted: var(--support-chat-muted, #565f73);
+    --sc-line: var(--support-chat-border, #d5d9e2);
+    --sc-bubble: var(--support-chat-bubble, #f1f3f8);
+    --sc-user-bubble: var(--support-chat-user-bubble, #e6e9fb);
+    --sc-danger: var(--support-chat-danger, #b3261e);
+    --sc-code-bg: var(--support-chat-code-background, #f4f5f8);
+    --sc-radius: var(--support-chat-radius, 14px);
+    --sc-font: var(--support-chat-font, system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif);
+    --sc-width: var(--support-chat-width, 400px);
+    --sc-height: var(--support-chat-height, min(640px, calc(100dvh - 7rem)));
+    --sc-z: var(--support-chat-z-index, 2147483000);
+    color-scheme: light;
+    font-family: var(--sc-font);
+    font-size: 15px;
+    line-height: 1.5;
+    color: var(--sc-fg);
+  }
+  :host([theme='dark']) {
+    --sc-accent: var(--support-chat-accent, #a9b4ff);
+    --sc-accent-text: var(--support-chat-accent-text, #10142a);
+    --sc-bg: var(--support-chat-background, #171a23);
+    --sc-fg: var(--support-chat-foreground, #e8eaf1);
+    --sc-muted: var(--support-chat-muted, #a9b0c2);
+    --sc-line: var(--support-chat-border, #343a4b);
+    --sc-bubble: var(--support-chat-bubble, #222735);
+    --sc-user-bubble: var(--support-chat-user-bubble, #2b3257);
+    --sc-danger: var(--support-chat-danger, #ffb4ab);
+    --sc-code-bg: var(--support-chat-code-background, #10131a);
+    color-scheme: dark;
+  }
+  @media (prefers-color-scheme: dark) {
+    :host(:not([theme='light'])) {
+      --sc-accent: var(--support-chat-accent, #a9b4ff);
+      --sc-accent-text: var(--support-chat-accent-text, #10142a);
+      --sc-bg: var(--support-chat-background, #171a23);
+      --sc-fg: var(--support-chat-foreground, #e8eaf1);
+      --sc-muted: var(--support-chat-muted, #a9b0c2);
+      --sc-line: var(--support-chat-border, #343a4b);
+      --sc-bubble: var(--support-chat-bubble, #222735);
+      --sc-user-bubble: var(--support-chat-user-bubble, #2b3257);
+      --sc-danger: var(--support-chat-danger, #ffb4ab);
+      --sc-code-bg: var(--support-chat-code-background, #10131a);
+      color-scheme: dark;
+    }
+  }
+  :host([mode='inline']) {
+    display: flex;
+    flex-direction: column;
+    height: 100%;
+    min-height: 0;
+  }
+  *,
+  *::before,
+  *::after {
+    box-sizing: border-box;
+  }
+  [hidden] {
+    display: none !important;
+  }
+  button,
+  input,
+  textarea {
+    font: inherit;
+    color: inherit;
+  }
+  :focus-visible {
+    outline: 3px solid var(--sc-accent);
+    outline-offset: 2px;
+  }
+  .visually-hidden {
+    position: absolute;
+    width: 1px;
+    height: 1px;
+    margin: -1px;
+    overflow: hidden;
+    clip: rect(0 0 0 0);
+    white-space: nowrap;
+  }
+  .launcher {
+    position: fixed;
+    inset-block-end: 20px;
+    inset-inline-end: 20px;
+    z-index: var(--sc-z);
+    inline-size: 56px;
+    block-size: 56px;
+    border-radius: 50%;
+    border: none;
+    background: var(--sc-accent);
+    color: var(--sc-accent-text);
+    cursor: pointer;
+    box-shadow: 0 6px 24px rgb(0 0 0 / 0.25);
+    display: grid;
+    place-items: center;
+  }
+  .launcher svg {
+    inline-size: 26px;
+    block-size: 26px;
+  }
+  .panel {
+    display: flex;
+    flex-direction: column;
+    background: var(--sc-bg);
+    color: var(--sc-fg);
+    min-height: 0;
+  }
+  :host(:not([mode='inline'])) .panel {
+    position: fixed;
+    inset-block-end: 88px;
+    inset-inline-end: 20px;
+    z-index: var(--sc-z);
+    inline-size: var(--sc-width);
+    block-size: var(--sc-height);
+    max-inline-size: calc(100vw - 40px);
+    border: 1px solid var(--sc-line);
+    border-radius: var(--sc-radius);
+    box-shadow: 0 12px 48px rgb(0 0 0 / 0.25);
+    overflow: hidden;
+  }
+  :host([mode='inline']) .panel {
+    flex: 1;
+    border: 1px solid var(--sc-line);
+    border-radius: var(--sc-radius);
+    overflow: hidden;
+  }
+  @media (max-width: 480px) {
+    :host(:not([mode='inline'])) .panel {
+      inset: 0;
+      inline-size: 100vw;
+      max-inline-size: 100vw;
+      block-size: 100dvh;
+      border-radius: 0;
+      border: none;
+    }
+    :host(:not([mode='inline'])[open]) .launcher {
+      display: none;
+    }
+  }
+  header {
+    display: flex;
+    align-items: center;
+    gap: 8px;
+    padding: 12px 14px;
+    border-block-end: 1px solid var(--sc-line);
+  }
+  header h2 {
+    margin: 0;
+    font-size: 16px;
+    font-weight: 650;
+    flex: 1;
+  }
+  .icon-button {
+    border: 1px solid transparent;
+    background: transparent;
+    border-radius: 8px;
+    padding: 6px 8px;
+    cursor: pointer;
+    color: var(--sc-muted);
+    min-inline-size: 32px;
+    min-block-size: 32px;
+  }
+  .icon-button:hover {
+    background: var(--sc-bubble);
+    color: var(--sc-fg);
+  }
+  .messages {
+    flex: 1;
+    overflow-y: auto;
+    overscroll-behavior: contain;
+    padding: 14px;
+    display: flex;
+    flex-direction: column;
+    gap: 12px;
+    min-height: 0;
+  }
+  .welcome {
+    color: var(--sc-muted);
+    margin: 0;
+  }
+  .message {
+    max-inline-size: 92%;
+    padding: 10px 12px;
+    border-radius: 12px;
+    background: var(--sc-bubble);
+    overflow-wrap: anywhere;
+  }
+  .message[data-role='user'] {
+    align-self: flex-end;
+    background: var(--sc-user-bubble);
+    white-space: pre-wrap;
+  }
+  .message[data-role='assistant'] {
+    align-self: flex-start;
+  }
+  .message .who {
+    position: absolute;
+    width: 1px;
+    height: 1px;
+    overflow: hidden;
+    clip: rect(0 0 0 0);
+  }
+  .content > :first-child {
+    margin-block-start: 0;
+  }
+  .content > :last-child {
+    margin-block-end: 0;
+  }
+  .content p,
+  .content ul,
+  .content ol,
+  .content blockquote,
+  .content .code,
+  .content .table {
+    margin: 0 0 8px;
+  }
+  .content ul,
+  .content ol {
+    padding-inline-start: 22px;
+  }
+  .content a,
+  .sources a,
+  .ticket a {
+    color: var(--sc-accent);
+    text-decoration: underline;
+    text-underline-offset: 2px;
+  }
+  .content code {
+    font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+    font-size: 0.9em;
+    background: var(--sc-code-bg);
+    padding: 1px 4px;
+    border-radius: 4px;
+  }
+  .content .code {
+    position: relative;
+  }
+  .content pre {
+    margin: 0;
+    padding: 10px 12px;
+    padding-block-start: 30px;
+    background: var(--sc-code-bg);
+    border: 1px solid var(--sc-line);
+    border-radius: 8px;
+    overflow-x: auto;
+    font-size: 13px;
+  }
+  .content pre code {
+    background: none;
+    padding: 0;
+  }
+  .copy {
+    position: absolute;
+    inset-block-start: 4px;
+    inset-inline-end: 4px;
+    font-size: 12px;
+    border: 1px solid var(--sc-line);
+    background: var(--sc-bg);
+    border-radius: 6px;
+    padding: 2px 8px;
+    cursor: pointer;
+  }
+  .content blockquote {
+    border-inline-start: 3px solid var(--sc-line);
+    padding-inline-start: 10px;
+    color: var(--sc-muted);
+  }
+  .content .table {
+    overflow-x: auto;
+  }
+  .content table {
+    border-collapse: collapse;
+    font-size: 14px;
+  }
+  .content th,
+  .content td {
+    border: 1px solid var(--sc-line);
+    padding: 4px 8px;
+    text-align: start;
+  }
+  .content .center {
+    text-align: center;
+  }
+  .content .right {
+    text-align: end;
+  }
+  .sources {
+    margin-block-start: 8px;
+    padding-block-start: 8px;
+    border-block-start: 1px solid var(--sc-line);
+    font-size: 13px;
+  }
+  .sources h3 {
+    font-size: 12px;
+    text-transform: uppercase;
+    letter-spacing: 0.04em;
+    color: var(--sc-muted);
+    margin: 0 0 4px;
+  }
+  .sources ol {
+    margin: 0;
+    padding-inline-start: 20px;
+  }
+  .working {
+    display: flex;
+    align-items: center;
+    gap: 8px;
+    color: var(--sc-muted);
+  }
+  .dots {
+    display: inline-flex;
+    gap: 3px;
+  }
+  .dots span {
+    inline-size: 6px;
+    block-size: 6px;
+    border-radius: 50%;
+    background: currentColor;
+    animation: blink 1.2s infinite ease-in-out;
+  }
+  .dots span:nth-child(2) {
+    animation-delay: 0.2s;
+  }
+  .dots span:nth-child(3) {
+    animation-delay: 0.4s;
+  }
+  @keyframes blink {
+    0%,
+    80%,
+    100% {
+      opacity: 0.25;
+    }
+    40% {
+      opacity: 1;
+    }
+  }
+  @media (prefers-reduced-motion: reduce) {
+    .dots span {
+      animation: none;
+    }
+  }
+  .notice {
+    margin: 0 14px 8px;
+    padding: 8px 10px;
+    border-radius: 8px;
+    border: 1px solid var(--sc-line);
+    font-size: 14px;
+    display: flex;
+    gap: 8px;
+    align-items: center;
+    justify-content: space-between;
+  }
+  .notice.error {
+    border-color: var(--sc-danger);
+    color: var(--sc-danger);
+  }
+  .escalation {
+    padding: 0 14px 10px;
+  }
+  .secondary {
+    border: 1px solid var(--sc-line);
+    background: var(--sc-bg);
+    border-radius: 999px;
+    padding: 6px 14px;
+    cursor: pointer;
+  }
+  .secondary:hover {
+    border-color: var(--sc-accent);
+  }
+  form.escalation-form {
+    display: grid;
+    gap: 8px;
+    padding: 12px;
+    border: 1px solid var(--sc-line);
+    border-radius: 10px;
+  }
+  form.escalation-form p {
+    margin: 0;
+    font-size: 14px;
+  }
+  label {
+    display: grid;
+    gap: 2px;
+    font-size: 14px;
+    font-weight: 600;
+  }
+  input {
+    border: 1px solid var(--sc-muted);
+    border-radius: 8px;
+    padding: 8px 10px;
+    background: var(--sc-bg);
+    font-weight: 400;
+  }
+  input[aria-invalid='true'] {
+    border-color: var(--sc-danger);
+  }
+  .field-error {
+    color: var(--sc-danger);
+    font-size: 13px;
+    font-weight: 400;
+  }
+  .actions {
+    display: flex;
+    gap: 8px;
+    justify-content: flex-end;
+  }
+  .primary {
+    border: none;
+    background: var(--sc-accent);
+    color: var(--sc-accent-text);
+    border-radius: 8px;
+    padding: 8px 14px;
+    cursor: pointer;
+    font-weight: 600;
+  }
+  .primary:disabled {
+    opacity: 0.6;
+    cursor: default;
+  }
+  .ticket {
+    padding: 10px 12px;
+    border-radius: 10px;
+    background: var(--sc-bubble);
+    font-size: 14px;
+  }
+  .ticket p {
+    margin: 0 0 4px;
+  }
+  .composer {
+    display: flex;
+    gap: 8px;
+    padding: 10px 14px 14px;
+    border-block-start: 1px solid var(--sc-line);
+    align-items: flex-end;
+  }
+  textarea {
+    flex: 1;
+    resize: none;
+    border: 1px solid var(--sc-muted);
+    border-radius: 10px;
+    padding: 8px 10px;
+    background: var(--sc-bg);
+    max-block-size: 140px;
+    min-block-size: 40px;
+  }
+  @media (max-width: 480px), (pointer: coarse) {
+    textarea,
+    input {
+      font-size: 16px;
+    }
+  }
+`;

@@ -115,6 +115,7 @@ export async function startDemoServer({ port, host = '127.0.0.1', repoRoot, data
     const path = url.pathname;
     if (path.startsWith('/api/support/') || path === '/api/support') return proxy(request);
     if (path === '/inbox/webhook' && request.method === 'POST') return receiveWebhook(request);
+    if (path === '/favicon.ico') return new Response(null, { status: 204 });
     if (path === '/inbox/tickets') return Response.json({ tickets: inbox }, { headers: { 'cache-control': 'no-store' } });
     if (request.method !== 'GET' && request.method !== 'HEAD') return new Response('Method not allowed', { status: 405 });
     if (path.startsWith('/source/')) return serveSource(path.slice('/source/'.length));

@@ -46,7 +46,7 @@ function block(node: Block, options: RenderOptions): TemplateResult {
     }
     case 'code':
       return html`<div class="code">
-        <pre><code data-lang=${node.lang || nothing}>${node.text}</code></pre>
+        <pre tabindex="0"><code data-lang=${node.lang || nothing}>${node.text}</code></pre>
         <button type="button" class="copy" part="copy-button" aria-label=${options.copyLabel} @click=${(e: Event) => options.onCopy(node.text, e.currentTarget as HTMLButtonElement)}>
           ${options.copyLabel}
         </button>

@@ -504,16 +504,16 @@ export class SupportChat extends LitElement {
     return html`<div class="escalation" part="escalation">
       <form class="escalation-form" part="escalation-form" novalidate @submit=${this.handleEscalate} aria-labelledby="${this.#id}-escalate">
         <p id="${this.#id}-escalate">${t.escalateIntro}</p>
-        <label>
-          ${t.name}
-          <input name="name" autocomplete="name" required maxlength="200" aria-invalid=${errors.name ? 'true' : 'false'} aria-describedby=${errors.name ? `${this.#id}-name-error` : nothing} />
+        <div class="field">
+          <label for="${this.#id}-name">${t.name}</label>
+          <input id="${this.#id}-name" name="name" autocomplete="name" required maxlength="200" aria-invalid=${errors.name ? 'true' : 'false'} aria-describedby=${errors.name ? `${this.#id}-name-error` : nothing} />
           ${errors.name ? html`<span class="field-error" id="${this.#id}-name-error">${errors.name}</span>` : nothing}
-        </label>
-        <label>
-          ${t.email}
-          <input name="email" type="email" autocomplete="email" required maxlength="320" aria-invalid=${errors.email ? 'true' : 'false'} aria-describedby=${errors.email ? `${this.#id}-email-error` : nothing} />
+        </div>
+        <div class="field">
+          <label for="${this.#id}-email">${t.email}</label>
+          <input id="${this.#id}-email" name="email" type="email" autocomplete="email" required maxlength="320" aria-invalid=${errors.email ? 'true' : 'false'} aria-describedby=${errors.email ? `${this.#id}-email-error` : nothing} />
           ${errors.email ? html`<span class="field-error" id="${this.#id}-email-error">${errors.email}</span>` : nothing}
-        </label>
+        </div>
         <div class="actions">
           <button type="button" class="secondary" @click=${() => (this.formOpen = false)}>${t.cancel}</button>
           <button type="submit" class="primary" ?disabled=${this.submitting}>${this.submitting ? t.submitting : t.submit}</button>

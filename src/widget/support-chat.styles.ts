@@ -385,9 +385,11 @@ export const styles = css`
     margin: 0;
     font-size: 14px;
   }
-  label {
+  .field {
     display: grid;
     gap: 2px;
+  }
+  label {
     font-size: 14px;
     font-weight: 600;
   }

@@ -1,0 +1,86 @@
+/** @module Building a server per test and calling it with Requests; every response is checked against the OpenAPI document. */
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer, type ServerOptions, type SupportServer } from '../../src/server/index.js';
+import { silentLogger } from '../../src/server/http/log.js';
+import { createIntegrationResolver } from '../../src/server/escalation/index.js';
+import type { Scope } from '../../src/protocol/index.js';
+import { expectDocumented } from './openapi.js';
+import { createTestEngine, type TestEngine } from './test-engine.js';
+
+export const ALL_SCOPES: Scope[] = ['chat:read', 'chat:write', 'chat:escalate', 'tickets:read', 'tickets:delete'];
+
+export interface TestServer {
+  server: SupportServer;
+  engine: TestEngine;
+  token(orgId?: string, scopes?: Scope[]): string;
+  call(method: string, path: string, init?: { token?: string; body?: unknown; headers?: Record<string, string>; address?: string }): Promise<{ status: number; body: any; response: Response }>;
+  /** Runs queued answer jobs now. */
+  answer(): Promise<void>;
+}
+
+export function testServer(options: ServerOptions & { env?: NodeJS.ProcessEnv } = {}): TestServer {
+  const engine = createTestEngine();
+  const server = createServer({
+    dataDir: ':memory:',
+    engine,
+    logger: silentLogger,
+    startWorker: false,
+    integrations: createIntegrationResolver({ env: options.env ?? {} }),
+    ...options,
+  });
+  return {
+    server,
+    engine,
+    token(orgId = 'acme', scopes = ALL_SCOPES) {
+      return server.tokens.create({ orgId, name: 'test', scopes }).token;
+    },
+    async call(method, path, init = {}) {
+      const headers: Record<string, string> = { ...init.headers };
+      if (init.token) headers.authorization = `Bearer ${init.token}`;
+      let body: string | undefined;
+      if (init.body !== undefined) {
+        body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const url = `http://api.test${path}`;
+      const response = await server.fetch(new Request(url, { method, headers, body }), { remoteAddress: init.address ?? '203.0.113.7' });
+      const parsed = await expectDocumented(method, url, response);
+      return { status: response.status, body: parsed, response };
+    },
+    async answer() {
+      await server.worker.runOnce();
+    },
+  };
+}
+
+export interface Receiver {
+  url: string;
+  deliveries: { headers: Record<string, string | string[] | undefined>; body: string }[];
+  /** Status codes to answer with next, in order (then 200). */
+  failNext: number[];
+  /** Milliseconds to wait before answering. */
+  delayMs: number;
+  close(): Promise<void>;
+}
+
+/** A local HTTP endpoint that records webhook deliveries. */
+export async function webhookReceiver(): Promise<Receiver> {
+  const receiver: Receiver = { url: '', deliveries: [], failNext: [], delayMs: 0, close: async () => undefined };
+  const server: Server = createHttpServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      setTimeout(() => {
+        const status = receiver.failNext.shift() ?? 200;
+        if (status === 200) receiver.deliveries.push({ headers: req.headers, body });
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(status === 200 ? { url: `https://helpdesk.example.com/tickets/${JSON.parse(body).id}` } : { error: 'nope' }));
+      }, receiver.delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  receiver.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hooks/tickets`;
+  receiver.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return receiver;
+}

@@ -1,0 +1,158 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { MESSAGES } from '../../src/protocol/index.js';
+import { testServer, type TestServer } from '../helpers/server.js';
+
+let t: TestServer;
+afterEach(async () => t?.server.close());
+
+describe('POST /v0/chat and GET /v0/chat/{id}', () => {
+  it('accepts a message with 202 and answers it in the background', async () => {
+    t = testServer();
+    const token = t.token();
+    const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'How do I reset my password?' } });
+    expect(sent.status).toBe(202);
+    expect(sent.body).toEqual({ conversation_id: expect.stringMatching(/^conv_/), status: 'processing' });
+    const before = await t.call('GET', `/v0/chat/${sent.body.conversation_id}`, { token });
+    expect(before.body.status).toBe('processing');
+    expect(before.body.messages).toEqual([{ role: 'user', content: 'How do I reset my password?', sources: [] }]);
+    await t.answer();
+    const after = await t.call('GET', `/v0/chat/${sent.body.conversation_id}`, { token });
+    expect(after.status).toBe(200);
+    expect(after.body.status).toBe('completed');
+    expect(after.body.messages[1]).toEqual({
+      role: 'assistant',
+      content: 'About "How do I reset my password?": see the guide.',
+      sources: [{ title: 'Guide', url: 'https://docs.example.com/guide' }],
+    });
+  });
+
+  it('continues a conversation and passes the history to the engine', async () => {
+    t = testServer();
+    const token = t.token();
+    const first = await t.call('POST', '/v0/chat', { token, body: { message: 'Install on Linux?' } });
+    await t.answer();
+    const second = await t.call('POST', '/v0/chat', { token, body: { message: 'And on Windows?', conversation_id: first.body.conversation_id } });
+    expect(second.status).toBe(202);
+    expect(second.body.conversation_id).toBe(first.body.conversation_id);
+    await t.answer();
+    const conversation = await t.call('GET', `/v0/chat/${first.body.conversation_id}`, { token });
+    expect(conversation.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(t.engine.asked).toEqual(['Install on Linux?', 'And on Windows?']);
+  });
+
+  it('answers 409 when sending to a conversation still processing', async () => {
+    t = testServer();
+    const token = t.token();
+    const first = await t.call('POST', '/v0/chat', { token, body: { message: 'one' } });
+    const again = await t.call('POST', '/v0/chat', { token, body: { message: 'two', conversation_id: first.body.conversation_id } });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ error: { code: 'conflict', message: MESSAGES.stillProcessing } });
+  });
+
+  it.each([
+    [{}, '"message" is required'],
+    [{ message: '' }, '"message" must not be empty'],
+    [{ message: '   ' }, '"message" must not be empty'],
+    [{ message: 42 }, '"message" must be a string'],
+    [{ message: 'x'.repeat(16_001) }, '"message" must be at most 16000 characters'],
+    [{ message: 'hi', conversation_id: 7 }, '"conversation_id" must be a string'],
+  ])('answers 400 naming the field for %j', async (body, message) => {
+    t = testServer();
+    const res = await t.call('POST', '/v0/chat', { token: t.token(), body });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: { code: 'bad_request', message } });
+  });
+
+  it('accepts a message of exactly 16,000 characters', async () => {
+    t = testServer();
+    const res = await t.call('POST', '/v0/chat', { token: t.token(), body: { message: 'x'.repeat(16_000) } });
+    expect(res.status).toBe(202);
+  });
+
+  it('answers 400 "Invalid JSON in request body" for malformed JSON', async () => {
+    t = testServer();
+    const res = await t.call('POST', '/v0/chat', { token: t.token(), body: '{"message": ' });
+    expect(res.body).toEqual({ error: { code: 'bad_request', message: 'Invalid JSON in request body' } });
+  });
+
+  it('answers 413 for a body over 64 KB without reading it all', async () => {
+    t = testServer();
+    const res = await t.call('POST', '/v0/chat', { token: t.token(), body: { message: 'x'.repeat(70_000) } });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('bad_request');
+  });
+
+  it('answers 404 for an unknown conversation, and for another organization’s', async () => {
+    t = testServer();
+    const mine = t.token('acme');
+    const theirs = t.token('globex');
+    const sent = await t.call('POST', '/v0/chat', { token: mine, body: { message: 'secret plans' } });
+    for (const path of [`/v0/chat/${sent.body.conversation_id}`, '/v0/chat/conv_doesnotexist']) {
+      const res = await t.call('GET', path, { token: theirs });
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: { code: 'not_found', message: 'Resource not found' } });
+    }
+    const continued = await t.call('POST', '/v0/chat', { token: theirs, body: { message: 'hi', conversation_id: sent.body.conversation_id } });
+    expect(continued.status).toBe(404);
+  });
+
+  it('marks the conversation failed after the engine fails every attempt, and sending again retries', async () => {
+    t = testServer({ maxAttempts: 2 });
+    const token = t.token();
+    t.engine.failures = 2;
+    const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'break' } });
+    for (let i = 0; i < 5; i++) {
+      t.server.db.prepare('UPDATE jobs SET run_after = 0').run();
+      await t.answer();
+    }
+    const failed = await t.call('GET', `/v0/chat/${sent.body.conversation_id}`, { token });
+    expect(failed.body.status).toBe('failed');
+    expect(failed.body.messages).toHaveLength(1);
+    const retry = await t.call('POST', '/v0/chat', { token, body: { message: 'break', conversation_id: sent.body.conversation_id } });
+    expect(retry.status).toBe(202);
+    await t.answer();
+    const done = await t.call('GET', `/v0/chat/${sent.body.conversation_id}`, { token });
+    expect(done.body.status).toBe('completed');
+  });
+
+  it('long-polls with Prefer: wait and answers as soon as the answer is ready', async () => {
+    t = testServer({ startWorker: true });
+    const token = t.token();
+    t.engine.hold = true;
+    const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'slow one' } });
+    const started = Date.now();
+    const polled = t.call('GET', `/v0/chat/${sent.body.conversation_id}`, { token, headers: { prefer: 'wait=10' } });
+    setTimeout(() => t.engine.release(), 300);
+    const res = await polled;
+    expect(res.body.status).toBe('completed');
+    expect(res.response.headers.get('preference-applied')).toBe('wait=10');
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('caps Prefer: wait at 20 seconds and ignores a malformed one', async () => {
+    t = testServer();
+    const token = t.token();
+    const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'q' } });
+    await t.answer();
+    const capped = await t.call('GET', `/v0/chat/${sent.body.conversation_id}`, { token, headers: { prefer: 'wait=999' } });
+    expect(capped.response.headers.get('preference-applied')).toBe('wait=20');
+    const odd = await t.call('GET', `/v0/chat/${sent.body.conversation_id}`, { token, headers: { prefer: 'wait=soon' } });
+    expect(odd.status).toBe(200);
+    expect(odd.response.headers.get('preference-applied')).toBeNull();
+  });
+
+  it('replays the same response for a repeated Idempotency-Key and refuses it with another body', async () => {
+    t = testServer();
+    const token = t.token();
+    const headers = { 'idempotency-key': 'abc-123' };
+    const first = await t.call('POST', '/v0/chat', { token, body: { message: 'once' }, headers });
+    const second = await t.call('POST', '/v0/chat', { token, body: { message: 'once' }, headers });
+    expect(second.status).toBe(202);
+    expect(second.body).toEqual(first.body);
+    expect(second.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(t.server.db.prepare('SELECT COUNT(*) AS n FROM conversations').get()).toEqual({ n: 1 });
+    const other = await t.call('POST', '/v0/chat', { token, body: { message: 'twice' }, headers });
+    expect(other.status).toBe(400);
+    expect(other.body.error.message).toMatch(/Idempotency-Key/);
+  });
+});

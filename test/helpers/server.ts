@@ -18,7 +18,7 @@ export interface TestServer {
   answer(): Promise<void>;
 }
 
-export function testServer(options: ServerOptions & { env?: NodeJS.ProcessEnv } = {}): TestServer {
+export function testServer(options: ServerOptions = {}): TestServer {
   const engine = createTestEngine();
   const server = createServer({
     dataDir: ':memory:',

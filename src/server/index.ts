@@ -177,8 +177,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<{ u
       const closedHttp = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeIdleConnections();
       server.drain();
+      // Connections go idle as their last responses finish; close each as soon as it does.
+      const sweep = setInterval(() => http.closeIdleConnections(), 50);
       const force = setTimeout(() => http.closeAllConnections(), 10_000);
       await closedHttp;
+      clearInterval(sweep);
       clearTimeout(force);
       await server.close();
     },

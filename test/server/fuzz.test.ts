@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { createServer, type SupportServer } from '../../src/server/index.js';
+import { silentLogger } from '../../src/server/http/log.js';
+import { ERROR_CODES } from '../../src/protocol/index.js';
+import { check } from '../helpers/openapi.js';
+import { createTestEngine } from '../helpers/test-engine.js';
+import { ALL_SCOPES } from '../helpers/server.js';
+
+let server: SupportServer;
+let token: string;
+let conversationId: string;
+
+beforeAll(async () => {
+  server = createServer({
+    dataDir: ':memory:',
+    engine: createTestEngine(),
+    logger: silentLogger,
+    startWorker: false,
+    // Valid escalations are not bad input: they reach a helpdesk that accepts them.
+    integrations: (_org, name) => ({ name, createTicket: async () => ({ ticketId: 'tkt_fuzz', ticketUrl: 'https://helpdesk.example.com/t/1' }) }),
+    rateLimits: { perToken: 1e9, perOrganization: 1e9, perAddress: 1e9, endpoints: { send: 1e9, escalate: 1e9, deleteTicket: 1e9 } },
+  });
+  token = server.tokens.create({ orgId: 'acme', name: 'fuzz', scopes: ALL_SCOPES }).token;
+  const res = await server.fetch(new Request('http://x/v0/chat', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{"message":"keep me"}' }));
+  conversationId = ((await res.json()) as { conversation_id: string }).conversation_id;
+  await server.worker.runOnce();
+});
+afterAll(async () => server.close());
+
+const jsonish = fc.oneof(
+  fc.string(),
+  fc.json(),
+  fc.jsonValue().map((v) => JSON.stringify(v)),
+  fc.record({ message: fc.oneof(fc.string(), fc.integer(), fc.constant(null)), conversation_id: fc.oneof(fc.string(), fc.constant(undefined)) }).map((v) => JSON.stringify(v)),
+  fc.record(
+    {
+      integration: fc.oneof(fc.constantFrom('plain', 'pylon', 'linear', 'webhook'), fc.string()),
+      email: fc.oneof(fc.emailAddress(), fc.string()),
+      name: fc.string(),
+      additional_fields: fc.oneof(fc.jsonValue(), fc.record({ priority: fc.integer(), label_type_ids: fc.array(fc.string()) })),
+    },
+    { requiredKeys: [] },
+  ).map((v) => JSON.stringify(v)),
+  fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b).toString('latin1')),
+);
+
+const path = fc.oneof(
+  fc.constantFrom('/v0/chat', '/v0/me', '/v0/tickets', '/v0/openapi.json', '/v0', '/', '/v0/chat/', '/v1/chat'),
+  fc.string().map((s) => `/v0/chat/${encodeURIComponent(s)}`),
+  fc.string().map((s) => `/v0/chat/${encodeURIComponent(s)}/escalate`),
+  fc.tuple(fc.string(), fc.string()).map(([a, b]) => `/v0/tickets/${encodeURIComponent(a)}/${encodeURIComponent(b)}`),
+  fc.constant('CONVERSATION'),
+  fc.constant('CONVERSATION/escalate'),
+  fc.webPath(),
+);
+
+const headerValue = fc.stringMatching(/^[\x20-\x7e]{0,40}$/);
+
+describe('bad input never causes a 5xx or loses data', () => {
+  it('holds for random methods, paths, headers and bodies', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS'),
+        path,
+        jsonish,
+        fc.record(
+          {
+            auth: fc.oneof(fc.constant('valid'), fc.constant('none'), headerValue),
+            contentType: fc.oneof(fc.constant('application/json'), headerValue),
+            prefer: headerValue,
+            idempotency: headerValue,
+          },
+          { requiredKeys: ['auth'] },
+        ),
+        async (method, rawPath, body, h) => {
+          const p = rawPath === 'CONVERSATION' ? `/v0/chat/${conversationId}` : rawPath === 'CONVERSATION/escalate' ? `/v0/chat/${conversationId}/escalate` : rawPath;
+          const headers = new Headers();
+          if (h.auth === 'valid') headers.set('authorization', `Bearer ${token}`);
+          else if (h.auth !== 'none') headers.set('authorization', h.auth);
+          if (h.contentType) headers.set('content-type', h.contentType);
+          if (h.prefer) headers.set('prefer', h.prefer);
+          if (h.idempotency) headers.set('idempotency-key', h.idempotency);
+          const hasBody = method !== 'GET' && method !== 'HEAD';
+          const response = await server.fetch(new Request(`http://x${p.startsWith('/') ? p : `/${p}`}`, { method, headers, body: hasBody ? body : undefined }), { remoteAddress: '192.0.2.1' });
+          expect(response.status).toBeLessThan(500);
+          expect(response.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+          if (response.status >= 400 && method !== 'HEAD') {
+            const json = await response.json();
+            expect(check(json, { $ref: '#/components/schemas/Error' })).toEqual([]);
+            expect(ERROR_CODES).toContain((json as { error: { code: string } }).error.code);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+    // The conversation made before the storm is still there, unchanged or answered, never lost.
+    const res = await server.fetch(new Request(`http://x/v0/chat/${conversationId}`, { headers: { authorization: `Bearer ${token}` } }));
+    const conversation = (await res.json()) as { messages: { content: string }[] };
+    expect(conversation.messages[0]!.content).toBe('keep me');
+  });
+});

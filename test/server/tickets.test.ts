@@ -1,0 +1,85 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TicketInput } from '../../src/server/tickets/types.js';
+import { testServer, type TestServer } from '../helpers/server.js';
+
+let t: TestServer;
+afterEach(async () => t?.server.close());
+
+function ticket(externalId: string, overrides: Partial<TicketInput> = {}): TicketInput {
+  return {
+    source: 'plain',
+    externalId,
+    title: `Ticket ${externalId}`,
+    status: 'open',
+    url: `https://app.plain.com/workspace/w/thread/${externalId}`,
+    customerEmail: 'c@example.com',
+    customerName: 'Cee',
+    body: 'The export button does nothing.',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-02T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+describe('synced tickets', () => {
+  it('deletes a ticket with 204 and no body, then answers 404', async () => {
+    t = testServer();
+    await t.server.tickets.upsert('acme', ticket('th_1'));
+    const token = t.token();
+    expect((await t.call('GET', '/v0/tickets/plain/th_1', { token })).body.title).toBe('Ticket th_1');
+    const deleted = await t.call('DELETE', '/v0/tickets/plain/th_1', { token });
+    expect(deleted.status).toBe(204);
+    expect(await deleted.response.text()).toBe('');
+    expect(deleted.response.headers.get('x-ratelimit-limit')).toBe('60');
+    expect((await t.call('DELETE', '/v0/tickets/plain/th_1', { token })).status).toBe(404);
+    expect((await t.call('GET', '/v0/tickets/plain/th_1', { token })).status).toBe(404);
+    expect(t.engine.forgotten).toEqual(['acme/plain/th_1']);
+  });
+
+  it('answers 500 retryable when deletion cannot finish, hides the ticket meanwhile, and the retry completes it', async () => {
+    t = testServer();
+    await t.server.tickets.upsert('acme', ticket('th_2'));
+    const token = t.token();
+    t.engine.forgetFailures = 1;
+    const failed = await t.call('DELETE', '/v0/tickets/plain/th_2', { token });
+    expect(failed.status).toBe(500);
+    expect(failed.body).toEqual({ error: { code: 'internal_error', message: 'An internal error occurred', retryable: true } });
+    expect((await t.call('GET', '/v0/tickets/plain/th_2', { token })).status).toBe(404);
+    expect((await t.call('GET', '/v0/tickets', { token })).body.tickets).toEqual([]);
+    const retried = await t.call('DELETE', '/v0/tickets/plain/th_2', { token });
+    expect(retried.status).toBe(204);
+    expect(t.server.db.prepare('SELECT COUNT(*) AS n FROM tickets').get()).toEqual({ n: 0 });
+  });
+
+  it('keeps organizations apart: another organization’s ticket is a 404 and is not deleted', async () => {
+    t = testServer();
+    await t.server.tickets.upsert('acme', ticket('th_3'));
+    const other = t.token('globex');
+    expect((await t.call('GET', '/v0/tickets/plain/th_3', { token: other })).status).toBe(404);
+    expect((await t.call('DELETE', '/v0/tickets/plain/th_3', { token: other })).status).toBe(404);
+    expect(await t.server.tickets.get('acme', 'plain', 'th_3')).not.toBeNull();
+  });
+
+  it('lists tickets page by page, filtered by source', async () => {
+    t = testServer();
+    for (let i = 0; i < 5; i++) await t.server.tickets.upsert('acme', ticket(`th_${i}`));
+    await t.server.tickets.upsert('acme', ticket('LIN-1', { source: 'Linear' }));
+    const token = t.token();
+    const first = await t.call('GET', '/v0/tickets?limit=4', { token });
+    expect(first.body.tickets).toHaveLength(4);
+    const second = await t.call('GET', `/v0/tickets?limit=4&cursor=${first.body.next_cursor}`, { token });
+    expect(second.body.tickets).toHaveLength(2);
+    expect(second.body.next_cursor).toBeNull();
+    const linear = await t.call('GET', '/v0/tickets?source=linear', { token });
+    expect(linear.body.tickets.map((x: { source: string; external_id: string }) => `${x.source}/${x.external_id}`)).toEqual(['linear/LIN-1']);
+    expect((await t.call('GET', '/v0/tickets?limit=0', { token })).status).toBe(400);
+  });
+
+  it('imports a deleted ticket again when a later sync still finds it', async () => {
+    t = testServer();
+    await t.server.tickets.upsert('acme', ticket('th_9'));
+    await t.call('DELETE', '/v0/tickets/plain/th_9', { token: t.token() });
+    await t.server.tickets.upsert('acme', ticket('th_9'));
+    expect(await t.server.tickets.get('acme', 'plain', 'th_9')).toMatchObject({ external_id: 'th_9' });
+  });
+});

@@ -13,7 +13,12 @@ export interface TestServer {
   server: SupportServer;
   engine: TestEngine;
   token(orgId?: string, scopes?: Scope[]): string;
-  call(method: string, path: string, init?: { token?: string; body?: unknown; headers?: Record<string, string>; address?: string }): Promise<{ status: number; body: any; response: Response }>;
+  call(
+    method: string,
+    path: string,
+    init?: { token?: string; body?: unknown; headers?: Record<string, string>; address?: string },
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are read loosely here and checked against the OpenAPI schema
+  ): Promise<{ status: number; body: any; response: Response }>;
   /** Runs queued answer jobs now. */
   answer(): Promise<void>;
 }

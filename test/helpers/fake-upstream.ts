@@ -1,0 +1,72 @@
+/** @module A local v0-shaped upstream for proxy tests, with controllable failures and a log of what it received. */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+
+export interface UpstreamCall {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface FakeUpstream {
+  url: string;
+  token: string;
+  calls: UpstreamCall[];
+  /** Statuses to fail the next requests with (then normal behaviour). */
+  failNext: number[];
+  /** Delay before answering, ms. */
+  delayMs: number;
+  /** Honour `Prefer: wait` (answer with Preference-Applied). */
+  longPoll: boolean;
+  /** Status of conversations as GET reports them. */
+  status: 'processing' | 'completed';
+  close(): Promise<void>;
+}
+
+export async function fakeUpstream(token = 'sc_live_upstream_secret_token_value'): Promise<FakeUpstream> {
+  const up: FakeUpstream = { url: '', token, calls: [], failNext: [], delayMs: 0, longPoll: true, status: 'completed', close: async () => undefined };
+  let next = 0;
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      up.calls.push({ method: req.method!, path: req.url!, headers: req.headers, body });
+      const send = (status: number, data: unknown, headers: Record<string, string> = {}) => {
+        setTimeout(() => {
+          res.writeHead(status, { 'content-type': 'application/json', 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '100', 'x-ratelimit-reset': '1900000000', 'x-internal': 'secret-infra', ...headers });
+          res.end(JSON.stringify(data));
+        }, up.delayMs);
+      };
+      if (req.headers.authorization !== `Bearer ${up.token}`) return send(401, { error: { code: 'unauthorized', message: 'Invalid or expired API token' } });
+      const fail = up.failNext.shift();
+      if (fail === 429) return send(429, { error: { code: 'rate_limited', message: 'Too many requests', retryable: true } }, { 'retry-after': '30' });
+      if (fail === 0) return req.socket.destroy();
+      if (fail) return send(fail, { error: { code: 'internal_error', message: 'An internal error occurred', retryable: true } });
+      const chat = /^\/v0\/chat\/([\w-]+)$/.exec(req.url!);
+      const escalate = /^\/v0\/chat\/([\w-]+)\/escalate$/.exec(req.url!);
+      if (req.method === 'POST' && req.url === '/v0/chat') {
+        const parsed = JSON.parse(body) as { conversation_id?: string };
+        return send(202, { conversation_id: parsed.conversation_id ?? `conv_${++next}`, status: 'processing' });
+      }
+      if (req.method === 'GET' && chat) {
+        const wait = /wait=(\d+)/.exec(req.headers.prefer ?? '');
+        const headers: Record<string, string> = up.longPoll && wait ? { 'preference-applied': `wait=${wait[1]}` } : {};
+        return send(200, { id: chat[1], status: up.status, messages: [{ role: 'user', content: 'q', sources: [] }], created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' }, headers);
+      }
+      if (req.method === 'POST' && escalate) {
+        const parsed = JSON.parse(body) as { integration: string };
+        return send(200, { success: true, integration: parsed.integration, ticket_id: 'tkt_1', ticket_url: 'https://helpdesk.example.com/t/1' });
+      }
+      return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  up.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  up.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return up;
+}

@@ -1,0 +1,290 @@
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSupportProxy, type SupportProxyOptions } from '../../src/proxy/index.js';
+import { fakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+
+const SECRET = 'a-visitor-signing-secret-of-32-chars!!';
+const SITE = 'https://www.example.com';
+let up: FakeUpstream;
+const logs: string[] = [];
+const seen: string[] = [];
+
+beforeEach(async () => {
+  up = await fakeUpstream();
+});
+afterEach(async () => up.close());
+afterAll(() => {
+  // The token never appears in any response or log line of this whole suite.
+  expect(seen.length).toBeGreaterThan(20);
+  for (const text of [...seen, ...logs]) expect(text).not.toContain('upstream_secret_token');
+});
+
+function proxy(options: Partial<SupportProxyOptions> = {}) {
+  const handler = createSupportProxy({
+    apiBaseUrl: up.url,
+    token: up.token,
+    secret: SECRET,
+    retries: 2,
+    timeoutMs: 2_000,
+    logger: { info: (f) => logs.push(JSON.stringify(f)), warn: (f) => logs.push(JSON.stringify(f)) },
+    ...options,
+  });
+  return async (request: Request) => {
+    const response = await handler(request);
+    const text = await response.clone().text();
+    seen.push(`${response.status} ${JSON.stringify([...response.headers])} ${text}`);
+    return response;
+  };
+}
+
+/** A browser-like visitor with its own cookie jar. */
+function visitor(handler: (r: Request) => Promise<Response>, origin = SITE) {
+  let cookie = '';
+  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await handler(
+      new Request(`${SITE}/api/support${path}`, {
+        method,
+        headers: { origin, ...(cookie ? { cookie } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      }),
+    );
+    const set = response.headers.get('set-cookie');
+    if (set) cookie = set.split(';')[0]!;
+    const json = response.status === 204 ? null : await response.json().catch(() => null);
+    return { status: response.status, body: json as any, headers: response.headers }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  };
+}
+
+describe('routes and visitors', () => {
+  it('serves only the three routes; everything else is 404 in the error shape', async () => {
+    const v = visitor(proxy());
+    for (const path of ['', '/', '/me', '/tickets/plain/1', '/chat/a/b/c', '/../v0/me']) {
+      const res = await v('GET', path);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: { code: 'not_found', message: 'Resource not found' } });
+    }
+    expect((await v('DELETE', '/chat')).status).toBe(405);
+    expect(up.calls).toHaveLength(0);
+  });
+
+  it('binds a conversation to the visitor who started it: another visitor or an unknown id gets 404 without an upstream call', async () => {
+    const handler = proxy();
+    const alice = visitor(handler);
+    const bob = visitor(handler);
+    const sent = await alice('POST', '/chat', { message: 'hello' });
+    expect(sent.status).toBe(202);
+    expect(sent.headers.get('set-cookie')).toMatch(/^sc_visitor=[\w-]+\.[\w-]+; Path=\/api\/support; HttpOnly; Max-Age=\d+; SameSite=Lax; Secure$/);
+    const id = sent.body.conversation_id;
+    expect((await alice('GET', `/chat/${id}`)).status).toBe(200);
+    const calls = up.calls.length;
+    expect((await bob('GET', `/chat/${id}`)).status).toBe(404);
+    expect((await bob('POST', `/chat/${id}/escalate`, { name: 'B', email: 'b@b.co' })).status).toBe(404);
+    expect((await bob('POST', '/chat', { message: 'hi', conversation_id: id })).status).toBe(404);
+    expect((await alice('GET', '/chat/conv_999')).status).toBe(404);
+    expect(up.calls.length).toBe(calls);
+  });
+
+  it('refuses a tampered visitor cookie', async () => {
+    const handler = proxy();
+    const alice = visitor(handler);
+    const { body } = await alice('POST', '/chat', { message: 'hello' });
+    const forged = Buffer.from(JSON.stringify({ v: 'mallory', c: [body.conversation_id] })).toString('base64url');
+    const res = await handler(new Request(`${SITE}/api/support/chat/${body.conversation_id}`, { headers: { origin: SITE, cookie: `sc_visitor=${forged}.AAAA` } }));
+    expect(res.status).toBe(404);
+  });
+
+  it('ignores the browser’s Authorization header and forwards only the proxy token', async () => {
+    const v = visitor(proxy());
+    await v('POST', '/chat', { message: 'hello' }, { authorization: 'Bearer sc_live_attacker' });
+    expect(up.calls[0]!.headers.authorization).toBe(`Bearer ${up.token}`);
+  });
+
+  it('passes only safe upstream headers through', async () => {
+    const v = visitor(proxy());
+    const res = await v('POST', '/chat', { message: 'hello' });
+    expect(res.headers.get('x-internal')).toBeNull();
+    expect(res.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('origins and CORS', () => {
+  it('answers a preflight from an allowed origin with credentials and the exact origin', async () => {
+    const handler = proxy({ allowedOrigins: [SITE] });
+    const res = await handler(new Request('https://api.example.net/api/support/chat', { method: 'OPTIONS', headers: { origin: SITE, 'access-control-request-method': 'POST' } }));
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe(SITE);
+    expect(res.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(res.headers.get('access-control-allow-headers')).toMatch(/Prefer/);
+    expect(res.headers.get('vary')).toBe('Origin');
+  });
+
+  it('refuses another origin with 403 and no upstream call, and same-origin by default only', async () => {
+    const strict = visitor(proxy(), 'https://evil.example');
+    const res = await strict('POST', '/chat', { message: 'hi' });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('forbidden');
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    const cross = await proxy()(new Request(`${SITE}/api/support/chat`, { method: 'POST', headers: { 'sec-fetch-site': 'cross-site', 'content-type': 'application/json' }, body: '{"message":"x"}' }));
+    expect(cross.status).toBe(403);
+    expect(up.calls).toHaveLength(0);
+  });
+
+  it('refuses header injection and path tricks in ids', async () => {
+    const v = visitor(proxy());
+    for (const id of ['conv%0d%0aSet-Cookie:%20x=1', '..%2f..%2fv0%2fme', 'a'.repeat(300), 'conv_1%00']) {
+      expect((await v('GET', `/chat/${id}`)).status).toBe(404);
+    }
+    expect(up.calls).toHaveLength(0);
+  });
+});
+
+describe('input is checked before any quota is spent', () => {
+  it.each([
+    ['no message', {}, '"message" is required and must be a string'],
+    ['an empty message', { message: '' }, '"message" must not be empty'],
+    ['a message of 16,001 characters', { message: 'x'.repeat(16_001) }, '"message" must be at most 16000 characters'],
+    ['malformed JSON', '{"message":', 'Invalid JSON in request body'],
+    ['a JSON array', '[1,2]', 'Request body must be a JSON object'],
+  ])('refuses %s with 400', async (_label, body, message) => {
+    const v = visitor(proxy());
+    const res = await v('POST', '/chat', body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: { code: 'bad_request', message } });
+    expect(up.calls).toHaveLength(0);
+  });
+
+  it('refuses a body over 64 KB with 413', async () => {
+    const v = visitor(proxy());
+    expect((await v('POST', '/chat', { message: 'x'.repeat(70_000) })).status).toBe(413);
+    expect(up.calls).toHaveLength(0);
+  });
+
+  it('checks name and email, and takes the integration and fields from the options, never the browser', async () => {
+    const v = visitor(proxy({ escalation: { integration: 'plain', additionalFields: { priority: 2, label_type_ids: ['lt_1'] } } }));
+    const { body } = await v('POST', '/chat', { message: 'hello' });
+    const id = body.conversation_id;
+    expect((await v('POST', `/chat/${id}/escalate`, { email: 'a@b.co' })).body.error.message).toBe('"name" is required');
+    expect((await v('POST', `/chat/${id}/escalate`, { name: 'A', email: 'nope' })).body.error.message).toBe('"email" must be an email address');
+    const ok = await v('POST', `/chat/${id}/escalate`, { name: 'Ada', email: 'ada@example.com', integration: 'webhook', additional_fields: { priority: 0 }, title: 'x' });
+    expect(ok.status).toBe(200);
+    const call = up.calls.at(-1)!;
+    expect(JSON.parse(call.body)).toEqual({ integration: 'plain', name: 'Ada', email: 'ada@example.com', additional_fields: { priority: 2, label_type_ids: ['lt_1'] } });
+    expect(call.headers['idempotency-key']).toBe(`escalate-${id}`);
+  });
+});
+
+describe('rate limits per visitor', () => {
+  it('answers 429 with Retry-After and rate limit headers once a visitor has sent its messages', async () => {
+    const v = visitor(proxy({ visitorLimits: { messages: 2 } }));
+    const first = await v('POST', '/chat', { message: 'a' });
+    expect(first.headers.get('x-ratelimit-limit')).toBe('2');
+    await v('POST', '/chat', { message: 'b' });
+    const third = await v('POST', '/chat', { message: 'c' });
+    expect(third.status).toBe(429);
+    expect(third.body).toEqual({ error: { code: 'rate_limited', message: 'Too many requests', retryable: true } });
+    expect(third.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(up.calls).toHaveLength(2);
+    // Another visitor is not affected.
+    expect((await visitor(proxy({ visitorLimits: { messages: 2 } }))('POST', '/chat', { message: 'd' })).status).toBe(202);
+  });
+});
+
+describe('upstream calls', () => {
+  it('retries a GET after 5xx and a chat POST (it carries an Idempotency-Key)', async () => {
+    const v = visitor(proxy());
+    up.failNext = [503];
+    const sent = await v('POST', '/chat', { message: 'hello' });
+    expect(sent.status).toBe(202);
+    expect(up.calls[0]!.headers['idempotency-key']).toBe(up.calls[1]!.headers['idempotency-key']);
+    up.failNext = [502, 500];
+    expect((await v('GET', `/chat/${sent.body.conversation_id}`)).status).toBe(200);
+  });
+
+  it('passes an upstream 429 and its Retry-After through to the widget', async () => {
+    const v = visitor(proxy());
+    const sent = await v('POST', '/chat', { message: 'hello' });
+    up.failNext = [429];
+    const res = await v('GET', `/chat/${sent.body.conversation_id}`);
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('30');
+  });
+
+  it('answers 502 retryable when the upstream is unreachable and 504 when it is too slow', async () => {
+    const v = visitor(proxy({ retries: 0, timeoutMs: 200 }));
+    up.failNext = [0];
+    const dropped = await v('POST', '/chat', { message: 'hello' });
+    expect(dropped.status).toBe(502);
+    expect(dropped.body).toEqual({ error: { code: 'internal_error', message: 'The support service could not be reached', retryable: true } });
+    up.delayMs = 1_000;
+    const slow = await v('POST', '/chat', { message: 'hello' });
+    expect(slow.status).toBe(504);
+    expect(slow.body.error.retryable).toBe(true);
+    const closed = visitor(createSupportProxy({ apiBaseUrl: 'http://127.0.0.1:9', token: up.token, secret: SECRET, retries: 0 }));
+    expect((await closed('POST', '/chat', { message: 'x' })).status).toBe(502);
+  });
+
+  it('turns an upstream 401 (a bad proxy token) into a 502 that says nothing about the token', async () => {
+    const v = visitor(createSupportProxy({ apiBaseUrl: up.url, token: 'sc_live_upstream_secret_token_WRONG', secret: SECRET }));
+    const res = await v('POST', '/chat', { message: 'hello' });
+    expect(res.status).toBe(502);
+    expect(JSON.stringify(res.body)).not.toMatch(/token/i);
+  });
+
+  it('spreads requests over a pool of tokens by remaining quota', async () => {
+    const pool = [up.token, `${up.token}_two`];
+    const v = visitor(createSupportProxy({ apiBaseUrl: up.url, token: pool, secret: SECRET }));
+    await v('POST', '/chat', { message: 'a' });
+    await v('POST', '/chat', { message: 'b' });
+    const used = new Set(up.calls.map((c) => c.headers.authorization));
+    expect(used.size).toBe(2);
+  });
+});
+
+describe('polling economy', () => {
+  it('shares one upstream request among concurrent polls of a conversation', async () => {
+    const v = visitor(proxy());
+    const { body } = await v('POST', '/chat', { message: 'hello' });
+    up.status = 'processing';
+    up.delayMs = 100;
+    const before = up.calls.length;
+    const results = await Promise.all(Array.from({ length: 10 }, () => v('GET', `/chat/${body.conversation_id}`)));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(up.calls.length - before).toBe(1);
+  });
+
+  it('serves a completed conversation from a short cache', async () => {
+    const v = visitor(proxy());
+    const { body } = await v('POST', '/chat', { message: 'hello' });
+    await v('GET', `/chat/${body.conversation_id}`);
+    const before = up.calls.length;
+    await v('GET', `/chat/${body.conversation_id}`);
+    expect(up.calls.length).toBe(before);
+  });
+
+  it('long-polls the upstream when it supports Prefer: wait, and does not claim to when it does not', async () => {
+    const v = visitor(proxy());
+    const { body } = await v('POST', '/chat', { message: 'hello' });
+    up.status = 'processing';
+    const res = await v('GET', `/chat/${body.conversation_id}`, undefined, { prefer: 'wait=15' });
+    expect(up.calls.at(-1)!.headers.prefer).toBe('wait=15');
+    expect(res.headers.get('preference-applied')).toBe('wait=15');
+
+    up.longPoll = false;
+    const v2 = visitor(proxy());
+    const second = await v2('POST', '/chat', { message: 'hello' });
+    const first = await v2('GET', `/chat/${second.body.conversation_id}`, undefined, { prefer: 'wait=15' });
+    expect(first.headers.get('preference-applied')).toBeNull();
+  });
+});
+
+describe('options', () => {
+  it.each([
+    [{ apiBaseUrl: 'not a url' }, /apiBaseUrl/],
+    [{ token: '' }, /token/],
+    [{ secret: 'short' }, /secret/],
+    [{ allowedOrigins: ['https://x.com/path'] }, /allowedOrigins/],
+    [{ escalation: { integration: 'zendesk' as never } }, /escalation.integration/],
+  ])('throws at construction for %j', (bad, message) => {
+    expect(() => createSupportProxy({ apiBaseUrl: 'http://127.0.0.1:1', token: 'sc_live_token_123', secret: SECRET, ...bad })).toThrow(message);
+  });
+});

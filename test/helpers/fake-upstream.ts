@@ -49,7 +49,7 @@ export async function fakeUpstream(token = 'sc_live_upstream_secret_token_value'
         return send(202, { conversation_id: parsed.conversation_id ?? `conv_${++next}`, status: 'processing' });
       }
       if (req.method === 'GET' && chat) {
-        const wait = /wait=(\d+)/.exec(req.headers.prefer ?? '');
+        const wait = /wait=(\d+)/.exec(String(req.headers.prefer ?? ''));
         const headers: Record<string, string> = up.longPoll && wait ? { 'preference-applied': `wait=${wait[1]}` } : {};
         return send(200, { id: chat[1], status: up.status, messages: [{ role: 'user', content: 'q', sources: [] }], created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' }, headers);
       }

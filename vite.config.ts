@@ -30,6 +30,7 @@ export default defineConfig(({ mode }) => ({
           environment: 'node',
           include: ['test/**/*.test.ts'],
           exclude: ['test/widget/**', 'test/e2e/**', 'node_modules/**'],
+          // Widget code that must also load where there is no DOM is tested in Node too.
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -38,6 +39,7 @@ export default defineConfig(({ mode }) => ({
         test: {
           name: 'browser',
           include: ['test/widget/**/*.test.ts'],
+          globalSetup: ['test/widget/global-setup.ts'],
           testTimeout: 30_000,
           browser: {
             enabled: true,

@@ -230,7 +230,9 @@ function findClose(text: string, from: number, marker: string): number {
   while (i < text.length) {
     const at = text.indexOf(marker, i);
     if (at < 0) return -1;
-    if (!/\s/.test(text[at - 1] ?? ' ') && (marker.length === 2 || text[at + 1] !== marker)) return at;
+    // Underscores inside words (snake_case, __dunder) never close emphasis.
+    const intraword = marker[0] === '_' && /[\p{L}\p{N}]/u.test(text[at + marker.length] ?? '');
+    if (!intraword && !/\s/.test(text[at - 1] ?? ' ') && (marker.length === 2 || text[at + 1] !== marker)) return at;
     i = at + marker.length;
   }
   return -1;

@@ -172,6 +172,7 @@ export const styles = css`
     color: var(--sc-fg);
   }
   .messages {
+    position: relative;
     flex: 1;
     overflow-y: auto;
     overscroll-behavior: contain;

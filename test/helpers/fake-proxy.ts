@@ -1,0 +1,132 @@
+/**
+ * @module A local HTTP server implementing the proxy routes the widget calls, with controllable
+ * timing and errors. Each test uses its own namespace (`/t/<id>`), so tests never share state.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+
+export interface ProxyBehaviour {
+  /** How long an answer takes after the message is sent, ms. */
+  answerDelayMs: number;
+  /** The assistant's Markdown reply. */
+  answer: string;
+  sources: { title: string; url: string }[];
+  /** Honour `Prefer: wait` with `Preference-Applied`. */
+  longPoll: boolean;
+  /** Fail the next requests with these statuses; 0 drops the connection. */
+  failNext: number[];
+  /** `Retry-After` sent with a 429, seconds. */
+  retryAfter: number;
+  /** Status of the escalation endpoint (200, 409, 500…). */
+  escalateStatus: number;
+  /** Final status of answers. */
+  finalStatus: 'completed' | 'failed';
+}
+
+interface Namespace {
+  behaviour: ProxyBehaviour;
+  conversations: Map<string, { messages: { role: string; content: string; sources: unknown[] }[]; readyAt: number; status: string }>;
+  log: { method: string; path: string; prefer: string | null; body: string }[];
+}
+
+const defaults = (): ProxyBehaviour => ({
+  answerDelayMs: 300,
+  answer: 'Use the **reset** link.\n\n- Open Settings\n- Choose Security\n\n```sh\nacme reset --all\n```',
+  sources: [{ title: 'Reset your password', url: 'https://docs.example.com/reset' }],
+  longPoll: false,
+  failNext: [],
+  retryAfter: 1,
+  escalateStatus: 200,
+  finalStatus: 'completed',
+});
+
+export async function startFakeProxy(): Promise<{ url: string; close(): Promise<void> }> {
+  const spaces = new Map<string, Namespace>();
+  let ids = 0;
+  const space = (name: string) => {
+    let ns = spaces.get(name);
+    if (!ns) spaces.set(name, (ns = { behaviour: defaults(), conversations: new Map(), log: [] }));
+    return ns;
+  };
+
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const origin = req.headers.origin ?? '*';
+    const cors = {
+      'access-control-allow-origin': origin,
+      'access-control-allow-credentials': 'true',
+      'access-control-allow-headers': 'content-type, prefer',
+      'access-control-allow-methods': 'GET, POST, OPTIONS',
+      'access-control-expose-headers': 'Retry-After, Preference-Applied, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
+    };
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...cors, ...headers });
+      res.end(body === null ? '' : JSON.stringify(body));
+    };
+    if (req.method === 'OPTIONS') return send(204, null);
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString()));
+    req.on('end', () => {
+      const match = /^\/t\/([\w-]+)(\/.*)$/.exec(req.url ?? '');
+      if (!match) return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
+      const ns = space(match[1]!);
+      const path = match[2]!;
+      if (path === '/__control') {
+        Object.assign(ns.behaviour, JSON.parse(raw || '{}'));
+        return send(200, ns.behaviour);
+      }
+      if (path === '/__log') return send(200, ns.log);
+      ns.log.push({ method: req.method!, path, prefer: (req.headers.prefer as string) ?? null, body: raw });
+      const b = ns.behaviour;
+      const fail = b.failNext.shift();
+      if (fail === 0) return req.socket.destroy();
+      if (fail === 429) return send(429, { error: { code: 'rate_limited', message: 'Too many requests', retryable: true } }, { 'retry-after': String(b.retryAfter) });
+      if (fail) return send(fail, { error: { code: fail >= 500 ? 'internal_error' : 'bad_request', message: fail >= 500 ? 'An internal error occurred' : 'Bad request', ...(fail >= 500 ? { retryable: true } : {}) } });
+
+      if (req.method === 'POST' && path === '/chat') {
+        const body = JSON.parse(raw) as { message: string; conversation_id?: string };
+        const id = body.conversation_id ?? `conv_${++ids}`;
+        const conversation = ns.conversations.get(id) ?? { messages: [], readyAt: 0, status: 'processing' };
+        conversation.messages.push({ role: 'user', content: body.message, sources: [] });
+        conversation.readyAt = Date.now() + b.answerDelayMs;
+        conversation.status = 'processing';
+        ns.conversations.set(id, conversation);
+        return send(202, { conversation_id: id, status: 'processing' });
+      }
+      const get = /^\/chat\/([\w-]+)$/.exec(path);
+      if (req.method === 'GET' && get) {
+        const conversation = ns.conversations.get(get[1]!);
+        if (!conversation) return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
+        const respond = (headers: Record<string, string> = {}) => {
+          if (conversation.status === 'processing' && Date.now() >= conversation.readyAt) {
+            conversation.status = b.finalStatus;
+            if (b.finalStatus === 'completed') conversation.messages.push({ role: 'assistant', content: b.answer, sources: b.sources });
+          }
+          send(200, { id: get[1], status: conversation.status, messages: conversation.messages, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' }, headers);
+        };
+        const wait = /wait=(\d+)/.exec(String(req.headers.prefer ?? ''));
+        if (b.longPoll && wait) {
+          const delay = conversation.status === 'processing' ? Math.max(0, Math.min(Number(wait[1]) * 1000, conversation.readyAt - Date.now())) : 0;
+          setTimeout(() => respond({ 'preference-applied': `wait=${wait[1]}` }), delay);
+          return;
+        }
+        return respond();
+      }
+      const escalate = /^\/chat\/([\w-]+)\/escalate$/.exec(path);
+      if (req.method === 'POST' && escalate) {
+        if (b.escalateStatus === 409) return send(409, { error: { code: 'conflict', message: 'Conversation has already been escalated' } });
+        if (b.escalateStatus !== 200) return send(b.escalateStatus, { error: { code: 'internal_error', message: 'An internal error occurred', retryable: true } });
+        return send(200, { success: true, integration: 'webhook', ticket_id: 'tkt_42', ticket_url: 'https://helpdesk.example.com/tickets/tkt_42' });
+      }
+      return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -82,6 +82,8 @@ describe('an answer still processing', () => {
     await input.fill('How do I embed the widget with a script tag?');
     await input.press('Enter');
     await page.getByText(/working on it/i).waitFor();
+    // Once the message is accepted, the page goes away in the middle of the answer.
+    await page.waitForFunction(() => Object.keys(localStorage).some((k) => k.startsWith('support-chat:') && localStorage.getItem(k)!.includes('"processing"') && localStorage.getItem(k)!.includes('conv_')));
 
     await page.reload();
     await page.locator('[part~="launcher"]').waitFor();

@@ -81,6 +81,8 @@ export interface TicketDocument {
 const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'coverage', 'vendor', 'target', '__pycache__', '.support-chat', '.next', 'test-results']);
 const DOC_EXTENSIONS = new Set(['.md', '.markdown', '.mdx', '.html', '.htm', '.txt', '.rst']);
 const MAX_FILE_BYTES = 1024 * 1024;
+/** How much the page's relevance adds to a section's (both normalised to the best hit). */
+const PAGE_WEIGHT = 0.2;
 
 /** Thrown for paths that cannot be ingested at all (missing, unreadable). */
 export class IngestError extends Error {
@@ -123,7 +125,7 @@ export function parseFile(text: string, relPath: string, baseUrl: string): Parse
 
 export class KnowledgeStore {
   readonly #db: Db;
-  readonly #cache = new Map<string, { version: number; index: SearchIndex; sections: StoredSection[] }>();
+  readonly #cache = new Map<string, { version: number; index: SearchIndex; sections: StoredSection[]; pages: SearchIndex; pageOf: Int32Array }>();
 
   constructor(db: Db) {
     this.#db = db;
@@ -254,17 +256,39 @@ export class KnowledgeStore {
       .prepare('SELECT id, doc_key, kind, title, context, url, body, code, lang FROM kb_sections WHERE org_id = ? ORDER BY doc_key, ord')
       .all(orgId) as { id: number; doc_key: string; kind: Section['kind']; title: string; context: string; url: string; body: string; code: string; lang: string }[];
     const sections: StoredSection[] = rows.map((r) => ({ id: r.id, docKey: r.doc_key, kind: r.kind, title: r.title, context: r.context, url: r.url, body: r.body, code: r.code, lang: r.lang }));
-    const entry = { version, index: new SearchIndex(sections), sections };
+    // A second index over whole pages: a section on the right page ranks above a look-alike elsewhere.
+    const pageIds = new Map<string, number>();
+    const pageOf = new Int32Array(sections.length);
+    const pageTexts: { id: number; title: string; context: string; body: string; code: string }[] = [];
+    sections.forEach((section, i) => {
+      let page = pageIds.get(section.docKey);
+      if (page === undefined) {
+        page = pageTexts.length;
+        pageIds.set(section.docKey, page);
+        pageTexts.push({ id: page, title: section.context.split(' › ')[0] ?? '', context: '', body: '', code: '' });
+      }
+      const text = pageTexts[page]!;
+      text.context += ` ${section.title}`;
+      text.body += ` ${section.body}`;
+      pageOf[i] = page;
+    });
+    const entry = { version, index: new SearchIndex(sections), sections, pages: new SearchIndex(pageTexts), pageOf };
     this.#cache.set(orgId, entry);
     return entry;
   }
 
   /** Ranked sections for a query; tickets only when asked for (they are private to the organization's agents). */
   search(orgId: string, query: string, options: { history?: string[]; limit?: number; includeTickets?: boolean } = {}): SearchHit[] {
-    const { index, sections } = this.#load(orgId);
+    const { index, sections, pages, pageOf } = this.#load(orgId);
     const limit = options.limit ?? 10;
-    const hits = index.search(query, { history: options.history, limit: limit * 2 + 5 });
+    const hits = index.search(query, { history: options.history, limit: Math.max(50, limit * 3) });
+    const pageHits = pages.search(query, { history: options.history, limit: 20 });
+    const bestSection = hits[0]?.score ?? 1;
+    const bestPage = pageHits[0]?.score ?? 1;
+    const pageScore = new Map(pageHits.map((h) => [h.index, h.score / bestPage]));
     return hits
+      .map((hit) => ({ ...hit, score: hit.score / bestSection + PAGE_WEIGHT * (pageScore.get(pageOf[hit.index]!) ?? 0) }))
+      .sort((a, b) => b.score - a.score)
       .map((hit) => ({ ...hit, section: sections[hit.index]! }))
       .filter((hit) => options.includeTickets || hit.section.kind !== 'ticket')
       .slice(0, limit);

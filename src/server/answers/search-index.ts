@@ -14,9 +14,9 @@ export interface IndexedSection {
 
 const FIELDS = ['title', 'context', 'body', 'code'] as const;
 /** How much a term in each field counts, and how much field length dampens it. */
-const WEIGHT = [3.0, 1.5, 1.0, 0.8];
-const B = [0.3, 0.5, 0.75, 0.75];
-const K1 = 1.2;
+const WEIGHT = [4.0, 2.0, 1.0, 0.5];
+const B = [0.2, 0.4, 0.9, 0.75];
+const K1 = 2.0;
 
 interface Posting {
   docs: number[];

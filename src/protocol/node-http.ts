@@ -53,11 +53,20 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers['set-cookie'] = cookies;
-  res.writeHead(response.status, response.statusText, headers);
   if (!response.body) {
+    res.writeHead(response.status, response.statusText, headers);
     res.end();
     return;
   }
+  // Bodies of known length are sent in one write; streams (long responses) chunk by chunk.
+  if (response.headers.get('content-type')?.includes('json') || response.headers.has('content-length')) {
+    const body = Buffer.from(await response.arrayBuffer());
+    headers['content-length'] = String(body.length);
+    res.writeHead(response.status, response.statusText, headers);
+    res.end(body);
+    return;
+  }
+  res.writeHead(response.status, response.statusText, headers);
   const reader = response.body.getReader();
   try {
     for (;;) {

@@ -147,15 +147,15 @@ export function createApp({ router, services, limiter, limits }: AppOptions) {
     } catch (error) {
       response = toErrorResponse(error, log);
     }
-    const headers = new Headers(response.headers);
-    if (decision) for (const [name, value] of Object.entries(rateLimitHeaders(decision))) headers.set(name, value);
-    else for (const [name, value] of Object.entries(rateLimitHeaders(fallbackDecision(limits)))) headers.set(name, value);
+    // Every response here is built by the app itself, so its headers are mutable.
+    const headers = response.headers;
+    for (const [name, value] of Object.entries(rateLimitHeaders(decision ?? fallbackDecision(limits)))) headers.set(name, value);
     headers.set('X-Request-Id', requestId);
     log.status = response.status;
     log.ms = Math.round((performance.now() - started) * 10) / 10;
     if (response.status >= 500) logger.error(log as { msg: string });
     else logger.info(log as { msg: string });
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    return response;
   };
 }
 

@@ -1,0 +1,63 @@
+/** @module Throughput and latency of GET /v0/chat/{id} and POST /v0/chat against a bare Node server answering the same JSON from memory. */
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import type { BenchTable } from './table.js';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+
+interface Result {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+function load(url: string, init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string }): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: 50, duration: DURATION, method: init.method, headers: init.headers, body: init.body }, (error, result) => {
+      if (error) return reject(error);
+      resolve({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors });
+    });
+  });
+}
+
+/** Starts a target in its own process and reads the JSON line it prints. */
+async function target(args: string[]): Promise<{ info: Record<string, string>; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'server-target.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const info = await new Promise<Record<string, string>>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line && out.includes('\n')) resolve(JSON.parse(line) as Record<string, string>);
+    });
+    child.once('exit', (code) => reject(new Error(`bench target exited with ${code}`)));
+  });
+  return { info, child };
+}
+
+export async function run(): Promise<BenchTable[]> {
+  const ours = await target(['ours']);
+  const { url, token, conversationId, conversation } = ours.info as Record<string, string>;
+  const bare = await target(['bare', JSON.stringify({ conversation, conversationId })]);
+  const bareUrl = bare.info.url!;
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const body = JSON.stringify({ message: 'How do I benchmark?' });
+  const oursGet = await load(`${url}/v0/chat/${conversationId}`, { method: 'GET', headers });
+  const bareGet = await load(`${bareUrl}/v0/chat/${conversationId}`, { method: 'GET', headers });
+  const oursPost = await load(`${url}/v0/chat`, { method: 'POST', headers, body });
+  const barePost = await load(`${bareUrl}/v0/chat`, { method: 'POST', headers, body });
+  ours.child.kill();
+  bare.child.kill();
+
+  const row = (name: string, o: Result, b: Result) => [name, Math.round(o.rps), Math.round(b.rps), o.rps / b.rps, o.p50, o.p99, b.p50, b.p99, o.errors];
+  return [
+    {
+      title: `Server under 50 concurrent connections (${DURATION} s each, autocannon; each server in its own process)`,
+      columns: ['endpoint', 'ours req/s', 'bare req/s', 'ours/bare', 'ours p50 ms', 'ours p99 ms', 'bare p50 ms', 'bare p99 ms', 'ours non-2xx'],
+      rows: [row('GET /v0/chat/{id}', oursGet, bareGet), row('POST /v0/chat', oursPost, barePost)],
+      notes: ['Goal: ours/bare ≥ 0.5 for the GET. The POST writes the message and its job to SQLite while the worker answers.'],
+    },
+  ];
+}

@@ -18,11 +18,9 @@ const WEIGHT = [4.0, 2.0, 1.0, 0.5];
 const B = [0.2, 0.4, 0.9, 0.75];
 const K1 = 2.0;
 
-interface Posting {
-  docs: number[];
-  /** Per field, the term's frequency in each doc of `docs`. */
-  tf: number[][];
-}
+/** Per term, flat records of [doc, tf in title, tf in context, tf in body, tf in code]. */
+type Posting = number[];
+const STRIDE = 1 + FIELDS.length;
 
 export interface Hit {
   /** Position in the array the index was built from. */
@@ -37,10 +35,11 @@ export class SearchIndex {
   readonly #postings = new Map<string, Posting>();
   readonly #lengths: Float32Array[];
   readonly #avg: number[];
-  readonly #bigrams = new Map<string, number[]>();
+  readonly #sections: readonly IndexedSection[];
 
   constructor(sections: readonly IndexedSection[]) {
     this.size = sections.length;
+    this.#sections = sections;
     this.#lengths = FIELDS.map(() => new Float32Array(sections.length));
     const totals = FIELDS.map(() => 0);
     sections.forEach((section, doc) => {
@@ -53,25 +52,11 @@ export class SearchIndex {
         for (const [term, count] of counts) {
           let posting = this.#postings.get(term);
           if (!posting) {
-            posting = { docs: [], tf: FIELDS.map(() => []) };
+            posting = [];
             this.#postings.set(term, posting);
           }
-          if (posting.docs.at(-1) !== doc) {
-            posting.docs.push(doc);
-            for (const arr of posting.tf) arr.push(0);
-          }
-          posting.tf[f]![posting.docs.length - 1] = count;
-        }
-        if (field === 'body' || field === 'title') {
-          const seen = new Set<string>();
-          for (let i = 0; i + 1 < terms.length; i++) {
-            const bigram = `${terms[i]} ${terms[i + 1]}`;
-            if (seen.has(bigram)) continue;
-            seen.add(bigram);
-            let list = this.#bigrams.get(bigram);
-            if (!list) this.#bigrams.set(bigram, (list = []));
-            if (list.at(-1) !== doc) list.push(doc);
-          }
+          if (posting.length === 0 || posting[posting.length - STRIDE] !== doc) posting.push(doc, 0, 0, 0, 0);
+          posting[posting.length - STRIDE + 1 + f] = count;
         }
       });
     });
@@ -103,15 +88,14 @@ export class SearchIndex {
     let totalWeight = 0;
     for (const [term, qw] of weights) {
       const posting = this.#postings.get(term);
-      const idf = this.#idf(posting?.docs.length ?? 0);
+      const idf = this.#idf(posting ? posting.length / STRIDE : 0);
       if (qw >= 1) totalWeight += idf;
       if (!posting) continue;
-      const { docs, tf } = posting;
-      for (let i = 0; i < docs.length; i++) {
-        const doc = docs[i]!;
+      for (let i = 0; i < posting.length; i += STRIDE) {
+        const doc = posting[i]!;
         let weighted = 0;
         for (let f = 0; f < FIELDS.length; f++) {
-          const count = tf[f]![i]!;
+          const count = posting[i + 1 + f]!;
           if (count === 0) continue;
           const norm = 1 - B[f]! + (B[f]! * this.#lengths[f]![doc]!) / this.#avg[f]!;
           weighted += (WEIGHT[f]! * count) / norm;
@@ -120,13 +104,6 @@ export class SearchIndex {
         if (qw >= 1) matched[doc] = matched[doc]! + idf;
       }
     }
-    // Adjacent query words appearing together in a section are worth a bonus (phrase proximity).
-    for (let i = 0; i + 1 < queryTerms.length; i++) {
-      const docs = this.#bigrams.get(`${queryTerms[i]} ${queryTerms[i + 1]}`);
-      if (!docs || docs.length > this.size / 4) continue;
-      const bonus = 0.5 * this.#idf(docs.length);
-      for (const doc of docs) scores[doc] = scores[doc]! + bonus;
-    }
     // Sections matching more of the query rank above those matching one rare word many times.
     const hits: Hit[] = [];
     for (let doc = 0; doc < this.size; doc++) {
@@ -134,7 +111,27 @@ export class SearchIndex {
       const coverage = totalWeight > 0 ? matched[doc]! / totalWeight : 0;
       hits.push({ index: doc, score: scores[doc]! * (0.5 + coverage), coverage });
     }
-    return topK(hits, limit);
+    // Adjacent query words that also stand together in a section's title or text are worth a
+    // bonus (phrase proximity); checked on the best candidates only, so the index stays small.
+    const pairs: { a: string; b: string; bonus: number }[] = [];
+    for (let i = 0; i + 1 < queryTerms.length; i++) {
+      const a = queryTerms[i]!;
+      const b = queryTerms[i + 1]!;
+      const idfA = this.#idf(this.#postings.get(a) ? this.#postings.get(a)!.length / STRIDE : 0);
+      const idfB = this.#idf(this.#postings.get(b) ? this.#postings.get(b)!.length / STRIDE : 0);
+      pairs.push({ a, b, bonus: 0.5 * (idfA + idfB) });
+    }
+    const candidates = topK(hits, Math.max(limit, 200));
+    if (pairs.length > 0) {
+      for (const hit of candidates) {
+        const section = this.#sections[hit.index]!;
+        const terms = tokenize(`${section.title}\n${section.body}`);
+        const adjacent = new Set<string>();
+        for (let i = 0; i + 1 < terms.length; i++) adjacent.add(`${terms[i]} ${terms[i + 1]}`);
+        for (const pair of pairs) if (adjacent.has(`${pair.a} ${pair.b}`)) hit.score += pair.bonus * (0.5 + hit.coverage);
+      }
+    }
+    return topK(candidates, limit);
   }
 }
 

@@ -1,0 +1,116 @@
+/**
+ * @module The proxy's cost and economy: added latency of a proxied GET against calling the upstream
+ * directly, upstream requests per answered question with and without long polling, and questions
+ * per minute one token sustains within 120 requests per minute.
+ */
+import { createServer } from 'node:http';
+import { createSupportProxy, nodeListener } from '../../src/proxy/index.js';
+import { startServer } from '../../src/server/index.js';
+import { silentLogger } from '../../src/server/http/log.js';
+import { quantile, type BenchTable } from './table.js';
+
+const SECRET = 'bench-visitor-signing-secret-0123456789';
+const UNLIMITED = { perToken: 1e9, perOrganization: 1e9, perAddress: 1e9, endpoints: { send: 1e9, escalate: 1e9, deleteTicket: 1e9 } };
+
+async function listen(handler: (r: Request) => Promise<Response>): Promise<{ url: string; close(): void }> {
+  const server = createServer(nodeListener(handler));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = server.address();
+  return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, close: () => server.close() };
+}
+
+/** A question asked through the proxy like the widget asks it; returns the upstream requests it cost. */
+async function question(base: string, counter: { n: number }, longPoll: boolean): Promise<number> {
+  const before = counter.n;
+  const sent = await fetch(`${base}/api/support/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"How long does an answer take?"}' });
+  const cookie = sent.headers.get('set-cookie')!.split(';')[0]!;
+  const { conversation_id } = (await sent.json()) as { conversation_id: string };
+  // The widget's schedule: a first poll after 300 ms, then long polls, or backoff 600, 1200, 2400… ms.
+  let delay = 300;
+  await new Promise((r) => setTimeout(r, delay));
+  for (;;) {
+    const res = await fetch(`${base}/api/support/chat/${conversation_id}`, { headers: { cookie, ...(longPoll ? { prefer: 'wait=15' } : {}) } });
+    const body = (await res.json()) as { status: string };
+    if (body.status !== 'processing') break;
+    if (longPoll && res.headers.has('preference-applied')) continue;
+    delay = Math.min(5_000, delay * 2);
+    await new Promise((r) => setTimeout(r, delay));
+  }
+  return counter.n - before;
+}
+
+export async function run(): Promise<BenchTable[]> {
+  const answerMs = 2_000;
+  const api = await startServer({
+    dataDir: ':memory:',
+    port: 0,
+    logger: silentLogger,
+    rateLimits: UNLIMITED,
+    engine: {
+      answer: async () => {
+        await new Promise((r) => setTimeout(r, answerMs));
+        return { content: 'Done.', sources: [] };
+      },
+      summarize: async () => 'Summary',
+      title: async () => 'Title',
+      forgetTicket: async () => undefined,
+    },
+  });
+  const { token } = api.server.tokens.create({ orgId: 'bench', name: 'bench', scopes: ['chat:read', 'chat:write', 'chat:escalate'] });
+  const counter = { n: 0 };
+  const countingFetch: typeof fetch = (input, init) => {
+    counter.n++;
+    return fetch(input, init);
+  };
+  const proxy = createSupportProxy({ apiBaseUrl: api.url, token, secret: SECRET, fetch: countingFetch, cacheTtlMs: 0, visitorLimits: { polls: 1e9, messages: 1e9, newVisitorsPerAddress: 1e9 } });
+  const site = await listen(proxy);
+
+  // Added latency: the same completed conversation read directly and through the proxy, one request at a time.
+  const sent = await fetch(`${site.url}/api/support/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"latency"}' });
+  const cookie = sent.headers.get('set-cookie')!.split(';')[0]!;
+  const { conversation_id } = (await sent.json()) as { conversation_id: string };
+  await new Promise((r) => setTimeout(r, answerMs + 500));
+  const direct: number[] = [];
+  const proxied: number[] = [];
+  for (let i = 0; i < 3_000; i++) {
+    const t0 = performance.now();
+    await (await fetch(`${api.url}/v0/chat/${conversation_id}`, { headers: { authorization: `Bearer ${token}` } })).arrayBuffer();
+    const t1 = performance.now();
+    await (await fetch(`${site.url}/api/support/chat/${conversation_id}`, { headers: { cookie } })).arrayBuffer();
+    const t2 = performance.now();
+    if (i >= 200) {
+      direct.push(t1 - t0);
+      proxied.push(t2 - t1);
+    }
+  }
+
+  const withLongPoll: number[] = [];
+  const withoutLongPoll: number[] = [];
+  for (let i = 0; i < 5; i++) withLongPoll.push(await question(site.url, counter, true));
+  for (let i = 0; i < 5; i++) withoutLongPoll.push(await question(site.url, counter, false));
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  site.close();
+  await api.close();
+
+  return [
+    {
+      title: 'Added latency of a proxied GET (2,800 sequential requests each, same run)',
+      columns: ['path', 'p50 ms', 'p99 ms'],
+      rows: [
+        ['upstream directly', quantile(direct, 0.5), quantile(direct, 0.99)],
+        ['through the proxy', quantile(proxied, 0.5), quantile(proxied, 0.99)],
+        ['added by the proxy', quantile(proxied, 0.5) - quantile(direct, 0.5), quantile(proxied, 0.99) - quantile(direct, 0.99)],
+      ],
+      notes: ['Goal: ≤ 1 ms added p50.'],
+    },
+    {
+      title: `Upstream requests per answered question (answers take ${answerMs / 1000} s; widget polling schedule)`,
+      columns: ['mode', 'upstream requests / question', 'questions per minute within 120 req/min per token'],
+      rows: [
+        ['with long polling', mean(withLongPoll), 120 / mean(withLongPoll)],
+        ['without long polling (backoff 300 ms → 5 s)', mean(withoutLongPoll), 120 / mean(withoutLongPoll)],
+      ],
+      notes: ['Goal: ≤ 2 upstream requests per question with long polling.'],
+    },
+  ];
+}

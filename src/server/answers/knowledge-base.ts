@@ -83,6 +83,8 @@ const DOC_EXTENSIONS = new Set(['.md', '.markdown', '.mdx', '.html', '.htm', '.t
 const MAX_FILE_BYTES = 1024 * 1024;
 /** How much the page's relevance adds to a section's (both normalised to the best hit). */
 const PAGE_WEIGHT = 0.2;
+/** Support questions are answered from docs first; code wins when it is clearly the better match. */
+const CODE_PRIOR = 0.8;
 
 /** Thrown for paths that cannot be ingested at all (missing, unreadable). */
 export class IngestError extends Error {
@@ -287,7 +289,10 @@ export class KnowledgeStore {
     const bestPage = pageHits[0]?.score ?? 1;
     const pageScore = new Map(pageHits.map((h) => [h.index, h.score / bestPage]));
     return hits
-      .map((hit) => ({ ...hit, score: hit.score / bestSection + PAGE_WEIGHT * (pageScore.get(pageOf[hit.index]!) ?? 0) }))
+      .map((hit) => ({
+        ...hit,
+        score: (hit.score / bestSection + PAGE_WEIGHT * (pageScore.get(pageOf[hit.index]!) ?? 0)) * (sections[hit.index]!.kind === 'code' ? CODE_PRIOR : 1),
+      }))
       .sort((a, b) => b.score - a.score)
       .map((hit) => ({ ...hit, section: sections[hit.index]! }))
       .filter((hit) => options.includeTickets || hit.section.kind !== 'ticket')

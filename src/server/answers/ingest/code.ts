@@ -63,6 +63,8 @@ export function parseCode(text: string, options: { url: string; path: string; la
       const comments = lines
         .slice(first, last + 1)
         .map((l) => /^\s*(?:\/\/[/!]?|#(?!\[)|\*|\/\*\*?|""")\s?(.*)$/.exec(l)?.[1] ?? '')
+        // Comment text reads as prose: closing markers and JSDoc tags (@module, @default…) are dropped.
+        .map((c) => c.replace(/\*\/\s*$/, '').replace(/^@(module|param|returns?|default|example|type|see)\b\s*/, '').trim())
         .filter((c) => c && !/^[-=*/]+$/.test(c))
         .join(' ');
       const name = piece.name ? `${piece.name}${from > piece.from ? ' (continued)' : ''}` : fileName;

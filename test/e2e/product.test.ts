@@ -46,6 +46,7 @@ describe('the product, end to end', () => {
     const context = await browser.newContext();
     const { page, problems } = await watchedPage(context);
     await page.goto(`${stack.url}/marketing.html`);
+    await page.screenshot({ path: join(shots, 'launcher-light.png') });
     await openLauncher(page);
     await page.screenshot({ path: join(shots, 'launcher-open-light.png') });
 
@@ -100,15 +101,26 @@ describe('the product, end to end', () => {
       await page.goto(`${stack.url}/marketing.html`);
       await page.locator('[part~="launcher"]').waitFor();
       expect(await axeViolations(page), `${colorScheme} closed`).toEqual([]);
+      if (colorScheme === 'dark') await page.screenshot({ path: join(shots, 'launcher-dark.png') });
       await openLauncher(page);
       expect(await axeViolations(page), `${colorScheme} open`).toEqual([]);
       await ask(page, 'What does the proxy do with the API token?');
       await lastAnswer(page).locator('[part~="source"]').first().waitFor({ timeout: 20_000 });
       expect(await axeViolations(page), `${colorScheme} answered`).toEqual([]);
+      if (colorScheme === 'dark') await page.screenshot({ path: join(shots, 'answer-dark.png') });
       await page.getByRole('button', { name: /talk to a human/i }).click();
       await page.locator('[part~="escalation-form"]').waitFor();
       expect(await axeViolations(page), `${colorScheme} escalation form`).toEqual([]);
-      if (colorScheme === 'dark') await page.screenshot({ path: join(shots, 'answer-dark.png') });
+      if (colorScheme === 'dark') {
+        await page.screenshot({ path: join(shots, 'escalation-form-dark.png') });
+        const form = page.locator('[part~="escalation-form"]');
+        await form.getByLabel(/name/i).fill('Grace Hopper');
+        await form.getByLabel(/email/i).fill('grace@example.com');
+        await form.getByRole('button', { name: /send/i }).click();
+        await page.locator('[part~="ticket"]').waitFor({ timeout: 20_000 });
+        expect(await axeViolations(page), 'dark ticket').toEqual([]);
+        await page.screenshot({ path: join(shots, 'ticket-dark.png') });
+      }
       for (const path of ['/docs.html', '/app.html', '/inbox.html', '/']) {
         await page.goto(`${stack.url}${path}`);
         await page.waitForLoadState('networkidle');
@@ -152,6 +164,14 @@ describe('the product, end to end', () => {
     await ask(page, 'How do I ingest docs into the knowledge base?');
     await lastAnswer(page).locator('[part~="source"]').first().waitFor({ timeout: 20_000 });
     await page.screenshot({ path: join(shots, 'answer-phone.png') });
+    await page.getByRole('button', { name: /talk to a human/i }).tap();
+    const form = page.locator('[part~="escalation-form"]');
+    await form.getByLabel(/name/i).fill('Ada Lovelace');
+    await form.getByLabel(/email/i).fill('ada@example.com');
+    await page.screenshot({ path: join(shots, 'escalation-form-phone.png') });
+    await form.getByRole('button', { name: /send/i }).tap();
+    await page.locator('[part~="ticket"]').waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: join(shots, 'ticket-phone.png') });
     expect(problems).toEqual([]);
     await context.close();
   });

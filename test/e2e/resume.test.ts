@@ -96,4 +96,22 @@ describe('an answer still processing', () => {
     expect(problems).toEqual([]);
     await context.close();
   });
+
+  it('notices going offline, says so, and finishes the answer when the connection is back', async () => {
+    const context = await browser.newContext();
+    const { page } = await watchedPage(context);
+    await page.goto(`${stack.url}/marketing.html`);
+    await page.locator('[part~="launcher"]').click();
+    const input = page.locator('[part~="input"]');
+    await input.fill('How do I embed the widget with a script tag?');
+    await input.press('Enter');
+    await page.getByText(/working on it/i).waitFor();
+    await context.setOffline(true);
+    await page.getByText(/you're offline/i).waitFor();
+    expect(await page.locator('[part~="message"][data-role="assistant"]').count()).toBe(0);
+    await context.setOffline(false);
+    await page.locator('[part~="message"][data-role="assistant"]').last().waitFor({ timeout: 30_000 });
+    await expect.poll(() => page.getByText(/you're offline/i).count()).toBe(0);
+    await context.close();
+  });
 });

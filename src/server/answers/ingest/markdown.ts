@@ -30,7 +30,8 @@ export function plainText(markdown: string): string {
     .replace(/<!--[\s\S]*?-->/g, '')
     .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
-    .replace(/<[^>\n]+>/g, ' ')
+    // HTML tags go, except inside code spans, where `Promise<Response>` is text.
+    .replace(/(`+)[\s\S]*?\1|<[^>\n]+>/g, (match) => (match.startsWith('`') ? match : ' '))
     .replace(/^\s{0,3}>\s?/gm, '')
     .replace(/(\*\*|__)(.+?)\1/g, '$2')
     .replace(/^\s*\|?\s*:?-{3,}.*$/gm, '')

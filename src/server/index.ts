@@ -30,7 +30,8 @@ import { coreMigrations } from './store/migrations.js';
 import { TokenService } from './store/tokens.js';
 import { SqliteTicketStore, ticketMigrations } from './tickets/store.js';
 import type { TicketStore } from './tickets/types.js';
-import { toNodeListener, type ConnectionInfo } from '../protocol/node-http.js';
+import type { ConnectionInfo } from '../protocol/node-http.js';
+import { fromNode, writeNode, type ApiRequest, type ApiResponse } from './http/exchange.js';
 
 export { TokenService, TOKEN_PREFIX, type TokenRecord } from './store/tokens.js';
 export { openApiDocument } from './http/routes/openapi.js';
@@ -67,6 +68,8 @@ export interface ServerOptions {
 export interface SupportServer {
   /** The v0 API as a fetch handler. */
   fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
+  /** The same pipeline on plain objects; Node's http server uses it directly. */
+  handle(request: ApiRequest): Promise<ApiResponse>;
   db: Db;
   tokens: TokenService;
   tickets: TicketStore;
@@ -125,11 +128,12 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     now,
   };
   const router = new Router([...chatRoutes, ...escalateRoutes, ...ticketRoutes, ...meRoutes, ...openApiRoutes, ...helpdeskWebhookRoutes]);
-  const fetch = createApp({ router, services, limiter: options.rateLimiter ?? new MemoryRateLimiter(now), limits });
+  const app = createApp({ router, services, limiter: options.rateLimiter ?? new MemoryRateLimiter(now), limits });
   if (options.startWorker ?? true) worker.start();
   let closed = false;
   return {
-    fetch,
+    fetch: app.fetch,
+    handle: app.handle,
     db,
     tokens,
     tickets,
@@ -156,7 +160,13 @@ export interface StartServerOptions extends ServerOptions {
 /** Serves the API over HTTP. `close()` stops accepting, finishes in-flight requests, then closes the server. */
 export async function startServer(options: StartServerOptions = {}): Promise<{ url: string; server: SupportServer; http: Server; close(): Promise<void> }> {
   const server = createServer(options);
-  const http = createHttpServer(toNodeListener((request, info) => server.fetch(request, info)));
+  // Node requests go straight to the pipeline, without building WHATWG Request and Response objects.
+  const http = createHttpServer((req, res) => {
+    server.handle(fromNode(req, res)).then(
+      (response) => writeNode(res, response),
+      () => res.destroy(),
+    );
+  });
   http.keepAliveTimeout = 5_000;
   http.headersTimeout = 10_000;
   http.requestTimeout = 60_000;

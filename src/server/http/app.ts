@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { MESSAGES, type Scope } from '../../protocol/index.js';
 import type { ConnectionInfo } from '../../protocol/node-http.js';
-import { parseJsonObject, readBodyText } from './body.js';
+import { parseJsonObject } from './body.js';
+import { fromFetch, toFetchResponse, type ApiRequest, type ApiResponse } from './exchange.js';
 import { badRequest, conflict, forbidden, HttpError, internal, notFound, unauthorized } from './errors.js';
 import { rateLimitHeaders, type Bucket, type RateDecision, type RateLimiter, type RateLimits } from './rate-limit.js';
 import type { Route, RouteContext, Router } from './router.js';
@@ -32,22 +33,19 @@ export function createApp({ router, services, limiter, limits }: AppOptions) {
     return list;
   }
 
-  async function run(request: Request, info: ConnectionInfo | undefined, log: Record<string, unknown>): Promise<{ response: Response; decision: RateDecision | undefined }> {
-    let url: URL;
-    try {
-      url = new URL(request.url);
-    } catch {
-      return { response: badRequest('Malformed request URL').toResponse(), decision: undefined };
-    }
-    const remoteAddress = info?.remoteAddress ?? 'unknown';
-    const match = router.match(request.method, url.pathname);
+  async function run(request: ApiRequest, log: Record<string, unknown>): Promise<{ response: ApiResponse; decision: RateDecision | undefined }> {
+    const queryAt = request.url.indexOf('?');
+    const pathname = queryAt < 0 ? request.url : request.url.slice(0, queryAt);
+    if (!pathname.startsWith('/')) return { response: badRequest('Malformed request URL').toResponse(), decision: undefined };
+    const remoteAddress = request.remoteAddress;
+    const match = router.match(request.method, pathname);
     log.route = match.route?.pattern ?? 'unmatched';
 
     // Public routes and requests without a valid token count against the client address.
     let auth: TokenRecord | undefined;
     let decision: RateDecision;
     const publicRoute = match.route?.scope === 'public';
-    const header = request.headers.get('authorization');
+    const header = request.header('authorization');
     if (!publicRoute) {
       const token = parseBearer(header);
       auth = token ? (services.tokens.verify(token) ?? undefined) : undefined;
@@ -63,20 +61,19 @@ export function createApp({ router, services, limiter, limits }: AppOptions) {
       return { response: new HttpError(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true }).toResponse(), decision };
     }
     try {
-      return { response: await authorized(request, url, match, auth, remoteAddress, log), decision };
+      return { response: await authorized(request, queryAt < 0 ? '' : request.url.slice(queryAt), match, auth, log), decision };
     } catch (error) {
       return { response: toErrorResponse(error, log), decision };
     }
   }
 
   async function authorized(
-    request: Request,
-    url: URL,
+    request: ApiRequest,
+    search: string,
     match: ReturnType<Router['match']>,
     auth: TokenRecord | undefined,
-    remoteAddress: string,
     log: Record<string, unknown>,
-  ): Promise<Response> {
+  ): Promise<ApiResponse> {
     const publicRoute = match.route?.scope === 'public';
     if (!publicRoute && !auth) return unauthorized().toResponse();
     if (!match.route) {
@@ -94,68 +91,74 @@ export function createApp({ router, services, limiter, limits }: AppOptions) {
     }
 
     let bodyText = '';
-    if (route.method === 'POST') bodyText = await readBodyText(request);
+    if (route.method === 'POST') bodyText = await request.text();
     let parsed: Record<string, unknown> | undefined;
+    let query: URLSearchParams | undefined;
     const ctx: RouteContext = {
       request,
-      url,
+      get query() {
+        return (query ??= new URLSearchParams(search));
+      },
       params: match.params,
       auth,
       services,
-      remoteAddress,
+      remoteAddress: request.remoteAddress,
       body: () => (parsed ??= parseJsonObject(bodyText)),
     };
 
-    const key = request.headers.get('idempotency-key');
+    const key = request.header('idempotency-key');
     if (route.idempotent && auth && key !== null) {
       if (!IDEMPOTENCY_KEY.test(key)) throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters');
-      const fingerprint = IdempotencyStore.fingerprint(request.method, url.pathname, bodyText);
+      const fingerprint = IdempotencyStore.fingerprint(request.method, search ? request.url.slice(0, -search.length) : request.url, bodyText);
       const begun = services.idempotency.begin(auth.id, key, fingerprint);
       if (begun.kind === 'mismatch') throw badRequest('Idempotency-Key was already used with a different request');
       if (begun.kind === 'in_progress') throw conflict('A request with this Idempotency-Key is still in progress');
       if (begun.kind === 'replay') {
         log.replayed = true;
-        return new Response(begun.body, { status: begun.status, headers: { 'content-type': 'application/json', 'Idempotent-Replayed': 'true' } });
+        return { status: begun.status, headers: { 'content-type': 'application/json', 'Idempotent-Replayed': 'true' }, body: begun.body };
       }
-      let response: Response;
+      let response: ApiResponse;
       try {
         response = await route.handler(ctx);
       } catch (error) {
         response = toErrorResponse(error, log);
       }
-      const text = await response.clone().text();
-      services.idempotency.finish(auth.id, key, response.status, text);
+      services.idempotency.finish(auth.id, key, response.status, response.body ?? '');
       return response;
     }
     return route.handler(ctx);
   }
 
-  function toErrorResponse(error: unknown, log: Record<string, unknown>): Response {
+  function toErrorResponse(error: unknown, log: Record<string, unknown>): ApiResponse {
     if (error instanceof HttpError) return error.toResponse();
     log.error = error instanceof Error ? error.message : String(error);
     return internal().toResponse();
   }
 
-  return async function fetch(request: Request, info?: ConnectionInfo): Promise<Response> {
+  async function handle(request: ApiRequest): Promise<ApiResponse> {
     const started = performance.now();
     const requestId = randomUUID();
     const log: Record<string, unknown> = { msg: 'request', id: requestId, method: request.method };
-    let response: Response;
+    let response: ApiResponse;
     let decision: RateDecision | undefined;
     try {
-      ({ response, decision } = await run(request, info, log));
+      ({ response, decision } = await run(request, log));
     } catch (error) {
       response = toErrorResponse(error, log);
     }
-    // Every response here is built by the app itself, so its headers are mutable.
-    const headers = response.headers;
-    for (const [name, value] of Object.entries(rateLimitHeaders(decision ?? fallbackDecision(limits)))) headers.set(name, value);
-    headers.set('X-Request-Id', requestId);
+    Object.assign(response.headers, rateLimitHeaders(decision ?? fallbackDecision(limits)), { 'X-Request-Id': requestId });
     log.status = response.status;
     log.ms = Math.round((performance.now() - started) * 10) / 10;
     if (response.status >= 500) logger.error(log as { msg: string });
     else logger.info(log as { msg: string });
     return response;
+  }
+
+  return {
+    /** The pipeline on plain request and response objects (Node's http adapter calls this). */
+    handle,
+    /** The API as a fetch handler. */
+    fetch: async (request: Request, info?: ConnectionInfo): Promise<Response> => toFetchResponse(await handle(fromFetch(request, info?.remoteAddress ?? 'unknown'))),
   };
 }
 

@@ -1,5 +1,6 @@
 /** @module `HttpError`, thrown anywhere in the server and turned into the spec's error JSON in one place. */
-import { errorBody, MESSAGES, STATUS_OF, type ErrorCode } from '../../protocol/index.js';
+import { errorBody, MESSAGES, type ErrorCode } from '../../protocol/index.js';
+import type { ApiResponse } from './exchange.js';
 
 export class HttpError extends Error {
   readonly status: number;
@@ -16,8 +17,8 @@ export class HttpError extends Error {
     this.headers = options.headers ?? {};
   }
 
-  toResponse(): Response {
-    return Response.json(errorBody(this.code, this.message, this.retryable), { status: this.status, headers: this.headers });
+  toResponse(): ApiResponse {
+    return { status: this.status, headers: { 'content-type': 'application/json', ...this.headers }, body: JSON.stringify(errorBody(this.code, this.message, this.retryable)) };
   }
 }
 
@@ -27,8 +28,3 @@ export const conflict = (message: string) => new HttpError(409, 'conflict', mess
 export const unauthorized = () => new HttpError(401, 'unauthorized', MESSAGES.unauthorized);
 export const forbidden = () => new HttpError(403, 'forbidden', MESSAGES.forbidden);
 export const internal = (retryable = true) => new HttpError(500, 'internal_error', MESSAGES.internal, { retryable });
-
-/** The spec's error response for any error code, with its usual status. */
-export function errorResponse(code: ErrorCode, message: string, retryable?: boolean): Response {
-  return Response.json(errorBody(code, message, retryable), { status: STATUS_OF[code] });
-}

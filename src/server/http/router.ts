@@ -1,11 +1,13 @@
 /** @module Routes as data: method, path pattern, scope, rate-limit bucket, handler. */
 import type { Scope } from '../../protocol/index.js';
 import type { TokenRecord } from '../store/tokens.js';
+import type { ApiRequest, ApiResponse } from './exchange.js';
 import type { Services } from './services.js';
 
 export interface RouteContext {
-  request: Request;
-  url: URL;
+  request: ApiRequest;
+  /** The query string's parameters. */
+  query: URLSearchParams;
   params: Record<string, string>;
   /** The verified token; undefined on public routes. */
   auth: TokenRecord | undefined;
@@ -26,7 +28,7 @@ export interface Route {
   bucket?: 'send' | 'escalate' | 'deleteTicket';
   /** Honour `Idempotency-Key`. */
   idempotent?: boolean;
-  handler(ctx: RouteContext): Promise<Response> | Response;
+  handler(ctx: RouteContext): Promise<ApiResponse> | ApiResponse;
 }
 
 export type RouteMatch = { route: Route; params: Record<string, string> } | { route: undefined; allowed: string[] };

@@ -2,11 +2,12 @@
 import { MAX_PREFER_WAIT_SECONDS, MESSAGE_MAX_LENGTH, MESSAGES, type SendMessageResult } from '../../../protocol/index.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { stringField } from '../body.js';
+import { json, type ApiResponse } from '../exchange.js';
 import type { Route, RouteContext } from '../router.js';
 
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
-async function send(ctx: RouteContext): Promise<Response> {
+async function send(ctx: RouteContext): Promise<ApiResponse> {
   const body = ctx.body();
   const message = stringField(body, 'message', { required: true, min: 1, max: MESSAGE_MAX_LENGTH });
   const conversationId = stringField(body, 'conversation_id', { required: false, min: 1, max: 128 });
@@ -18,7 +19,7 @@ async function send(ctx: RouteContext): Promise<Response> {
   }
   ctx.services.worker.poke();
   const result: SendMessageResult = { conversation_id: outcome.conversationId, status: 'processing' };
-  return Response.json(result, { status: 202 });
+  return json(result, 202);
 }
 
 /** Seconds asked for by `Prefer: wait=N`, capped; null when absent or malformed (then ignored, as RFC 7240 says). */
@@ -31,13 +32,13 @@ export function preferWait(header: string | null): number | null {
   return null;
 }
 
-async function get(ctx: RouteContext): Promise<Response> {
+async function get(ctx: RouteContext): Promise<ApiResponse> {
   const id = ctx.params.id!;
   if (!ID_PATTERN.test(id)) throw notFound();
   const { conversations, events, closing } = ctx.services;
   let record = conversations.get(ctx.auth!.orgId, id);
   if (!record) throw notFound();
-  const wait = preferWait(ctx.request.headers.get('prefer'));
+  const wait = preferWait(ctx.request.header('prefer'));
   const headers: Record<string, string> = {};
   if (wait !== null) {
     headers['Preference-Applied'] = `wait=${wait}`;
@@ -46,7 +47,7 @@ async function get(ctx: RouteContext): Promise<Response> {
       record = await waitForSettled(ctx, id, wait * 1000, events, closing);
     }
   }
-  return Response.json(conversations.toWire(record), { headers });
+  return json(conversations.toWire(record), 200, headers);
 }
 
 /** Resolves when the conversation leaves `processing`, `ms` pass, the client goes away or the server closes. */

@@ -13,6 +13,7 @@ import {
 import { IntegrationError } from '../../escalation/types.js';
 import { badRequest, conflict, HttpError, notFound } from '../errors.js';
 import { stringField } from '../body.js';
+import { json, type ApiResponse } from '../exchange.js';
 import type { Route, RouteContext } from '../router.js';
 
 interface EscalationInput {
@@ -66,7 +67,7 @@ function validate(body: Record<string, unknown>): EscalationInput {
   return { integration: integration as Integration, email, name, title, summary, labelTypeIds, priority };
 }
 
-async function escalate(ctx: RouteContext): Promise<Response> {
+async function escalate(ctx: RouteContext): Promise<ApiResponse> {
   const id = ctx.params.id!;
   const orgId = ctx.auth!.orgId;
   const { conversations, engine, integrations, logger } = ctx.services;
@@ -106,7 +107,7 @@ async function escalate(ctx: RouteContext): Promise<Response> {
       ticket_url: ticket.ticketUrl,
     };
     logger.info({ msg: 'escalated', conversation: id, integration: input.integration });
-    return Response.json(result);
+    return json(result);
   } catch (error) {
     conversations.releaseEscalation(id);
     const retryable = error instanceof IntegrationError ? error.retryable : true;

@@ -1,5 +1,6 @@
 /** @module GET /v0/me: the calling token and its organization. */
 import type { TokenInfo } from '../../../protocol/index.js';
+import { json } from '../exchange.js';
 import type { Route } from '../router.js';
 
 export const meRoutes: Route[] = [
@@ -13,7 +14,7 @@ export const meRoutes: Route[] = [
         token: { name: auth.name, prefix: auth.prefix, scopes: auth.scopes },
         organization: { id: auth.orgId },
       };
-      return Response.json(info);
+      return json(info);
     },
   },
 ];

@@ -292,6 +292,6 @@ export const openApiRoutes: Route[] = [
     method: 'GET',
     pattern: '/v0/openapi.json',
     scope: 'public',
-    handler: () => new Response(body, { headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' } }),
+    handler: () => ({ status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' }, body }),
   },
 ];

@@ -1,5 +1,6 @@
 /** @module Synced tickets: DELETE /v0/tickets/{source}/{external_id}, and our reads (GET list and one). */
 import { badRequest, HttpError, notFound } from '../errors.js';
+import { json } from '../exchange.js';
 import type { Route } from '../router.js';
 
 const SOURCE = /^[a-z0-9_-]{1,64}$/;
@@ -10,14 +11,14 @@ export const ticketRoutes: Route[] = [
     pattern: '/v0/tickets',
     scope: 'tickets:read',
     handler: async (ctx) => {
-      const source = ctx.url.searchParams.get('source') ?? undefined;
+      const source = ctx.query.get('source') ?? undefined;
       if (source !== undefined && !SOURCE.test(source)) throw badRequest('"source" must be a lowercase helpdesk name');
-      const limitParam = ctx.url.searchParams.get('limit');
+      const limitParam = ctx.query.get('limit');
       const limit = limitParam === null ? 50 : Number(limitParam);
       if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw badRequest('"limit" must be an integer from 1 to 200');
-      const cursor = ctx.url.searchParams.get('cursor') ?? undefined;
+      const cursor = ctx.query.get('cursor') ?? undefined;
       const page = await ctx.services.tickets.list(ctx.auth!.orgId, { source, limit, cursor });
-      return Response.json({ tickets: page.tickets, next_cursor: page.nextCursor });
+      return json({ tickets: page.tickets, next_cursor: page.nextCursor });
     },
   },
   {
@@ -27,7 +28,7 @@ export const ticketRoutes: Route[] = [
     handler: async (ctx) => {
       const ticket = await ctx.services.tickets.get(ctx.auth!.orgId, ctx.params.source!, ctx.params.external_id!);
       if (!ticket) throw notFound();
-      return Response.json(ticket);
+      return json(ticket);
     },
   },
   {
@@ -44,7 +45,7 @@ export const ticketRoutes: Route[] = [
         throw new HttpError(500, 'internal_error', 'An internal error occurred', { retryable: true });
       }
       if (!removed) throw notFound();
-      return new Response(null, { status: 204 });
+      return { status: 204, headers: {}, body: null };
     },
   },
 ];

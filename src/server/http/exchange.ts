@@ -1,0 +1,127 @@
+/**
+ * @module The request and response the pipeline works on: small plain objects, so the same app
+ * serves Node's `http` directly (no WHATWG conversion on the hot path) and any fetch host.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MAX_BODY_BYTES } from '../../protocol/index.js';
+import { badRequest, HttpError } from './errors.js';
+
+export interface ApiRequest {
+  method: string;
+  /** Path and query, e.g. `/v0/tickets?limit=5`. */
+  url: string;
+  header(name: string): string | null;
+  remoteAddress: string;
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+  /** The body as UTF-8 text; 413 past `limit` bytes. */
+  text(limit?: number): Promise<string>;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string | null;
+}
+
+export function json(data: unknown, status = 200, headers: Record<string, string> = {}): ApiResponse {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(data) };
+}
+
+export function tooLarge(limit: number): HttpError {
+  return new HttpError(413, 'bad_request', `Request body is larger than ${limit} bytes`);
+}
+
+/** Collects a byte stream into text, refusing more than `limit` bytes. */
+async function collect(chunks: AsyncIterable<Uint8Array>, limit: number, cancel: () => void): Promise<string> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of chunks) {
+      size += chunk.byteLength;
+      if (size > limit) {
+        cancel();
+        throw tooLarge(limit);
+      }
+      parts.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    throw badRequest('Request body could not be read');
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function declaredTooLarge(length: string | null | undefined, limit: number): boolean {
+  const declared = Number(length ?? '0');
+  return Number.isFinite(declared) && declared > limit;
+}
+
+/** An ApiRequest over a WHATWG Request. */
+export function fromFetch(request: Request, remoteAddress: string): ApiRequest {
+  const url = new URL(request.url);
+  return {
+    method: request.method,
+    url: url.pathname + url.search,
+    header: (name) => request.headers.get(name),
+    remoteAddress,
+    signal: request.signal,
+    async text(limit = MAX_BODY_BYTES) {
+      if (declaredTooLarge(request.headers.get('content-length'), limit)) throw tooLarge(limit);
+      if (!request.body) return '';
+      const reader = request.body.getReader();
+      const chunks = {
+        async *[Symbol.asyncIterator]() {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            yield value;
+          }
+        },
+      };
+      return collect(chunks, limit, () => void reader.cancel().catch(() => undefined));
+    },
+  };
+}
+
+export function toFetchResponse(response: ApiResponse): Response {
+  return new Response(response.body, { status: response.status, headers: response.headers });
+}
+
+/** An ApiRequest over Node's request; its abort signal is made only when someone asks for it. */
+export function fromNode(req: IncomingMessage, res: ServerResponse): ApiRequest {
+  let controller: AbortController | undefined;
+  return {
+    method: req.method ?? 'GET',
+    url: req.url ?? '/',
+    header(name) {
+      const value = req.headers[name.toLowerCase()];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+    remoteAddress: req.socket.remoteAddress ?? 'unknown',
+    get signal() {
+      if (!controller) {
+        const c = new AbortController();
+        controller = c;
+        if (res.destroyed || req.destroyed) c.abort();
+        else res.once('close', () => !res.writableFinished && c.abort());
+      }
+      return controller.signal;
+    },
+    text(limit = MAX_BODY_BYTES) {
+      if (declaredTooLarge(req.headers['content-length'], limit)) return Promise.reject(tooLarge(limit));
+      return collect(req, limit, () => req.resume());
+    },
+  };
+}
+
+export function writeNode(res: ServerResponse, response: ApiResponse): void {
+  if (response.body === null) {
+    res.writeHead(response.status, response.headers);
+    res.end();
+    return;
+  }
+  const body = Buffer.from(response.body, 'utf8');
+  res.writeHead(response.status, { ...response.headers, 'content-length': String(body.length) });
+  res.end(body);
+}

@@ -121,7 +121,7 @@ export function writeNode(res: ServerResponse, response: ApiResponse): void {
     res.end();
     return;
   }
-  const body = Buffer.from(response.body, 'utf8');
-  res.writeHead(response.status, { ...response.headers, 'content-length': String(body.length) });
-  res.end(body);
+  // A string body lets Node send headers and body in one write.
+  res.writeHead(response.status, { ...response.headers, 'content-length': String(Buffer.byteLength(response.body)) });
+  res.end(response.body);
 }

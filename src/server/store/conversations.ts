@@ -55,6 +55,8 @@ export class ConversationStore {
   readonly #now: () => number;
   readonly #get;
   readonly #messages;
+  /** Serialized conversations by id, valid while `updated_at` is unchanged (polling reads the same one often). */
+  readonly #wire = new Map<string, { updatedAt: string; status: string; json: string }>();
 
   constructor(db: Db, now: () => number = Date.now) {
     this.#db = db;
@@ -86,6 +88,16 @@ export class ConversationStore {
       created_at: record.createdAt,
       updated_at: record.updatedAt,
     };
+  }
+
+  /** The wire object serialized, reusing the last serialization while the conversation is unchanged. */
+  toWireJson(record: ConversationRecord): string {
+    const cached = this.#wire.get(record.id);
+    if (cached && cached.updatedAt === record.updatedAt && cached.status === record.status) return cached.json;
+    const json = JSON.stringify(this.toWire(record));
+    if (this.#wire.size >= 10_000) this.#wire.clear();
+    this.#wire.set(record.id, { updatedAt: record.updatedAt, status: record.status, json });
+    return json;
   }
 
   /**

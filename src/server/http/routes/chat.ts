@@ -47,7 +47,7 @@ async function get(ctx: RouteContext): Promise<ApiResponse> {
       record = await waitForSettled(ctx, id, wait * 1000, events, closing);
     }
   }
-  return json(conversations.toWire(record), 200, headers);
+  return { status: 200, headers: { 'content-type': 'application/json', ...headers }, body: conversations.toWireJson(record) };
 }
 
 /** Resolves when the conversation leaves `processing`, `ms` pass, the client goes away or the server closes. */

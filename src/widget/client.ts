@@ -1,37 +1,8 @@
 /** @module The widget's client for the proxy routes, and its typed errors. */
-import { isErrorBody, type Conversation, type EscalationResult, type ErrorCode, type SendMessageResult } from '../protocol/index.js';
+import { isErrorBody, type Conversation, type EscalationResult, type SendMessageResult } from '../protocol/index.js';
+import { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTimeoutError } from '../protocol/client-errors.js';
 
-/** The proxy answered with an error. */
-export class ApiError extends Error {
-  override name = 'ApiError';
-  constructor(
-    readonly status: number,
-    readonly code: ErrorCode,
-    message: string,
-    readonly retryable: boolean,
-    /** Seconds to wait, from `Retry-After`. */
-    readonly retryAfter: number | undefined,
-  ) {
-    super(message);
-  }
-}
-
-/** The proxy could not be reached (offline, DNS, CORS, connection reset). */
-export class NetworkError extends Error {
-  override name = 'NetworkError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
-}
-
-/** Polling gave up: the answer took longer than the widget waits. */
-export class TimeoutError extends Error {
-  override name = 'TimeoutError';
-}
-
-export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
-export const isNetworkError = (e: unknown): e is NetworkError => e instanceof NetworkError;
-export const isTimeoutError = (e: unknown): e is TimeoutError => e instanceof TimeoutError;
+export { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTimeoutError };
 
 const isAbort = (e: unknown) => e instanceof DOMException && e.name === 'AbortError';
 

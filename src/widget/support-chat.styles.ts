@@ -1,6 +1,21 @@
 /** @module Styles of `<support-chat>`: custom properties for appearance, light and dark, phone-friendly. */
 import { css } from 'lit';
 
+/** The dark palette, for `theme="dark"` and for `auto` when the system prefers dark. */
+const dark = css`
+  --sc-accent: var(--support-chat-accent, #a9b4ff);
+  --sc-accent-text: var(--support-chat-accent-text, #10142a);
+  --sc-bg: var(--support-chat-background, #171a23);
+  --sc-fg: var(--support-chat-foreground, #e8eaf1);
+  --sc-muted: var(--support-chat-muted, #a9b0c2);
+  --sc-line: var(--support-chat-border, #343a4b);
+  --sc-bubble: var(--support-chat-bubble, #222735);
+  --sc-user-bubble: var(--support-chat-user-bubble, #2b3257);
+  --sc-danger: var(--support-chat-danger, #ffb4ab);
+  --sc-code-bg: var(--support-chat-code-background, #10131a);
+  color-scheme: dark;
+`;
+
 export const styles = css`
   :host {
     --sc-accent: var(--support-chat-accent, #3246d3);
@@ -25,31 +40,11 @@ export const styles = css`
     color: var(--sc-fg);
   }
   :host([theme='dark']) {
-    --sc-accent: var(--support-chat-accent, #a9b4ff);
-    --sc-accent-text: var(--support-chat-accent-text, #10142a);
-    --sc-bg: var(--support-chat-background, #171a23);
-    --sc-fg: var(--support-chat-foreground, #e8eaf1);
-    --sc-muted: var(--support-chat-muted, #a9b0c2);
-    --sc-line: var(--support-chat-border, #343a4b);
-    --sc-bubble: var(--support-chat-bubble, #222735);
-    --sc-user-bubble: var(--support-chat-user-bubble, #2b3257);
-    --sc-danger: var(--support-chat-danger, #ffb4ab);
-    --sc-code-bg: var(--support-chat-code-background, #10131a);
-    color-scheme: dark;
+    ${dark}
   }
   @media (prefers-color-scheme: dark) {
     :host(:not([theme='light'])) {
-      --sc-accent: var(--support-chat-accent, #a9b4ff);
-      --sc-accent-text: var(--support-chat-accent-text, #10142a);
-      --sc-bg: var(--support-chat-background, #171a23);
-      --sc-fg: var(--support-chat-foreground, #e8eaf1);
-      --sc-muted: var(--support-chat-muted, #a9b0c2);
-      --sc-line: var(--support-chat-border, #343a4b);
-      --sc-bubble: var(--support-chat-bubble, #222735);
-      --sc-user-bubble: var(--support-chat-user-bubble, #2b3257);
-      --sc-danger: var(--support-chat-danger, #ffb4ab);
-      --sc-code-bg: var(--support-chat-code-background, #10131a);
-      color-scheme: dark;
+      ${dark}
     }
   }
   :host([mode='inline']) {

@@ -12,7 +12,7 @@ const ID = /^[A-Za-z0-9_-]{1,128}$/;
 const PASSED_HEADERS = ['content-type', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'preference-applied'];
 const EXPOSED = 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Preference-Applied';
 
-type Handler = (request: Request) => Promise<Response>;
+type Handler = (request: Request, info?: { remoteAddress?: string }) => Promise<Response>;
 
 interface Context {
   request: Request;
@@ -20,7 +20,7 @@ interface Context {
   origin: string | null;
   visitor: Visitor;
   visitorIsNew: boolean;
-  address: string;
+  address: string | undefined;
   log: Record<string, unknown>;
 }
 
@@ -72,7 +72,7 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
     return `${opts.cookieName}=${encodeVisitor(opts.secret, ctx.visitor)}; ${attributes.join('; ')}`;
   }
 
-  function clientAddress(request: Request, fallback: string): string {
+  function clientAddress(request: Request, fallback: string | undefined): string | undefined {
     if (opts.trustProxy) {
       const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim();
       if (forwarded) return forwarded;
@@ -217,7 +217,7 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
     return response;
   }
 
-  return async function handle(request: Request): Promise<Response> {
+  return async function handle(request: Request, info?: { remoteAddress?: string }): Promise<Response> {
     const started = performance.now();
     let url: URL;
     try {
@@ -252,11 +252,12 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
         throw refuse(405, 'bad_request', `Method ${request.method} is not allowed here; use ${allowedMethods}`, { Allow: `${allowedMethods}, OPTIONS` });
       } else {
         const fromCookie = decodeVisitor(opts.secret, readCookie(request.headers.get('cookie'), opts.cookieName));
-        const address = clientAddress(request, 'unknown');
+        const address = clientAddress(request, info?.remoteAddress);
         const ctx: Context = { request, url, origin, visitor: fromCookie ?? newVisitor(), visitorIsNew: !fromCookie, address, log };
         log.visitor = ctx.visitor.id.slice(0, 6);
         if (route === 'send') {
-          if (ctx.visitorIsNew) {
+          // New visitors are limited per client address, when the host tells it (Node adapters do).
+          if (ctx.visitorIsNew && address) {
             const r = limiter.take(`new:${address}`, opts.visitorLimits.newVisitorsPerAddress);
             if (!r.allowed) throw new Refusal(errorResponse(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true, headers: r.headers }));
           }

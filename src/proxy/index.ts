@@ -15,8 +15,8 @@ export { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTim
  * @example
  * http.createServer(nodeListener(proxy)).listen(3000);
  */
-export function nodeListener(handler: (request: Request) => Promise<Response>): (req: IncomingMessage, res: ServerResponse) => void {
-  return toNodeListener((request) => handler(request));
+export function nodeListener(handler: (request: Request, info?: { remoteAddress?: string }) => Promise<Response>): (req: IncomingMessage, res: ServerResponse) => void {
+  return toNodeListener((request, info) => handler(request, info));
 }
 
 /**
@@ -24,8 +24,8 @@ export function nodeListener(handler: (request: Request) => Promise<Response>): 
  * basePath get its 404, so mount it on the basePath: `app.use('/api/support', …)` is not
  * needed; `app.all('/api/support/*path', expressMiddleware(proxy))` is the usual form.
  */
-export function expressMiddleware(handler: (request: Request) => Promise<Response>) {
-  const listener = toNodeListener((request) => handler(request));
+export function expressMiddleware(handler: (request: Request, info?: { remoteAddress?: string }) => Promise<Response>) {
+  const listener = toNodeListener((request, info) => handler(request, info));
   return (req: IncomingMessage & { originalUrl?: string }, res: ServerResponse) => {
     // Express rewrites req.url under a mount path; the proxy routes on the full path.
     if (req.originalUrl) req.url = req.originalUrl;

@@ -189,6 +189,19 @@ describe('rate limits per visitor', () => {
   });
 });
 
+describe('new visitors per client address', () => {
+  it('limits visitors started from one address, and only when the host tells the address', async () => {
+    const handler = createSupportProxy({ apiBaseUrl: up.url, token: up.token, secret: SECRET, visitorLimits: { newVisitorsPerAddress: 1 } });
+    const ask = (info?: { remoteAddress: string }) =>
+      handler(new Request(`${SITE}/api/support/chat`, { method: 'POST', headers: { origin: SITE, 'content-type': 'application/json' }, body: '{"message":"hi"}' }), info);
+    expect((await ask({ remoteAddress: '198.51.100.7' })).status).toBe(202);
+    expect((await ask({ remoteAddress: '198.51.100.7' })).status).toBe(429);
+    expect((await ask({ remoteAddress: '198.51.100.8' })).status).toBe(202);
+    expect((await ask()).status).toBe(202);
+    expect((await ask()).status).toBe(202);
+  });
+});
+
 describe('upstream calls', () => {
   it('retries a GET after 5xx and a chat POST (it carries an Idempotency-Key)', async () => {
     const v = visitor(proxy());

@@ -138,6 +138,28 @@ describe('asking and answering', () => {
     expect(gets.length).toBeLessThanOrEqual(6);
   });
 
+  it('pauses polling while the tab is hidden and resumes when it is visible again', async () => {
+    const m = await mount({ answerDelayMs: 600 }, { mode: 'inline' });
+    const hidden = Object.getOwnPropertyDescriptor(Document.prototype, 'hidden')!;
+    await typeAndSend(m, 'hide and seek');
+    await waitUntil(async () => (await m.log()).some((l) => l.method === 'GET'));
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+    document.dispatchEvent(new Event('visibilitychange'));
+    try {
+      const before = (await m.log()).filter((l) => l.method === 'GET').length;
+      await new Promise((r) => setTimeout(r, 2_000));
+      const during = (await m.log()).filter((l) => l.method === 'GET').length;
+      // At most the poll already scheduled when the tab was hidden goes out.
+      expect(during - before).toBeLessThanOrEqual(1);
+      expect(m.parts('message').filter((e) => e.dataset.role === 'assistant')).toHaveLength(0);
+    } finally {
+      Object.defineProperty(document, 'hidden', hidden);
+      delete (document as unknown as Record<string, unknown>).hidden;
+    }
+    document.dispatchEvent(new Event('visibilitychange'));
+    await m.answered();
+  });
+
   it('gives up after its timeout with a retry button, and the retry resumes', async () => {
     const m = await mount({ answerDelayMs: 2_000 }, { mode: 'inline', 'poll-timeout': '400' });
     const failed = oneEvent(m.el, 'support-chat-error');

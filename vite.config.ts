@@ -8,7 +8,9 @@ import { chromiumPath, chromiumArgs } from './scripts/chromium.mjs';
  * makes dist/support-chat.iife.js (a classic script that registers the element).
  * Both bundle Lit so a page needs nothing else.
  */
-export default defineConfig(({ mode }) => ({
+export default defineConfig(({ mode, command }) => ({
+  // `--mode iife` is not "production", so say it: Lit's production build, not its dev-mode one.
+  ...(command === 'build' ? { resolve: { conditions: ['module', 'browser', 'production'] }, define: { 'process.env.NODE_ENV': '"production"' } } : {}),
   build: {
     outDir: 'dist',
     emptyOutDir: false,

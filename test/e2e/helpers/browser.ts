@@ -10,7 +10,7 @@ export async function launch(): Promise<Browser> {
 
 export interface WatchedPage {
   page: Page;
-  /** Console errors and page errors, CSP and Trusted Types violations among them. */
+  /** Console errors and warnings and page errors: CSP and Trusted Types violations among them. */
   problems: string[];
   /** Every request the page made, by URL. */
   requests: string[];
@@ -22,7 +22,7 @@ export async function watchedPage(context: BrowserContext): Promise<WatchedPage>
   const problems: string[] = [];
   const requests: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
   page.on('request', (request) => requests.push(request.url()));

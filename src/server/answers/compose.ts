@@ -18,7 +18,7 @@ export function relevantHits(hits: SearchHit[]): SearchHit[] {
   const seen = new Set<string>();
   const out: SearchHit[] = [];
   for (const hit of hits) {
-    if (hit.score < best.score * 0.3 || hit.coverage < MIN_COVERAGE * 0.75) continue;
+    if (hit.score < best.score * 0.2 || hit.coverage < MIN_COVERAGE * 0.75) continue;
     const url = hit.section.url;
     if (!url || seen.has(url)) continue;
     seen.add(url);

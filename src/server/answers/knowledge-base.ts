@@ -274,7 +274,7 @@ export class KnowledgeStore {
       text.body += ` ${section.body}`;
       pageOf[i] = page;
     });
-    const entry = { version, index: new SearchIndex(sections), sections, pages: new SearchIndex(pageTexts), pageOf };
+    const entry = { version, index: new SearchIndex(sections), sections, pages: new SearchIndex(pageTexts, { phrases: false }), pageOf };
     this.#cache.set(orgId, entry);
     return entry;
   }

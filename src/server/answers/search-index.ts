@@ -36,10 +36,14 @@ export class SearchIndex {
   readonly #lengths: Float32Array[];
   readonly #avg: number[];
   readonly #sections: readonly IndexedSection[];
+  readonly #phrases: boolean;
+  /** Adjacent-word pairs of sections that were candidates lately (bounded), for the phrase bonus. */
+  readonly #adjacent = new Map<number, Set<string>>();
 
-  constructor(sections: readonly IndexedSection[]) {
+  constructor(sections: readonly IndexedSection[], options: { phrases?: boolean } = {}) {
     this.size = sections.length;
     this.#sections = sections;
+    this.#phrases = options.phrases ?? true;
     this.#lengths = FIELDS.map(() => new Float32Array(sections.length));
     const totals = FIELDS.map(() => 0);
     sections.forEach((section, doc) => {
@@ -61,6 +65,19 @@ export class SearchIndex {
       });
     });
     this.#avg = totals.map((t) => (sections.length ? t / sections.length || 1 : 1));
+  }
+
+  #pairsOf(index: number): Set<string> {
+    let adjacent = this.#adjacent.get(index);
+    if (!adjacent) {
+      const section = this.#sections[index]!;
+      const terms = tokenize(`${section.title}\n${section.body}`);
+      adjacent = new Set<string>();
+      for (let i = 0; i + 1 < terms.length; i++) adjacent.add(`${terms[i]} ${terms[i + 1]}`);
+      if (this.#adjacent.size >= 5_000) this.#adjacent.clear();
+      this.#adjacent.set(index, adjacent);
+    }
+    return adjacent;
   }
 
   #idf(df: number): number {
@@ -121,13 +138,10 @@ export class SearchIndex {
       const idfB = this.#idf(this.#postings.get(b) ? this.#postings.get(b)!.length / STRIDE : 0);
       pairs.push({ a, b, bonus: 0.5 * (idfA + idfB) });
     }
-    const candidates = topK(hits, Math.max(limit, 200));
-    if (pairs.length > 0) {
+    const candidates = topK(hits, Math.max(limit, 50));
+    if (this.#phrases && pairs.length > 0) {
       for (const hit of candidates) {
-        const section = this.#sections[hit.index]!;
-        const terms = tokenize(`${section.title}\n${section.body}`);
-        const adjacent = new Set<string>();
-        for (let i = 0; i + 1 < terms.length; i++) adjacent.add(`${terms[i]} ${terms[i + 1]}`);
+        const adjacent = this.#pairsOf(hit.index);
         for (const pair of pairs) if (adjacent.has(`${pair.a} ${pair.b}`)) hit.score += pair.bonus * (0.5 + hit.coverage);
       }
     }

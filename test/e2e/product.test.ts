@@ -150,6 +150,27 @@ describe('the product, end to end', () => {
     await context.close();
   });
 
+  it('reports a CSP or Trusted Types violation when one happens (so the checks above can fail)', async () => {
+    const context = await browser.newContext();
+    const { page, problems } = await watchedPage(context);
+    await page.goto(`${stack.url}/marketing.html`);
+    await page.locator('[part~="launcher"]').waitFor();
+    expect(problems).toEqual([]);
+    const blocked = await page.evaluate(() => {
+      try {
+        const target = document.createElement('div');
+        // A string assigned to an HTML sink is refused under require-trusted-types-for 'script'.
+        (target as unknown as Record<string, string>)['inner' + 'HTML'] = '<b>x</b>';
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(blocked).toBe(true);
+    await expect.poll(() => problems.some((p) => /securitypolicyviolation|Trusted Type/i.test(p))).toBe(true);
+    await context.close();
+  });
+
   it('works on a phone-sized screen', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
     const { page, problems } = await watchedPage(context);

@@ -26,6 +26,12 @@ export async function watchedPage(context: BrowserContext): Promise<WatchedPage>
   });
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
   page.on('request', (request) => requests.push(request.url()));
+  // Every CSP or Trusted Types violation becomes a console error, whether or not the browser logs one.
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) => {
+      console.error(`securitypolicyviolation: ${event.violatedDirective} ${event.blockedURI}`);
+    });
+  });
   return { page, problems, requests };
 }
 

@@ -104,6 +104,7 @@ export function createApp({ router, services, limiter, limits }: AppOptions) {
       services,
       remoteAddress: request.remoteAddress,
       body: () => (parsed ??= parseJsonObject(bodyText)),
+      rawBody: () => bodyText,
     };
 
     const key = request.header('idempotency-key');

@@ -14,6 +14,8 @@ export interface RouteContext {
   services: Services;
   /** The request body as JSON; only on POST routes. */
   body(): Record<string, unknown>;
+  /** The request body exactly as received (for signature checks); empty on GET and DELETE. */
+  rawBody(): string;
   /** Client address as the server saw it. */
   remoteAddress: string;
 }

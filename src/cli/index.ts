@@ -1,4 +1,4 @@
-/** @module The `support-chat` command: serve, token, kb, tickets. */
+/** @module The `support-chat` command: serve, token, kb, tickets, integrations. */
 import { CliError } from './args.js';
 
 const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<number> }>> = {
@@ -6,6 +6,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<numb
   token: () => import('./commands/token.js'),
   kb: () => import('./commands/kb.js'),
   tickets: () => import('./commands/tickets.js'),
+  integrations: () => import('./commands/integrations.js'),
 };
 
 const USAGE = `Usage: support-chat <command> [options]
@@ -16,7 +17,15 @@ Commands:
   token list [--org ORG] [--data DIR] [--json]
   token revoke PREFIX_OR_ID [--data DIR]
   kb ingest PATH... --org ORG [--base-url URL] [--data DIR]
-  tickets sync --source plain|pylon|linear --org ORG [--data DIR]
+  tickets list --org ORG [--source SOURCE] [--json] [--data DIR]
+  tickets sync --source plain|pylon|linear --org ORG [--full] [--json] [--data DIR]
+  integrations set plain|pylon|linear|webhook --org ORG [--api-key KEY] [--api-url URL]
+      [--workspace-id ID] [--team-id ID] [--webhook-secret SECRET] [--url URL] [--secret SECRET]
+  integrations show [INTEGRATION] --org ORG [--json]
+  integrations remove INTEGRATION --org ORG
+
+Each integration setting comes from the organization's own settings, else from the
+environment (PLAIN_API_KEY, LINEAR_TEAM_ID, SUPPORT_CHAT_WEBHOOK_URL, …).
 
 Data lives in --data DIR (default: $SUPPORT_CHAT_DATA or ./.support-chat).`;
 

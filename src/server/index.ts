@@ -6,9 +6,9 @@
  */
 import { EventEmitter } from 'node:events';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createAnswerEngine, kbMigrations } from './answers/index.js';
+import { createAnswerEngine, kbMigrations, type KnowledgeBase } from './answers/index.js';
 import type { AnswerEngine } from './answers/types.js';
-import { createIntegrationResolver } from './escalation/index.js';
+import { createIntegrationResolver, effectiveSettings, integrationMigrations, IntegrationSettingsStore } from './escalation/index.js';
 import type { IntegrationResolver } from './escalation/types.js';
 import { createApp } from './http/app.js';
 import { jsonLogger, type Logger } from './http/log.js';
@@ -85,7 +85,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
   const now = options.now ?? Date.now;
   const env = options.env ?? process.env;
   const logger = options.logger ?? jsonLogger();
-  const migrations: Migration[] = [...coreMigrations, ...ticketMigrations, ...kbMigrations];
+  const migrations: Migration[] = [...coreMigrations, ...ticketMigrations, ...kbMigrations, ...integrationMigrations];
   const db = openDatabase({ dataDir: options.dataDir ?? '.support-chat', migrations });
   const engine =
     typeof options.engine === 'function' ? options.engine(db) : (options.engine ?? createAnswerEngine({ db, env }));
@@ -110,7 +110,9 @@ export function createServer(options: ServerOptions = {}): SupportServer {
   });
   const tickets = new SqliteTicketStore(db, {
     forget: (orgId, source, externalId) => engine.forgetTicket(orgId, source, externalId),
+    index: 'indexTicket' in engine ? (orgId, ticket) => (engine as AnswerEngine & KnowledgeBase).indexTicket(orgId, ticket) : undefined,
   });
+  const integrationSettings = new IntegrationSettingsStore(db);
   const tokens = new TokenService(db, now);
   const services: Services = {
     tokens,
@@ -120,7 +122,8 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     idempotency: new IdempotencyStore(db, now),
     tickets,
     engine,
-    integrations: options.integrations ?? createIntegrationResolver({ env, db }),
+    integrations: options.integrations ?? createIntegrationResolver({ env, db, now }),
+    integrationSettings: (orgId, name) => effectiveSettings(integrationSettings.stored(orgId, name), env, name),
     logger,
     events,
     closing: closing.signal,

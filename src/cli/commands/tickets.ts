@@ -1,13 +1,16 @@
-/** @module `support-chat tickets list`: the synced helpdesk tickets of an organization. */
+/** @module `support-chat tickets list|sync`: the synced helpdesk tickets of an organization. */
+import { createAnswerEngine } from '../../server/answers/index.js';
+import { effectiveSettings, HELPDESKS, IntegrationError, integrationMigrations, IntegrationSettingsStore, type Helpdesk } from '../../server/escalation/index.js';
 import { openDatabase } from '../../server/store/database.js';
 import { SqliteTicketStore, ticketMigrations } from '../../server/tickets/store.js';
+import { connectorFor, syncTickets } from '../../server/tickets/sync.js';
 import { CliError, dataDir, parse, required } from '../args.js';
 
 export async function run(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
   if (action === 'list') return list(rest);
-  if (action === 'sync') throw new CliError('ticket sync connectors (plain, pylon, linear) are not part of this build yet');
-  throw new CliError(`unknown action "${action ?? ''}"; use list`);
+  if (action === 'sync') return sync(rest);
+  throw new CliError(`unknown action "${action ?? ''}"; use list or sync`);
 }
 
 async function list(argv: string[]): Promise<number> {
@@ -28,6 +31,40 @@ async function list(argv: string[]): Promise<number> {
     else if (tickets.length === 0) console.log('No tickets.');
     else for (const t of tickets) console.log(`${t.source}/${t.external_id}  ${t.status}  ${t.title}`);
     return 0;
+  } finally {
+    db.close();
+  }
+}
+
+async function sync(argv: string[]): Promise<number> {
+  const { values } = parse(argv, { org: { type: 'string' }, source: { type: 'string' }, full: { type: 'boolean' }, json: { type: 'boolean' } }, false);
+  const orgId = required(values.org, 'org');
+  const source = required(values.source, 'source').toLowerCase();
+  if (!(HELPDESKS as readonly string[]).includes(source)) throw new CliError(`--source must be one of ${HELPDESKS.join(', ')}, got "${source}"`);
+  const db = openDatabase({ dataDir: dataDir(values.data), migrations: [...ticketMigrations, ...integrationMigrations] });
+  try {
+    const engine = createAnswerEngine({ db, llm: null });
+    const store = new SqliteTicketStore(db, {
+      forget: (org, src, id) => engine.forgetTicket(org, src, id),
+      index: (org, ticket) => engine.indexTicket(org, ticket),
+    });
+    const settings = effectiveSettings(new IntegrationSettingsStore(db).stored(orgId, source as Helpdesk), process.env, source as Helpdesk);
+    const tty = process.stderr.isTTY && !values.json;
+    const report = await syncTickets(store, orgId, connectorFor(source as Helpdesk, settings), {
+      full: values.full,
+      onPage: tty ? (r) => process.stderr.write(`\r${r.pages} pages, ${r.imported} tickets`.padEnd(40)) : undefined,
+    });
+    if (tty) process.stderr.write('\n');
+    if (values.json) console.log(JSON.stringify(report));
+    else console.log(`Synced ${source} for ${orgId}: ${report.imported} tickets imported or updated, ${report.restored} deleted tickets restored, in ${report.pages} pages.`);
+    return 0;
+  } catch (error) {
+    // Configuration and helpdesk failures are the operator's to fix or retry; no stack trace.
+    if (error instanceof IntegrationError) {
+      console.error(`support-chat tickets sync: ${error.message}${error.retryable ? ' (try again later; the sync resumes where it stopped)' : ''}`);
+      return 1;
+    }
+    throw error;
   } finally {
     db.close();
   }

@@ -1,41 +1,74 @@
-/** @module Which integration handles an escalation, per organization and name. */
+/** @module Which integration handles an escalation, per organization and name, from its settings. */
 import type { Integration } from '../../protocol/index.js';
 import type { Db } from '../store/database.js';
+import { createLinearIntegration } from './linear.js';
+import { createPlainIntegration } from './plain.js';
+import { createPylonIntegration } from './pylon.js';
+import { effectiveSettings, IntegrationSettingsStore, missingSettingHint, type IntegrationSettings, type SettingKey } from './settings.js';
 import { IntegrationError, type EscalationIntegration, type IntegrationResolver } from './types.js';
 import { createWebhookIntegration } from './webhook.js';
 
 export { IntegrationError } from './types.js';
 export type { EscalationIntegration, IntegrationResolver, TicketDraft, CreatedTicket } from './types.js';
 export { createWebhookIntegration, verifyWebhookSignature, signWebhook, webhookTicketId } from './webhook.js';
+export { createPlainIntegration, PlainClient } from './plain.js';
+export { createPylonIntegration, PylonClient } from './pylon.js';
+export { createLinearIntegration, LinearClient, linearIssueId } from './linear.js';
+export { IntegrationSettingsStore, integrationMigrations, effectiveSettings, HELPDESKS, type Helpdesk, type IntegrationSettings } from './settings.js';
 
 export interface IntegrationResolverOptions {
-  /** Environment with SUPPORT_CHAT_WEBHOOK_URL and the helpdesk keys. @default process.env */
+  /** Environment with the fallback settings (PLAIN_API_KEY, SUPPORT_CHAT_WEBHOOK_URL, …). @default process.env */
   env?: NodeJS.ProcessEnv;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
-  /** Per-organization settings, when stored. */
+  /** Per-organization settings and escalation attempts (migrations: integrationMigrations). */
   db?: Db;
+  /** Per helpdesk call. @default 10000 */
+  timeoutMs?: number;
+  now?: () => number;
 }
 
-/** Builds the resolver the server uses; each call builds a client from the current configuration. */
+const LABELS: Record<Integration, string> = { plain: 'Plain', pylon: 'Pylon', linear: 'Linear', webhook: 'Webhook' };
+
+/** The organization's settings for `name`, or an IntegrationError (retryable: false) naming what is missing. */
+export function requireSettings(settings: IntegrationSettings, name: Integration, keys: SettingKey[]): Required<Pick<IntegrationSettings, SettingKey>> {
+  const missing = keys.filter((k) => !settings[k]);
+  if (missing.length > 0) {
+    throw new IntegrationError(`${LABELS[name]} integration is not configured: ${missingSettingHint(name, missing)}`, { retryable: false });
+  }
+  return settings as Required<IntegrationSettings>;
+}
+
+/** Builds the resolver the server uses; each call builds a client from the current settings. */
 export function createIntegrationResolver(options: IntegrationResolverOptions = {}): IntegrationResolver {
   const env = options.env ?? process.env;
+  const store = options.db ? new IntegrationSettingsStore(options.db) : undefined;
+  const now = options.now ?? Date.now;
+  const common = { fetch: options.fetch, timeoutMs: options.timeoutMs };
   return (orgId: string, name: Integration): EscalationIntegration => {
-    if (name === 'webhook') {
-      const url = env.SUPPORT_CHAT_WEBHOOK_URL;
-      const secret = env.SUPPORT_CHAT_WEBHOOK_SECRET;
-      if (!url || !secret) {
-        throw new IntegrationError('Webhook integration is not configured: set SUPPORT_CHAT_WEBHOOK_URL and SUPPORT_CHAT_WEBHOOK_SECRET', { retryable: false });
+    const settings = effectiveSettings(store?.stored(orgId, name) ?? {}, env, name);
+    switch (name) {
+      case 'webhook': {
+        const s = requireSettings(settings, name, ['url', 'secret']);
+        return createWebhookIntegration({ url: s.url, secret: s.secret, ...common });
       }
-      return createWebhookIntegration({ url, secret, fetch: options.fetch });
+      case 'plain': {
+        const s = requireSettings(settings, name, ['apiKey']);
+        return createPlainIntegration({ apiKey: s.apiKey, apiUrl: settings.apiUrl, workspaceId: settings.workspaceId, ...common });
+      }
+      case 'pylon': {
+        const s = requireSettings(settings, name, ['apiKey']);
+        return createPylonIntegration({
+          apiKey: s.apiKey,
+          apiUrl: settings.apiUrl,
+          ...common,
+          firstAttempt: store ? (conversationId) => store.firstAttempt(orgId, 'pylon', conversationId, new Date(now())) : undefined,
+        });
+      }
+      case 'linear': {
+        const s = requireSettings(settings, name, ['apiKey', 'teamId']);
+        return createLinearIntegration({ apiKey: s.apiKey, teamId: s.teamId, apiUrl: settings.apiUrl, ...common });
+      }
     }
-    return helpdeskIntegration(orgId, name, env, options);
   };
-}
-
-/** Plain, Pylon and Linear clients plug in here. */
-function helpdeskIntegration(_orgId: string, name: Exclude<Integration, 'webhook'>, _env: NodeJS.ProcessEnv, _options: IntegrationResolverOptions): EscalationIntegration {
-  const variable = `${name.toUpperCase()}_API_KEY`;
-  const label = name[0]!.toUpperCase() + name.slice(1);
-  throw new IntegrationError(`${label} integration is not configured: set ${variable}`, { retryable: false });
 }

@@ -1,6 +1,8 @@
 /** @module What route handlers use: stores, the engine, integrations, the worker and conversation events. */
 import { EventEmitter } from 'node:events';
+import type { Integration } from '../../protocol/index.js';
 import type { AnswerEngine } from '../answers/types.js';
+import type { IntegrationSettings } from '../escalation/settings.js';
 import type { IntegrationResolver } from '../escalation/types.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Worker } from '../jobs/worker.js';
@@ -19,6 +21,8 @@ export interface Services {
   tickets: TicketStore;
   engine: AnswerEngine;
   integrations: IntegrationResolver;
+  /** An organization's effective settings for an integration (its own, else the environment's). */
+  integrationSettings(orgId: string, integration: Integration): IntegrationSettings;
   logger: Logger;
   /** Emits `settled:<conversation id>` when a conversation leaves `processing`. */
   events: EventEmitter;

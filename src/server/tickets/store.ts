@@ -33,6 +33,20 @@ export const ticketMigrations: Migration[] = [
       );
     `,
   },
+  {
+    component: 'tickets',
+    version: 2,
+    description: 'deleted tickets the next sync asks the helpdesk about again',
+    up: `
+      CREATE TABLE ticket_refetch (
+        org_id TEXT NOT NULL,
+        source TEXT NOT NULL,
+        external_id TEXT NOT NULL,
+        deleted_at TEXT NOT NULL,
+        PRIMARY KEY (org_id, source, external_id)
+      );
+    `,
+  },
 ];
 
 interface TicketRow {
@@ -130,14 +144,33 @@ export class SqliteTicketStore implements TicketStore {
   }
 
   async remove(orgId: string, source: string, externalId: string): Promise<boolean> {
-    // Step 1 hides the ticket from every read at once; steps 2 and 3 may fail and are finished by a retry.
-    const marked = this.#db
-      .prepare('UPDATE tickets SET deleting = 1 WHERE org_id = ? AND source = ? AND external_id = ?')
-      .run(orgId, source, externalId);
-    if (marked.changes === 0) return false;
+    // Step 1 hides the ticket from every read at once, and remembers to ask the helpdesk about it on
+    // the next sync (an incremental sync would not see an unchanged ticket again); steps 2 and 3 may
+    // fail and are finished by a retry.
+    const marked = this.#db.transaction(() => {
+      const changes = this.#db
+        .prepare('UPDATE tickets SET deleting = 1 WHERE org_id = ? AND source = ? AND external_id = ?')
+        .run(orgId, source, externalId).changes;
+      if (changes > 0) {
+        this.#db
+          .prepare('INSERT OR REPLACE INTO ticket_refetch (org_id, source, external_id, deleted_at) VALUES (?, ?, ?, ?)')
+          .run(orgId, source, externalId, new Date().toISOString());
+      }
+      return changes;
+    })();
+    if (marked === 0) return false;
     await this.#options.forget(orgId, source, externalId);
     this.#db.prepare('DELETE FROM tickets WHERE org_id = ? AND source = ? AND external_id = ? AND deleting = 1').run(orgId, source, externalId);
     return true;
+  }
+
+  async pendingRefetch(orgId: string, source: string): Promise<string[]> {
+    const rows = this.#db.prepare('SELECT external_id FROM ticket_refetch WHERE org_id = ? AND source = ? ORDER BY deleted_at').all(orgId, source) as { external_id: string }[];
+    return rows.map((r) => r.external_id);
+  }
+
+  async refetched(orgId: string, source: string, externalId: string): Promise<void> {
+    this.#db.prepare('DELETE FROM ticket_refetch WHERE org_id = ? AND source = ? AND external_id = ?').run(orgId, source, externalId);
   }
 
   async getCursor(orgId: string, source: string): Promise<string | null> {

@@ -27,6 +27,10 @@ export interface TicketStore {
    * Throws when deletion could not finish; calling again completes it.
    */
   remove(orgId: string, source: string, externalId: string): Promise<boolean>;
+  /** Tickets deleted here since the last sync: the next sync asks the helpdesk whether they still exist. */
+  pendingRefetch(orgId: string, source: string): Promise<string[]>;
+  /** The helpdesk was asked about a deleted ticket (and it was imported again, or is gone there too). */
+  refetched(orgId: string, source: string, externalId: string): Promise<void>;
   /** Incremental sync position per organization and source. */
   getCursor(orgId: string, source: string): Promise<string | null>;
   setCursor(orgId: string, source: string, cursor: string | null): Promise<void>;

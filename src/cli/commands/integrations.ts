@@ -1,0 +1,92 @@
+/** @module `support-chat integrations set|show|remove`: an organization's helpdesk settings. */
+import { INTEGRATIONS, type Integration } from '../../protocol/index.js';
+import { integrationMigrations, IntegrationSettingsStore } from '../../server/escalation/index.js';
+import { effectiveSettings, SECRET_SETTINGS, SETTING_FLAGS, SETTINGS, type IntegrationSettings, type SettingKey } from '../../server/escalation/settings.js';
+import { openDatabase } from '../../server/store/database.js';
+import { CliError, dataDir, parse, required } from '../args.js';
+
+const FLAG_KEYS = Object.fromEntries(Object.entries(SETTING_FLAGS).map(([key, flag]) => [flag.slice(2), key as SettingKey])) as Record<string, SettingKey>;
+
+function integrationOf(value: string | undefined): Integration {
+  if (!value || !(INTEGRATIONS as readonly string[]).includes(value)) throw new CliError(`name the integration: one of ${INTEGRATIONS.join(', ')}`);
+  return value as Integration;
+}
+
+/** Secrets show only their last four characters. */
+function masked(settings: IntegrationSettings): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(settings) as [SettingKey, string][]) {
+    out[SETTING_FLAGS[key].slice(2)] = SECRET_SETTINGS.has(key) ? `…${value.slice(-4)}` : value;
+  }
+  return out;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const [action, ...rest] = argv;
+  if (action === 'set') return set(rest);
+  if (action === 'show') return show(rest);
+  if (action === 'remove') return remove(rest);
+  throw new CliError(`unknown action "${action ?? ''}"; use set, show or remove`);
+}
+
+function set(argv: string[]): number {
+  const options = Object.fromEntries(Object.keys(FLAG_KEYS).map((flag) => [flag, { type: 'string' as const }]));
+  const { values, positionals } = parse(argv, { org: { type: 'string' }, ...options });
+  const integration = integrationOf(positionals[0]);
+  const orgId = required(values.org, 'org');
+  const patch: IntegrationSettings = {};
+  for (const [flag, key] of Object.entries(FLAG_KEYS)) {
+    const value = (values as Record<string, string | undefined>)[flag];
+    if (value === undefined) continue;
+    if (!(key in SETTINGS[integration])) {
+      const accepted = Object.keys(SETTINGS[integration]).map((k) => SETTING_FLAGS[k as SettingKey]);
+      throw new CliError(`${integration} has no setting --${flag}; it takes ${accepted.join(', ')}`);
+    }
+    if ((key === 'apiUrl' || key === 'url') && value !== '' && !/^https?:\/\/\S+$/.test(value)) throw new CliError(`--${flag} must be an http(s) URL, got "${value}"`);
+    patch[key] = value;
+  }
+  if (Object.keys(patch).length === 0) throw new CliError(`nothing to set; ${integration} takes ${Object.keys(SETTINGS[integration]).map((k) => SETTING_FLAGS[k as SettingKey]).join(', ')}`);
+  const db = openDatabase({ dataDir: dataDir(values.data), migrations: integrationMigrations });
+  try {
+    const next = new IntegrationSettingsStore(db).set(orgId, integration, patch);
+    console.log(`${integration} settings for ${orgId}: ${JSON.stringify(masked(next))}`);
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+function show(argv: string[]): number {
+  const { values, positionals } = parse(argv, { org: { type: 'string' }, json: { type: 'boolean' } });
+  const orgId = required(values.org, 'org');
+  const only = positionals[0] ? [integrationOf(positionals[0])] : [...INTEGRATIONS];
+  const db = openDatabase({ dataDir: dataDir(values.data), migrations: integrationMigrations });
+  try {
+    const store = new IntegrationSettingsStore(db);
+    const rows = only.map((integration) => {
+      const own = store.stored(orgId, integration);
+      const effective = effectiveSettings(own, process.env, integration);
+      const from = Object.fromEntries(Object.keys(effective).map((k) => [SETTING_FLAGS[k as SettingKey].slice(2), k in own ? 'organization' : 'environment']));
+      return { integration, settings: masked(effective), from };
+    });
+    if (values.json) console.log(JSON.stringify(rows));
+    else for (const r of rows) console.log(`${r.integration}: ${Object.keys(r.settings).length === 0 ? 'not configured' : Object.entries(r.settings).map(([k, v]) => `${k}=${v} (${r.from[k]})`).join(', ')}`);
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+function remove(argv: string[]): number {
+  const { values, positionals } = parse(argv, { org: { type: 'string' } });
+  const integration = integrationOf(positionals[0]);
+  const orgId = required(values.org, 'org');
+  const db = openDatabase({ dataDir: dataDir(values.data), migrations: integrationMigrations });
+  try {
+    const removed = new IntegrationSettingsStore(db).remove(orgId, integration);
+    console.log(removed ? `Removed the ${integration} settings of ${orgId}.` : `${orgId} had no ${integration} settings of its own.`);
+    return 0;
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,99 @@
+/** @module The conversation as a helpdesk ticket shows it: Markdown, escaped HTML, and size-bounded pieces. */
+import type { Message } from '../../protocol/index.js';
+import type { TicketDraft } from './types.js';
+
+const SPEAKER: Record<string, string> = { user: 'Visitor', assistant: 'Assistant' };
+
+function speaker(message: Message): string {
+  return SPEAKER[message.role] ?? message.role;
+}
+
+/** One message as Markdown: speaker, text, and the sources it cited. */
+export function messageMarkdown(message: Message): string {
+  const lines = [`**${speaker(message)}:**`, message.content.trim()];
+  if (message.sources.length > 0) {
+    lines.push('', 'Sources:', ...message.sources.map((s) => `- [${escapeMarkdownLabel(s.title)}](${s.url})`));
+  }
+  return lines.join('\n');
+}
+
+/** Ticket description for Markdown helpdesks (Linear): summary, then the transcript. */
+export function ticketMarkdown(draft: TicketDraft): string {
+  return [
+    '## Summary',
+    '',
+    draft.summary.trim(),
+    '',
+    '## Conversation',
+    '',
+    draft.transcript.map(messageMarkdown).join('\n\n'),
+    '',
+    '---',
+    `Escalated from support chat by ${draft.customer.name} <${draft.customer.email}> · conversation \`${draft.conversationId}\``,
+  ].join('\n');
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+}
+
+/** Text as HTML paragraphs: every character escaped, line breaks kept. */
+function paragraphs(text: string): string {
+  return text
+    .trim()
+    .split(/\n{2,}/)
+    .map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`)
+    .join('');
+}
+
+/** Ticket body for HTML helpdesks (Pylon): everything the visitor or the engine wrote is escaped. */
+export function ticketHtml(draft: TicketDraft): string {
+  const messages = draft.transcript.map((m) => {
+    const sources =
+      m.sources.length === 0
+        ? ''
+        : `<ul>${m.sources
+            .filter((s) => /^https?:\/\//i.test(s.url))
+            .map((s) => `<li><a href="${escapeHtml(s.url)}">${escapeHtml(s.title)}</a></li>`)
+            .join('')}</ul>`;
+    return `<p><strong>${escapeHtml(speaker(m))}:</strong></p>${paragraphs(m.content)}${sources}`;
+  });
+  return [
+    '<h2>Summary</h2>',
+    paragraphs(draft.summary),
+    '<h2>Conversation</h2>',
+    ...messages,
+    '<hr>',
+    `<p>Escalated from support chat by ${escapeHtml(draft.customer.name)} &lt;${escapeHtml(draft.customer.email)}&gt; · conversation ${escapeHtml(draft.conversationId)}</p>`,
+  ].join('');
+}
+
+/**
+ * Splits text into pieces of at most `max` characters, preferring paragraph, then line, then
+ * word boundaries, never splitting a UTF-16 surrogate pair. Empty text gives no pieces.
+ */
+export function splitText(text: string, max: number): string[] {
+  const pieces: string[] = [];
+  let rest = text.trim();
+  while (rest.length > max) {
+    let cut = rest.lastIndexOf('\n\n', max);
+    if (cut < max / 2) cut = rest.lastIndexOf('\n', max);
+    if (cut < max / 2) cut = rest.lastIndexOf(' ', max);
+    if (cut < max / 2) {
+      cut = max;
+      const code = rest.charCodeAt(cut - 1);
+      if (code >= 0xd800 && code <= 0xdbff) cut--;
+    }
+    const piece = rest.slice(0, cut).trim();
+    if (piece) pieces.push(piece);
+    rest = rest.slice(cut).trim();
+  }
+  if (rest) pieces.push(rest);
+  return pieces;
+}
+
+function escapeMarkdownLabel(text: string): string {
+  return text.replace(/[[\]\\]/g, (c) => `\\${c}`);
+}

@@ -23,7 +23,7 @@ export interface IntegrationResolverOptions {
   fetch?: typeof fetch;
   /** Per-organization settings and escalation attempts (migrations: integrationMigrations). */
   db?: Db;
-  /** Per helpdesk call. @default 10000 */
+  /** Per helpdesk call. @default SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS, else 10000 */
   timeoutMs?: number;
   now?: () => number;
 }
@@ -44,7 +44,9 @@ export function createIntegrationResolver(options: IntegrationResolverOptions = 
   const env = options.env ?? process.env;
   const store = options.db ? new IntegrationSettingsStore(options.db) : undefined;
   const now = options.now ?? Date.now;
-  const common = { fetch: options.fetch, timeoutMs: options.timeoutMs };
+  const fromEnv = Number(env.SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS);
+  const timeoutMs = options.timeoutMs ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : undefined);
+  const common = { fetch: options.fetch, timeoutMs };
   return (orgId: string, name: Integration): EscalationIntegration => {
     const settings = effectiveSettings(store?.stored(orgId, name) ?? {}, env, name);
     switch (name) {

@@ -127,6 +127,19 @@ export const openApiDocument = {
         },
       },
     },
+    '/v0/webhooks/{source}/{org_id}': {
+      post: {
+        operationId: 'receiveHelpdeskWebhook',
+        summary: "A helpdesk's webhook delivery (Plain, Pylon, Linear), authenticated by its signature with the organization's webhook secret",
+        security: [],
+        parameters: [{ name: 'source', in: 'path', required: true, schema: { type: 'string', enum: ['plain', 'pylon', 'linear'] } }, idParam('org_id')],
+        requestBody: { required: true, content: json({ type: 'object' }) },
+        responses: {
+          '200': { description: 'Received (and applied, or ignored as not about a ticket or older than what is stored)', headers: rateHeaders, content: json(ref('WebhookReceipt')) },
+          ...errors(400, 401, 404, 413, 429, 500),
+        },
+      },
+    },
     '/v0/openapi.json': {
       get: {
         operationId: 'getOpenApi',
@@ -151,6 +164,12 @@ export const openApiDocument = {
       },
     },
     schemas: {
+      WebhookReceipt: {
+        type: 'object',
+        required: ['received'],
+        additionalProperties: false,
+        properties: { received: { type: 'boolean', const: true }, ignored: { type: 'string', enum: ['event', 'stale'] } },
+      },
       Source: {
         type: 'object',
         required: ['title', 'url'],

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { createAnswerEngine, type KnowledgeBase } from '../../../src/server/answers/index.js';
 import { IntegrationError } from '../../../src/server/escalation/index.js';
 import { connectorFor, htmlToText, syncTickets } from '../../../src/server/tickets/sync.js';
 import { fakeLinear } from '../../helpers/fake-linear.js';
@@ -113,6 +114,30 @@ describe('Plain sync', () => {
     expect(await allTickets(s, 'plain')).toHaveLength(120);
     const full = await syncTickets(s.server.tickets, 'acme', connector(), { full: true });
     expect(full.imported).toBe(120);
+  });
+});
+
+describe('synced tickets in the knowledge index', () => {
+  it('indexes a synced ticket’s text, and deleting the ticket removes it from the index', async () => {
+    const plain = await fakePlain();
+    closers.push(() => plain.close());
+    let kb: KnowledgeBase | undefined;
+    t = testServer({
+      env: {},
+      engine: (db) => {
+        const engine = createAnswerEngine({ db, llm: null });
+        kb = engine;
+        return engine;
+      },
+    });
+    const thread = plain.addThread({ title: 'Quarterly invoice reconciliation', customerEmail: 'x@example.com', previewText: 'The reconciliation report double counts refunds' });
+    await syncTickets(t.server.tickets, 'acme', connectorFor('plain', { apiKey: plain.apiKey, apiUrl: plain.apiUrl }));
+    const found = await kb!.search('acme', 'reconciliation report refunds', { includeTickets: true });
+    expect(found.map((h) => h.section.title)).toContain('Quarterly invoice reconciliation');
+    // Answers never draw on tickets: they hold other customers' words.
+    expect((await kb!.search('acme', 'reconciliation report refunds')).map((h) => h.section.title)).not.toContain('Quarterly invoice reconciliation');
+    expect((await t.call('DELETE', `/v0/tickets/plain/${thread.id}`, { token: t.token() })).status).toBe(204);
+    expect((await kb!.search('acme', 'reconciliation report refunds', { includeTickets: true })).map((h) => h.section.title)).not.toContain('Quarterly invoice reconciliation');
   });
 });
 

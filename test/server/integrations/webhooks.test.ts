@@ -183,3 +183,17 @@ describe('Pylon webhooks', () => {
     expect((await s.call('GET', `/v0/tickets/pylon/${issue.id}`, { token })).status).toBe(404);
   });
 });
+
+describe('webhook rate limits', () => {
+  it('count per source and organization at the organization limit, not against the sending address', async () => {
+    t = testServer({ env: { PLAIN_WEBHOOK_SECRET: SECRET }, rateLimits: { perAddress: 2, perOrganization: 5 } });
+    const s = t;
+    const body = plainEvent('thread.thread_created', plainThread());
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await post(s, '/v0/webhooks/plain/acme', body, { 'plain-request-signature': hmac(body) })).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    // Another organization has its own quota; the address's own quota was never touched.
+    expect((await post(s, '/v0/webhooks/plain/globex', body, { 'plain-request-signature': hmac(body) })).status).toBe(200);
+    expect((await s.call('GET', '/v0/me')).response.headers.get('x-ratelimit-remaining')).toBe('1');
+  });
+});

@@ -69,7 +69,7 @@ export interface SupportServer {
   /** The v0 API as a fetch handler. */
   fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
   /** The same pipeline on plain objects; Node's http server uses it directly. */
-  handle(request: ApiRequest): Promise<ApiResponse>;
+  handle(request: ApiRequest): ApiResponse | Promise<ApiResponse>;
   db: Db;
   tokens: TokenService;
   tickets: TicketStore;
@@ -153,6 +153,15 @@ export function createServer(options: ServerOptions = {}): SupportServer {
   };
 }
 
+function send(res: Parameters<typeof writeNode>[0], response: ApiResponse): void {
+  try {
+    writeNode(res, response);
+  } catch {
+    // A response Node refuses to write (it cannot happen with this server's headers) ends the connection, never the process.
+    res.destroy();
+  }
+}
+
 export interface StartServerOptions extends ServerOptions {
   /** @default 8787 */
   port?: number;
@@ -165,10 +174,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<{ u
   const server = createServer(options);
   // Node requests go straight to the pipeline, without building WHATWG Request and Response objects.
   const http = createHttpServer((req, res) => {
-    server.handle(fromNode(req, res)).then(
-      (response) => writeNode(res, response),
-      () => res.destroy(),
-    );
+    // Answered synchronously when nothing had to wait; the pipeline never rejects.
+    const response = server.handle(fromNode(req, res));
+    if (response instanceof Promise) response.then((r) => send(res, r), () => res.destroy());
+    else send(res, response);
   });
   http.keepAliveTimeout = 5_000;
   http.headersTimeout = 10_000;

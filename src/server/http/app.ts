@@ -5,8 +5,8 @@ import type { ConnectionInfo } from '../../protocol/node-http.js';
 import { parseJsonObject } from './body.js';
 import { fromFetch, toFetchResponse, type ApiRequest, type ApiResponse } from './exchange.js';
 import { badRequest, conflict, forbidden, HttpError, internal, notFound, unauthorized } from './errors.js';
-import { rateLimitHeaders, type Bucket, type RateDecision, type RateLimiter, type RateLimits } from './rate-limit.js';
-import type { Route, RouteContext, Router } from './router.js';
+import { setRateLimitHeaders, type Bucket, type RateDecision, type RateLimiter, type RateLimits } from './rate-limit.js';
+import type { Route, RouteContext, RouteMatch, Router } from './router.js';
 import { HELPDESK_WEBHOOK_PATTERN } from './routes/helpdesk-webhooks.js';
 import type { Services } from './services.js';
 import type { TokenRecord } from '../store/tokens.js';
@@ -25,30 +25,43 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 export function createApp({ router, services, limiter, limits }: AppOptions) {
   const { logger } = services;
 
+  /** The buckets of a token, per endpoint bucket, made once per token record (records are cached while unchanged). */
+  const bucketCache = new WeakMap<TokenRecord, Map<string, Bucket[]>>();
   function buckets(auth: TokenRecord, route: Route | undefined): Bucket[] {
-    const list: Bucket[] = [
-      { key: `token:${auth.id}`, limit: limits.perToken },
-      { key: `org:${auth.orgId}`, limit: limits.perOrganization },
-    ];
-    if (route?.bucket) list.push({ key: `org:${auth.orgId}:${route.bucket}`, limit: limits.endpoints[route.bucket] });
+    let byRoute = bucketCache.get(auth);
+    if (!byRoute) {
+      byRoute = new Map();
+      bucketCache.set(auth, byRoute);
+    }
+    const name = route?.bucket ?? '';
+    let list = byRoute.get(name);
+    if (!list) {
+      list = [
+        { key: `token:${auth.id}`, limit: limits.perToken },
+        { key: `org:${auth.orgId}`, limit: limits.perOrganization },
+      ];
+      if (route?.bucket) list.push({ key: `org:${auth.orgId}:${route.bucket}`, limit: limits.endpoints[route.bucket] });
+      byRoute.set(name, list);
+    }
     return list;
   }
 
-  async function run(request: ApiRequest, log: Record<string, unknown>): Promise<{ response: ApiResponse; decision: RateDecision | undefined }> {
+  /**
+   * The pipeline is synchronous until something has to wait (a request body, a handler that
+   * awaits): a GET that reads from memory or SQLite allocates no promise and takes no microtask hop.
+   */
+  function run(request: ApiRequest, log: RequestLog, outcome: { decision: RateDecision | undefined }): MaybePromise<ApiResponse> {
     const queryAt = request.url.indexOf('?');
     const pathname = queryAt < 0 ? request.url : request.url.slice(0, queryAt);
-    if (!pathname.startsWith('/')) return { response: badRequest('Malformed request URL').toResponse(), decision: undefined };
-    const remoteAddress = request.remoteAddress;
+    if (!pathname.startsWith('/')) return badRequest('Malformed request URL').toResponse();
     const match = router.match(request.method, pathname);
     log.route = match.route?.pattern ?? 'unmatched';
 
     // Public routes and requests without a valid token count against the client address.
     let auth: TokenRecord | undefined;
     let decision: RateDecision;
-    const publicRoute = match.route?.scope === 'public';
-    const header = request.header('authorization');
-    if (!publicRoute) {
-      const token = parseBearer(header);
+    if (match.route?.scope !== 'public') {
+      const token = parseBearer(request.header('authorization'));
       auth = token ? (services.tokens.verify(token) ?? undefined) : undefined;
     }
     if (auth) {
@@ -60,27 +73,15 @@ export function createApp({ router, services, limiter, limits }: AppOptions) {
       // organization, at the organization's limit, not against one address's 60 a minute.
       decision = limiter.consume([{ key: `webhook:${match.params.source}:${match.params.org}`, limit: limits.perOrganization }]);
     } else {
-      decision = limiter.consume([{ key: `addr:${remoteAddress}`, limit: limits.perAddress }]);
+      decision = limiter.consume([{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }]);
     }
-    if (!decision.allowed) {
-      return { response: new HttpError(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true }).toResponse(), decision };
-    }
-    try {
-      return { response: await authorized(request, queryAt < 0 ? '' : request.url.slice(queryAt), match, auth, log), decision };
-    } catch (error) {
-      return { response: toErrorResponse(error, log), decision };
-    }
+    outcome.decision = decision;
+    if (!decision.allowed) return new HttpError(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true }).toResponse();
+    return authorized(request, queryAt < 0 ? '' : request.url.slice(queryAt), match, auth, log);
   }
 
-  async function authorized(
-    request: ApiRequest,
-    search: string,
-    match: ReturnType<Router['match']>,
-    auth: TokenRecord | undefined,
-    log: Record<string, unknown>,
-  ): Promise<ApiResponse> {
-    const publicRoute = match.route?.scope === 'public';
-    if (!publicRoute && !auth) return unauthorized().toResponse();
+  function authorized(request: ApiRequest, search: string, match: RouteMatch, auth: TokenRecord | undefined, log: RequestLog): MaybePromise<ApiResponse> {
+    if (match.route?.scope !== 'public' && !auth) return unauthorized().toResponse();
     if (!match.route) {
       if (match.allowed.length > 0) {
         const error = new HttpError(405, 'bad_request', `Method ${request.method} is not allowed here; use ${match.allowed.join(', ')}`, {
@@ -94,24 +95,20 @@ export function createApp({ router, services, limiter, limits }: AppOptions) {
     if (auth && route.scope !== 'any' && route.scope !== 'public' && !auth.scopes.includes(route.scope as Scope)) {
       return forbidden().toResponse();
     }
+    if (route.method === 'POST') return request.text().then((bodyText) => dispatch(request, search, route, match.params, auth, log, bodyText));
+    return dispatch(request, search, route, match.params, auth, log, '');
+  }
 
-    let bodyText = '';
-    if (route.method === 'POST') bodyText = await request.text();
-    let parsed: Record<string, unknown> | undefined;
-    let query: URLSearchParams | undefined;
-    const ctx: RouteContext = {
-      request,
-      get query() {
-        return (query ??= new URLSearchParams(search));
-      },
-      params: match.params,
-      auth,
-      services,
-      remoteAddress: request.remoteAddress,
-      body: () => (parsed ??= parseJsonObject(bodyText)),
-      rawBody: () => bodyText,
-    };
-
+  function dispatch(
+    request: ApiRequest,
+    search: string,
+    route: Route,
+    params: Record<string, string>,
+    auth: TokenRecord | undefined,
+    log: RequestLog,
+    bodyText: string,
+  ): MaybePromise<ApiResponse> {
+    const ctx = new Context(request, search, params, auth, services, bodyText);
     const key = request.header('idempotency-key');
     if (route.idempotent && auth && key !== null) {
       if (!IDEMPOTENCY_KEY.test(key)) throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters');
@@ -123,41 +120,51 @@ export function createApp({ router, services, limiter, limits }: AppOptions) {
         log.replayed = true;
         return { status: begun.status, headers: { 'content-type': 'application/json', 'Idempotent-Replayed': 'true' }, body: begun.body };
       }
-      let response: ApiResponse;
-      try {
-        response = await route.handler(ctx);
-      } catch (error) {
-        response = toErrorResponse(error, log);
-      }
-      services.idempotency.finish(auth.id, key, response.status, response.body ?? '');
-      return response;
+      const finish = (response: ApiResponse) => {
+        services.idempotency.finish(auth.id, key, response.status, response.body ?? '');
+        return response;
+      };
+      return Promise.resolve()
+        .then(() => route.handler(ctx))
+        .then(finish, (error: unknown) => finish(toErrorResponse(error, log)));
     }
     return route.handler(ctx);
   }
 
-  function toErrorResponse(error: unknown, log: Record<string, unknown>): ApiResponse {
+  function toErrorResponse(error: unknown, log: RequestLog): ApiResponse {
     if (error instanceof HttpError) return error.toResponse();
     log.error = error instanceof Error ? error.message : String(error);
     return internal().toResponse();
   }
 
-  async function handle(request: ApiRequest): Promise<ApiResponse> {
-    const started = performance.now();
-    const requestId = randomUUID();
-    const log: Record<string, unknown> = { msg: 'request', id: requestId, method: request.method };
-    let response: ApiResponse;
-    let decision: RateDecision | undefined;
-    try {
-      ({ response, decision } = await run(request, log));
-    } catch (error) {
-      response = toErrorResponse(error, log);
-    }
-    Object.assign(response.headers, rateLimitHeaders(decision ?? fallbackDecision(limits)), { 'X-Request-Id': requestId });
+  function finish(response: ApiResponse, log: RequestLog, decision: RateDecision | undefined, started: number): ApiResponse {
+    setRateLimitHeaders(response.headers, decision ?? fallbackDecision(limits));
+    response.headers['X-Request-Id'] = log.id;
     log.status = response.status;
     log.ms = Math.round((performance.now() - started) * 10) / 10;
-    if (response.status >= 500) logger.error(log as { msg: string });
-    else logger.info(log as { msg: string });
+    if (response.status >= 500) logger.error(log);
+    else logger.info(log);
     return response;
+  }
+
+  /** The whole pipeline; a Promise only when something had to wait. Never throws or rejects. */
+  function handle(request: ApiRequest): MaybePromise<ApiResponse> {
+    const started = performance.now();
+    const log: RequestLog = { msg: 'request', id: randomUUID(), method: request.method };
+    const outcome: { decision: RateDecision | undefined } = { decision: undefined };
+    let result: MaybePromise<ApiResponse>;
+    try {
+      result = run(request, log, outcome);
+    } catch (error) {
+      result = toErrorResponse(error, log);
+    }
+    if (result instanceof Promise) {
+      return result.then(
+        (response) => finish(response, log, outcome.decision, started),
+        (error: unknown) => finish(toErrorResponse(error, log), log, outcome.decision, started),
+      );
+    }
+    return finish(result, log, outcome.decision, started);
   }
 
   return {
@@ -166,6 +173,50 @@ export function createApp({ router, services, limiter, limits }: AppOptions) {
     /** The API as a fetch handler. */
     fetch: async (request: Request, info?: ConnectionInfo): Promise<Response> => toFetchResponse(await handle(fromFetch(request, info?.remoteAddress ?? 'unknown'))),
   };
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+interface RequestLog {
+  msg: string;
+  id: string;
+  method: string;
+  [field: string]: unknown;
+}
+
+/** What a handler sees; a class, so a request allocates one object and no closures. */
+class Context implements RouteContext {
+  readonly request: ApiRequest;
+  readonly params: Record<string, string>;
+  readonly auth: TokenRecord | undefined;
+  readonly services: Services;
+  readonly remoteAddress: string;
+  readonly #search: string;
+  readonly #bodyText: string;
+  #query: URLSearchParams | undefined;
+  #parsed: Record<string, unknown> | undefined;
+
+  constructor(request: ApiRequest, search: string, params: Record<string, string>, auth: TokenRecord | undefined, services: Services, bodyText: string) {
+    this.request = request;
+    this.params = params;
+    this.auth = auth;
+    this.services = services;
+    this.remoteAddress = request.remoteAddress;
+    this.#search = search;
+    this.#bodyText = bodyText;
+  }
+
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.#search));
+  }
+
+  body(): Record<string, unknown> {
+    return (this.#parsed ??= parseJsonObject(this.#bodyText));
+  }
+
+  rawBody(): string {
+    return this.#bodyText;
+  }
 }
 
 /** `Bearer <token>` with exactly one space and nothing else; anything odd is no token. */

@@ -63,32 +63,40 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     const reset = Math.ceil(((window + 1) * WINDOW_MS) / 1000);
     const retryAfter = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
-    const used = buckets.map((b) => {
-      const entry = this.#counts.get(b.key);
-      return entry && entry.window === window ? entry.count : 0;
-    });
-    const refused = buckets.findIndex((b, i) => (used[i] ?? 0) >= b.limit);
-    if (refused >= 0) {
-      const bucket = buckets[refused]!;
-      return { allowed: false, limit: bucket.limit, remaining: 0, reset, retryAfter };
+    // Plain loops and counters updated in place: this runs on every request.
+    for (const bucket of buckets) {
+      const entry = this.#counts.get(bucket.key);
+      if (entry !== undefined && entry.window === window && entry.count >= bucket.limit) {
+        return { allowed: false, limit: bucket.limit, remaining: 0, reset, retryAfter };
+      }
     }
-    let fewest = { limit: 0, remaining: Number.POSITIVE_INFINITY };
-    buckets.forEach((b, i) => {
-      const count = (used[i] ?? 0) + 1;
-      this.#counts.set(b.key, { window, count });
-      const remaining = Math.max(0, b.limit - count);
-      if (remaining < fewest.remaining) fewest = { limit: b.limit, remaining };
-    });
-    return { allowed: true, limit: fewest.limit, remaining: fewest.remaining, reset, retryAfter };
+    let limit = 0;
+    let remaining = Number.POSITIVE_INFINITY;
+    for (const bucket of buckets) {
+      let entry = this.#counts.get(bucket.key);
+      if (entry === undefined) {
+        entry = { window, count: 0 };
+        this.#counts.set(bucket.key, entry);
+      } else if (entry.window !== window) {
+        entry.window = window;
+        entry.count = 0;
+      }
+      entry.count++;
+      const left = Math.max(0, bucket.limit - entry.count);
+      if (left < remaining) {
+        remaining = left;
+        limit = bucket.limit;
+      }
+    }
+    return { allowed: true, limit, remaining, reset, retryAfter };
   }
 }
 
-export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
-  const headers: Record<string, string> = {
-    'X-RateLimit-Limit': String(decision.limit),
-    'X-RateLimit-Remaining': String(decision.remaining),
-    'X-RateLimit-Reset': String(decision.reset),
-  };
+/** Adds the `X-RateLimit-*` headers (and `Retry-After` on a refusal) to `headers`. */
+export function setRateLimitHeaders(headers: Record<string, string>, decision: RateDecision): void {
+  headers['X-RateLimit-Limit'] = String(decision.limit);
+  headers['X-RateLimit-Remaining'] = String(decision.remaining);
+  headers['X-RateLimit-Reset'] = String(decision.reset);
   if (!decision.allowed) headers['Retry-After'] = String(decision.retryAfter);
-  return headers;
 }
+

@@ -1,7 +1,7 @@
 /** @module Conversations and their messages in SQLite, with the job that answers each user turn. */
 import { randomUUID } from 'node:crypto';
 import type { Conversation, ConversationStatus, Message, Source } from '../../protocol/index.js';
-import type { Db } from './database.js';
+import { changeTracker, type ChangeTracker, type Db } from './database.js';
 
 interface ConversationRow {
   id: string;
@@ -57,18 +57,28 @@ export class ConversationStore {
   readonly #messages;
   /** Serialized conversations by id, valid while `updated_at` is unchanged (polling reads the same one often). */
   readonly #wire = new Map<string, { updatedAt: string; status: string; json: string }>();
+  readonly #changes: ChangeTracker;
+  /** Records read, by id, valid while the database is unchanged (see ChangeTracker). */
+  readonly #records = new Map<string, { orgId: string; record: ConversationRecord | null; stamp: number }>();
 
   constructor(db: Db, now: () => number = Date.now) {
     this.#db = db;
     this.#now = now;
+    this.#changes = changeTracker(db);
     this.#get = db.prepare('SELECT * FROM conversations WHERE id = ? AND org_id = ?');
     this.#messages = db.prepare('SELECT role, content, sources FROM messages WHERE conversation_id = ? ORDER BY seq');
   }
 
   /** The conversation when it exists in `orgId`; another organization's is treated as absent. */
   get(orgId: string, id: string): ConversationRecord | null {
+    const stamp = this.#changes.stamp();
+    const cached = this.#records.get(id);
+    if (cached && cached.stamp === stamp && cached.orgId === orgId) return cached.record;
     const row = this.#get.get(id, orgId) as ConversationRow | undefined;
-    return row ? toRecord(row) : null;
+    const record = row ? toRecord(row) : null;
+    if (this.#records.size >= 10_000) this.#records.clear();
+    this.#records.set(id, { orgId, record, stamp });
+    return record;
   }
 
   messages(id: string): Message[] {

@@ -36,6 +36,7 @@ export function openDatabase({ dataDir, migrations }: OpenDatabaseOptions): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  changeTracker(db);
   migrate(db, migrations);
   return db;
 }
@@ -71,4 +72,81 @@ export function migrate(db: Db, migrations: readonly Migration[]): void {
       record.run(m.component, m.version, m.description, new Date().toISOString());
     })();
   }
+}
+
+/**
+ * Whether the database may have changed since a moment, for read caches that must never serve
+ * stale data: a counter of this process's writes, plus SQLite's `data_version`, which changes when
+ * another connection (another server process, the CLI revoking a token) commits. Every statement
+ * that writes is counted, because `changeTracker` wraps the connection's `prepare` and `exec`.
+ */
+export class ChangeTracker {
+  #local = 0;
+  #external = -1;
+  #checkedAt = Number.NEGATIVE_INFINITY;
+  readonly #dataVersion: Database.Statement;
+
+  constructor(db: Db) {
+    this.#dataVersion = db.prepare('PRAGMA data_version').pluck();
+  }
+
+  /** Called after every write through this connection. */
+  touch(): void {
+    this.#local++;
+  }
+
+  /**
+   * A stamp of the database's state: two equal stamps mean nothing was written in between. Other
+   * connections' commits are looked up at most once a millisecond, so they show within 1 ms.
+   */
+  stamp(): number {
+    const now = performance.now();
+    if (now - this.#checkedAt >= 1) {
+      const version = this.#dataVersion.get() as number;
+      if (version !== this.#external) {
+        this.#external = version;
+        this.#local++;
+      }
+      this.#checkedAt = now;
+    }
+    return this.#local;
+  }
+}
+
+const trackers = new WeakMap<Db, ChangeTracker>();
+
+/** The connection's change tracker; the first call starts counting its writes. */
+export function changeTracker(db: Db): ChangeTracker {
+  let tracker = trackers.get(db);
+  if (tracker) return tracker;
+  const t = new ChangeTracker(db);
+  tracker = t;
+  trackers.set(db, t);
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((source: string) => {
+    const statement = prepare(source);
+    // `readonly` is false for anything that writes, including INSERT … RETURNING read with get().
+    if (!statement.readonly) {
+      for (const method of ['run', 'get', 'all', 'iterate'] as const) {
+        const original = statement[method].bind(statement) as (...args: unknown[]) => unknown;
+        (statement as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+          try {
+            return original(...args);
+          } finally {
+            t.touch();
+          }
+        };
+      }
+    }
+    return statement;
+  }) as Db['prepare'];
+  const exec = db.exec.bind(db);
+  db.exec = ((source: string) => {
+    try {
+      return exec(source);
+    } finally {
+      t.touch();
+    }
+  }) as Db['exec'];
+  return tracker;
 }

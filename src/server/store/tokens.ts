@@ -1,12 +1,11 @@
 /** @module API tokens: a fixed prefix plus a random secret; only a SHA-256 hash is stored, compared in constant time. */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { SCOPES, type Scope } from '../../protocol/index.js';
-import type { Db } from './database.js';
+import { changeTracker, type ChangeTracker, type Db } from './database.js';
 
 /** Every token starts with this; a secret scanner can find leaked ones by it. */
 export const TOKEN_PREFIX = 'sc_live_';
 const SHOWN_PREFIX_LENGTH = TOKEN_PREFIX.length + 6;
-const CACHE_TTL_MS = 5_000;
 
 export interface TokenRecord {
   id: string;
@@ -66,15 +65,18 @@ export class TokenInputError extends Error {
 export class TokenService {
   readonly #db: Db;
   readonly #now: () => number;
+  readonly #changes: ChangeTracker;
   /**
-   * Verified tokens by hash, so the hot path does one map lookup. Entries live a few seconds,
-   * so a revocation made by another process (the CLI) takes effect quickly.
+   * Looked-up tokens, so the hot path is one map lookup. An entry holds while the database is
+   * unchanged (no write here, no commit by another process such as `token revoke`), so a
+   * revocation takes effect on the next request. Expiry is checked on every use.
    */
-  readonly #cache = new Map<string, { record: TokenRecord; at: number }>();
+  readonly #cache = new Map<string, { record: TokenRecord | null; stamp: number }>();
 
   constructor(db: Db, now: () => number = Date.now) {
     this.#db = db;
     this.#now = now;
+    this.#changes = changeTracker(db);
   }
 
   /** Creates a token; the returned `token` string is shown once and never stored. */
@@ -111,19 +113,21 @@ export class TokenService {
   /** The token's record when it is valid now (known, not revoked, not expired); otherwise null. */
   verify(token: string): TokenRecord | null {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
-    const hash = hashToken(token);
-    const key = hash.toString('hex');
-    const cached = this.#cache.get(key);
-    let record = cached && this.#now() - cached.at < CACHE_TTL_MS ? cached.record : undefined;
-    if (!record) {
+    const stamp = this.#changes.stamp();
+    const cached = this.#cache.get(token);
+    let record: TokenRecord | null;
+    if (cached && cached.stamp === stamp) {
+      record = cached.record;
+    } else {
+      const hash = hashToken(token);
       const row = this.#db.prepare('SELECT * FROM tokens WHERE hash = ?').get(hash) as TokenRow | undefined;
       // The lookup is by hash; comparing the stored hash in constant time guards against any index shortcut.
-      if (!row || row.hash.length !== hash.length || !timingSafeEqual(row.hash, hash)) return null;
-      record = toRecord(row);
-      if (this.#cache.size > 10_000) this.#cache.clear();
-      this.#cache.set(key, { record, at: this.#now() });
+      record = row && row.hash.length === hash.length && timingSafeEqual(row.hash, hash) ? toRecord(row) : null;
+      // Unknown tokens are remembered too (bounded), so a flood of bad ones costs a map lookup each.
+      if (this.#cache.size >= 10_000) this.#cache.clear();
+      this.#cache.set(token, { record, stamp });
     }
-    if (record.revokedAt) return null;
+    if (!record || record.revokedAt) return null;
     if (record.expiresAt && Date.parse(record.expiresAt) <= this.#now()) return null;
     return record;
   }
@@ -145,7 +149,6 @@ export class TokenService {
     if (rows.length > 1) throw new TokenInputError(`"${idOrPrefix}" matches ${rows.length} tokens; revoke by id`);
     const revokedAt = new Date(this.#now()).toISOString();
     for (const row of rows) this.#db.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ?').run(revokedAt, row.id);
-    this.#cache.clear();
     return rows.map((row) => ({ ...toRecord(row), revokedAt }));
   }
 }

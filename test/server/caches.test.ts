@@ -35,7 +35,7 @@ describe('hot-path caches', () => {
     expect((await get(server, '/v0/me', token)).status).toBe(200);
     expect((await get(server, '/v0/me', token)).status).toBe(200);
     const other = openDatabase({ dataDir: dir, migrations: coreMigrations });
-    cleanup.push(() => other.close());
+    cleanup.push(() => void other.close());
     new TokenService(other).revoke(record.id);
     // Other connections' commits are looked up at most once a millisecond.
     await new Promise((r) => setTimeout(r, 2));
@@ -67,7 +67,7 @@ describe('hot-path caches', () => {
     const { conversation_id: id } = (await sent.json()) as { conversation_id: string };
     expect(((await (await get(server, `/v0/chat/${id}`, token)).json()) as { status: string }).status).toBe('processing');
     const other = openDatabase({ dataDir: dir, migrations: coreMigrations });
-    cleanup.push(() => other.close());
+    cleanup.push(() => void other.close());
     other.prepare("UPDATE conversations SET status = 'failed', updated_at = ? WHERE id = ?").run(new Date().toISOString(), id);
     await new Promise((r) => setTimeout(r, 2));
     expect(((await (await get(server, `/v0/chat/${id}`, token)).json()) as { status: string }).status).toBe('failed');
@@ -75,7 +75,7 @@ describe('hot-path caches', () => {
 
   it('counts every write through the connection, including INSERT … RETURNING read with get()', () => {
     const db = openDatabase({ dataDir: ':memory:', migrations: [] });
-    cleanup.push(() => db.close());
+    cleanup.push(() => void db.close());
     db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
     const tracker = changeTracker(db);
     const stamps = [tracker.stamp()];

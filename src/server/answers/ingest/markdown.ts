@@ -48,7 +48,8 @@ interface Heading {
 
 /**
  * Splits a page into sections at every heading. The text before the first heading below the
- * page title belongs to the page itself (its URL has no fragment).
+ * page title belongs to the page itself (its URL has no fragment). Once a titled page has H2
+ * sections, a later `# line` is text of the current section, not a heading.
  */
 export function parseMarkdown(text: string, options: { url: string; fallbackTitle: string; mdx?: boolean }): ParsedFile {
   const fm = frontmatter(text);
@@ -61,6 +62,7 @@ export function parseMarkdown(text: string, options: { url: string; fallbackTitl
   const used = new Map<string, number>();
   let fence: string | null = null;
   let pageTitle = fm.data.title ?? '';
+  let sawSubheading = false;
   for (const line of lines) {
     const fenceMatch = /^\s{0,3}(```+|~~~+)/.exec(line);
     if (fenceMatch) {
@@ -73,6 +75,13 @@ export function parseMarkdown(text: string, options: { url: string; fallbackTitl
       continue;
     }
     const level = heading[1]!.length;
+    // A titled page's structure is its H2 and deeper headings. A `# line` after them is not a new
+    // top-level part of the page: it is text, most often a comment of code pasted without a fence.
+    if (level === 1 && pageTitle && sawSubheading) {
+      blocks.at(-1)!.lines.push(line);
+      continue;
+    }
+    if (level > 1) sawSubheading = true;
     let textPart = heading[2]!;
     let id: string;
     const explicit = /\s*\{#([\w\-.:]+)\}\s*$/.exec(textPart);

@@ -2,7 +2,7 @@
  * @module An in-memory BM25F index over sections: fields title, context (page title and parent
  * headings), body and code, each with its own weight and length normalisation.
  */
-import { tokenize } from './text.js';
+import { isQuestionFraming, tokenize } from './text.js';
 
 export interface IndexedSection {
   id: number;
@@ -17,6 +17,8 @@ const FIELDS = ['title', 'context', 'body', 'code'] as const;
 const WEIGHT = [4.0, 2.0, 1.0, 0.5];
 const B = [0.2, 0.4, 0.9, 0.75];
 const K1 = 2.0;
+/** How much a question-framing word of the query counts (see isQuestionFraming). */
+const FRAMING_WEIGHT = 0.5;
 
 /** Per term, flat records of [doc, tf in title, tf in context, tf in body, tf in code]. */
 type Posting = number[];
@@ -92,7 +94,7 @@ export class SearchIndex {
     const limit = options.limit ?? 10;
     const weights = new Map<string, number>();
     const queryTerms = tokenize(query);
-    for (const t of queryTerms) weights.set(t, Math.max(weights.get(t) ?? 0, 1));
+    for (const t of queryTerms) weights.set(t, Math.max(weights.get(t) ?? 0, isQuestionFraming(t) ? FRAMING_WEIGHT : 1));
     const history = options.history ?? [];
     history.forEach((turn, i) => {
       const w = 0.35 * 0.7 ** (history.length - 1 - i);

@@ -10,6 +10,26 @@ const STOPWORDS = new Set(
   e g eg ie etc`.split(/\s+/),
 );
 
+/**
+ * Words that frame a support question rather than name its subject ("what are the two main
+ * benefits…", "how does X differ…", "what do you recommend…"). In a query they count for less,
+ * so the subject words decide the ranking; in the indexed text they are ordinary words.
+ */
+const QUESTION_FRAMING = new Set(
+  `one two three four five six seven eight nine ten first second third key main primary important specific particular
+  several various certain kind sort recommend recommended recommendation suggest suggested benefit benefits advantage
+  advantages differ difference differences different help helps explain describe mean means meaning happen happens need
+  needs want able possible exactly actually typically generally usually`
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => stem(w)),
+);
+
+/** Whether a query term (as `tokenize` returns it) frames the question rather than naming its subject. */
+export function isQuestionFraming(term: string): boolean {
+  return QUESTION_FRAMING.has(term);
+}
+
 /** Light English stemming: plural and common verb endings, conservative so identifiers stay recognisable. */
 export function stem(word: string): string {
   if (word.length <= 3 || /\d/.test(word)) return word;

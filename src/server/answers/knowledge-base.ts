@@ -274,7 +274,11 @@ export class KnowledgeStore {
       text.body += ` ${section.body}`;
       pageOf[i] = page;
     });
-    const entry = { version, index: new SearchIndex(sections), sections, pages: new SearchIndex(pageTexts, { phrases: false }), pageOf };
+    // A heading is read with the headings above it: "Examples" under "Use XML tags" is about XML
+    // tags. Doc sections are indexed with their heading path in the title field (code keeps its
+    // symbol names alone there); what is shown keeps the section's own title.
+    const indexed = sections.map((s) => (s.kind === 'code' || !s.context ? s : { ...s, title: `${s.title} ${s.context}` }));
+    const entry = { version, index: new SearchIndex(indexed), sections, pages: new SearchIndex(pageTexts, { phrases: false }), pageOf };
     this.#cache.set(orgId, entry);
     return entry;
   }

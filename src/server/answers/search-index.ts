@@ -17,6 +17,8 @@ const FIELDS = ['title', 'context', 'body', 'code'] as const;
 const WEIGHT = [4.0, 2.0, 1.0, 0.5];
 const B = [0.2, 0.4, 0.9, 0.75];
 const K1 = 2.0;
+/** Up to how much a section's score grows when the question names every word of its heading. */
+const HEADING_BONUS = 0.5;
 /** How much a question-framing word of the query counts (see isQuestionFraming). */
 const FRAMING_WEIGHT = 0.5;
 
@@ -41,6 +43,7 @@ export class SearchIndex {
   readonly #phrases: boolean;
   /** Adjacent-word pairs of sections that were candidates lately (bounded), for the phrase bonus. */
   readonly #adjacent = new Map<number, Set<string>>();
+  readonly #headings = new Map<number, string[]>();
 
   constructor(sections: readonly IndexedSection[], options: { phrases?: boolean } = {}) {
     this.size = sections.length;
@@ -147,7 +150,28 @@ export class SearchIndex {
         for (const pair of pairs) if (adjacent.has(`${pair.a} ${pair.b}`)) hit.score += pair.bonus * (0.5 + hit.coverage);
       }
     }
+    // A section whose heading (read with its heading path) the question names in full is about
+    // what was asked: "Why use examples?" for "what is a benefit of using examples?".
+    const asked = new Set(queryTerms);
+    for (const hit of candidates) {
+      const heading = this.#headingOf(hit.index);
+      if (heading.length === 0) continue;
+      let named = 0;
+      for (const term of heading) if (asked.has(term)) named++;
+      hit.score *= 1 + HEADING_BONUS * (named / heading.length);
+    }
     return topK(candidates, limit);
+  }
+
+  /** The distinct terms of a section's title field (cached for recent candidates). */
+  #headingOf(index: number): string[] {
+    let terms = this.#headings.get(index);
+    if (!terms) {
+      terms = [...new Set(tokenize(this.#sections[index]!.title))];
+      if (this.#headings.size >= 5_000) this.#headings.clear();
+      this.#headings.set(index, terms);
+    }
+    return terms;
   }
 }
 

@@ -19,3 +19,14 @@ describe('question framing', () => {
     expect(hits[0]!.index).toBe(1);
   });
 });
+
+describe('headings named by the question', () => {
+  it('ranks a section whose heading the question names in full above one whose heading and text only contain the words', () => {
+    const index = new SearchIndex([
+      section(0, 'Keys: rotate, revoke, restrict and audit', 'Rotate keys monthly. Rotate keys after staff leave. Rotate keys when they leak. Rotation of keys is logged. Keys are keys.'),
+      section(1, 'Rotate keys', 'Open the dashboard and choose a new one; the old one keeps working for a day, then it stops, and every client that still sends it gets an error until it is updated with the new one.'),
+      section(2, 'Billing', 'Invoices are monthly.'),
+    ]);
+    expect(index.search('How often should I rotate keys?')[0]!.index).toBe(1);
+  });
+});

@@ -13,6 +13,7 @@ import type { IntegrationResolver } from './escalation/types.js';
 import { createApp } from './http/app.js';
 import { jsonLogger, type Logger } from './http/log.js';
 import { DEFAULT_RATE_LIMITS, MemoryRateLimiter, type RateLimiter, type RateLimits } from './http/rate-limit.js';
+import { RedisRateLimiter } from './http/redis-rate-limit.js';
 import { Router } from './http/router.js';
 import { chatRoutes } from './http/routes/chat.js';
 import { escalateRoutes } from './http/routes/escalate.js';
@@ -49,7 +50,7 @@ export interface ServerOptions {
   integrations?: IntegrationResolver;
   /** Rate limits; any field left out keeps its default. @default DEFAULT_RATE_LIMITS */
   rateLimits?: Partial<Omit<RateLimits, 'endpoints'>> & { endpoints?: Partial<RateLimits['endpoints']> };
-  /** @default a MemoryRateLimiter */
+  /** @default a RedisRateLimiter when SUPPORT_CHAT_REDIS_URL is set (several processes share limits), else a MemoryRateLimiter */
   rateLimiter?: RateLimiter;
   /** Environment for integrations and the engine. @default process.env */
   env?: NodeJS.ProcessEnv;
@@ -70,6 +71,8 @@ export interface SupportServer {
   fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
   /** The same pipeline on plain objects; Node's http server uses it directly. */
   handle(request: ApiRequest): ApiResponse | Promise<ApiResponse>;
+  /** Resolves when the server can count requests (its shared rate limiter is connected); rejects when it cannot. */
+  ready(): Promise<void>;
   db: Db;
   tokens: TokenService;
   tickets: TicketStore;
@@ -131,7 +134,14 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     now,
   };
   const router = new Router([...chatRoutes, ...escalateRoutes, ...ticketRoutes, ...meRoutes, ...openApiRoutes, ...helpdeskWebhookRoutes]);
-  const app = createApp({ router, services, limiter: options.rateLimiter ?? new MemoryRateLimiter(now), limits });
+  // Several processes behind one address share their limits through Redis; one process counts in memory.
+  const redisUrl = env.SUPPORT_CHAT_REDIS_URL;
+  const limiter: RateLimiter =
+    options.rateLimiter ??
+    (redisUrl
+      ? new RedisRateLimiter({ url: redisUrl, now, onError: (error) => logger.warn({ msg: 'rate limiter unavailable; letting requests through', error: error instanceof Error ? error.message : String(error) }) })
+      : new MemoryRateLimiter(now));
+  const app = createApp({ router, services, limiter, limits });
   if (options.startWorker ?? true) worker.start();
   let closed = false;
   return {
@@ -142,12 +152,16 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     tickets,
     engine,
     worker,
+    ready: async () => {
+      await limiter.ready?.();
+    },
     drain: () => closing.abort(),
     async close() {
       if (closed) return;
       closed = true;
       closing.abort();
       await worker.stop();
+      await limiter.close?.();
       db.close();
     },
   };
@@ -172,6 +186,12 @@ export interface StartServerOptions extends ServerOptions {
 /** Serves the API over HTTP. `close()` stops accepting, finishes in-flight requests, then closes the server. */
 export async function startServer(options: StartServerOptions = {}): Promise<{ url: string; server: SupportServer; http: Server; close(): Promise<void> }> {
   const server = createServer(options);
+  try {
+    await server.ready();
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
   // Node requests go straight to the pipeline, without building WHATWG Request and Response objects.
   const http = createHttpServer((req, res) => {
     // Answered synchronously when nothing had to wait; the pipeline never rejects.

@@ -7,7 +7,21 @@ export async function run(argv: string[]): Promise<number> {
   const port = values.port === undefined ? 8787 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number, got "${values.port}"`);
   const leaseMs = process.env.SUPPORT_CHAT_JOB_LEASE_MS ? Number(process.env.SUPPORT_CHAT_JOB_LEASE_MS) : undefined;
-  const { url, close } = await startServer({ dataDir: dataDir(values.data), port, host: values.host ?? '127.0.0.1', jobLeaseMs: leaseMs });
+  const redisUrl = process.env.SUPPORT_CHAT_REDIS_URL;
+  if (redisUrl !== undefined && redisUrl !== '' && !/^rediss?:\/\/\S+$/.test(redisUrl)) {
+    throw new CliError(`SUPPORT_CHAT_REDIS_URL must be a redis:// or rediss:// URL, got "${redisUrl}"`);
+  }
+  let started: Awaited<ReturnType<typeof startServer>>;
+  try {
+    started = await startServer({ dataDir: dataDir(values.data), port, host: values.host ?? '127.0.0.1', jobLeaseMs: leaseMs });
+  } catch (error) {
+    // A port in use or an unreachable Redis is the operator's to fix: say so without a stack trace.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new CliError(`port ${port} is already in use; choose another with --port`);
+    if (error instanceof Error && /^Redis at /.test(error.message)) throw new CliError(`${error.message} (SUPPORT_CHAT_REDIS_URL)`);
+    throw error;
+  }
+  const { url, close } = started;
   console.log(`support-chat API listening on ${url}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {

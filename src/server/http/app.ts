@@ -59,7 +59,7 @@ export function createApp({ router, services, limiter, limits }: AppOptions) {
 
     // Public routes and requests without a valid token count against the client address.
     let auth: TokenRecord | undefined;
-    let decision: RateDecision;
+    let bucketList: Bucket[];
     if (match.route?.scope !== 'public') {
       const token = parseBearer(request.header('authorization'));
       auth = token ? (services.tokens.verify(token) ?? undefined) : undefined;
@@ -67,17 +67,23 @@ export function createApp({ router, services, limiter, limits }: AppOptions) {
     if (auth) {
       log.org = auth.orgId;
       log.token = auth.prefix;
-      decision = limiter.consume(buckets(auth, match.route));
+      bucketList = buckets(auth, match.route);
     } else if (match.route !== undefined && match.route.pattern === HELPDESK_WEBHOOK_PATTERN) {
       // Helpdesks deliver from shared addresses in bursts: their webhooks count per source and
       // organization, at the organization's limit, not against one address's 60 a minute.
-      decision = limiter.consume([{ key: `webhook:${match.params.source}:${match.params.org}`, limit: limits.perOrganization }]);
+      bucketList = [{ key: `webhook:${match.params.source}:${match.params.org}`, limit: limits.perOrganization }];
     } else {
-      decision = limiter.consume([{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }]);
+      bucketList = [{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }];
     }
-    outcome.decision = decision;
-    if (!decision.allowed) return new HttpError(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true }).toResponse();
-    return authorized(request, queryAt < 0 ? '' : request.url.slice(queryAt), match, auth, log);
+    const search = queryAt < 0 ? '' : request.url.slice(queryAt);
+    const limited = (decision: RateDecision): MaybePromise<ApiResponse> => {
+      outcome.decision = decision;
+      if (!decision.allowed) return new HttpError(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true }).toResponse();
+      return authorized(request, search, match, auth, log);
+    };
+    // The in-memory limiter answers at once; a shared one (Redis) answers later.
+    const decision = limiter.consume(bucketList);
+    return decision instanceof Promise ? decision.then(limited) : limited(decision);
   }
 
   function authorized(request: ApiRequest, search: string, match: RouteMatch, auth: TokenRecord | undefined, log: RequestLog): MaybePromise<ApiResponse> {

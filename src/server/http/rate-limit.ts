@@ -16,9 +16,16 @@ export interface RateDecision {
   retryAfter: number;
 }
 
-/** Checks every bucket and consumes one request from each only when all allow it. */
+/**
+ * Checks every bucket and consumes one request from each only when all allow it, atomically.
+ * The in-memory limiter answers synchronously; a shared one (Redis) with a Promise.
+ */
 export interface RateLimiter {
-  consume(buckets: Bucket[]): RateDecision;
+  consume(buckets: Bucket[]): RateDecision | Promise<RateDecision>;
+  /** Resolves when the limiter can count (connected), for limiters that connect. */
+  ready?(): Promise<void>;
+  /** Releases connections, for limiters that hold any. */
+  close?(): Promise<void>;
 }
 
 export interface RateLimits {

@@ -304,6 +304,13 @@ export const styles = css`
     margin: 0;
     padding-inline-start: 20px;
   }
+  /* Each source is a touch target of at least 24 × 24 px (WCAG 2.2 target size). */
+  .sources a {
+    display: inline-block;
+    min-block-size: 24px;
+    min-inline-size: 24px;
+    line-height: 24px;
+  }
   .working {
     display: flex;
     align-items: center;

@@ -62,6 +62,11 @@ const THREADS = `query threads($first: Int!, $after: String) {
 }`;
 const THREAD = `query thread($threadId: ID!) { thread(threadId: $threadId) { ${THREAD_PARTS} } }`;
 
+/** Where a thread opens in Plain's app. */
+export function plainThreadUrl(workspaceId: string, threadId: string): string {
+  return `https://app.plain.com/workspace/${encodeURIComponent(workspaceId)}/thread/${encodeURIComponent(threadId)}`;
+}
+
 export class PlainClient {
   readonly #url: string;
   readonly #headers: Record<string, string>;
@@ -117,7 +122,7 @@ export class PlainClient {
   }
 
   async threadUrl(threadId: string, signal?: AbortSignal): Promise<string> {
-    return `https://app.plain.com/workspace/${encodeURIComponent(await this.workspaceId(signal))}/thread/${encodeURIComponent(threadId)}`;
+    return plainThreadUrl(await this.workspaceId(signal), threadId);
   }
 
   /** One page of threads, oldest first. */

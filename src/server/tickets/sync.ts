@@ -90,12 +90,17 @@ export function plainConnector(client: PlainClient): SyncConnector {
 }
 
 export async function plainTicket(client: PlainClient, thread: PlainThread): Promise<TicketInput> {
+  return plainThreadTicket(thread, await client.threadUrl(thread.id));
+}
+
+/** A Plain thread as a ticket, given its link (from the workspace id). */
+export function plainThreadTicket(thread: PlainThread, url: string): TicketInput {
   return {
     source: 'plain',
     externalId: thread.id,
     title: thread.title,
     status: thread.status.toLowerCase(),
-    url: await client.threadUrl(thread.id),
+    url,
     customerEmail: thread.customer.email?.email ?? null,
     customerName: thread.customer.fullName || null,
     body: thread.previewText,
@@ -112,27 +117,54 @@ function back(iso: string): Date {
   return new Date(Math.max(0, Date.parse(iso) - OVERLAP_MS));
 }
 
-/** Pylon: `POST /issues/search` for issues created after the cursor (the newest `created_at` seen). */
-export function pylonConnector(client: PylonClient): SyncConnector {
+/**
+ * A connector whose cursor is the newest timestamp seen: each sync reads everything stamped after
+ * it (less the overlap), page by page, and saves the newest stamp once the last page is stored
+ * (pages of a search are not in stamp order, so no earlier position is safe to save).
+ */
+function sinceConnector<T>(spec: {
+  source: Helpdesk;
+  page(since: Date, next: string | null): Promise<{ items: T[]; next: string | null; hasNextPage: boolean }>;
+  stamp(item: T): string;
+  ticket(item: T): TicketInput;
+  one(externalId: string): Promise<T | null>;
+}): SyncConnector {
   return {
-    source: 'pylon',
+    source: spec.source,
     async *changes(cursor) {
       const since = back(cursor ?? EPOCH);
       let newest = cursor;
-      let page: string | null = null;
+      let next: string | null = null;
       for (;;) {
-        const result = await client.search(since, page);
-        for (const issue of result.issues) if (!newest || issue.created_at > newest) newest = issue.created_at;
-        yield { tickets: result.issues.map(pylonTicket), cursor: result.hasNextPage ? null : newest };
-        if (!result.hasNextPage || !result.cursor) return;
-        page = result.cursor;
+        const result = await spec.page(since, next);
+        for (const item of result.items) {
+          const stamp = spec.stamp(item);
+          if (!newest || stamp > newest) newest = stamp;
+        }
+        yield { tickets: result.items.map(spec.ticket), cursor: result.hasNextPage ? null : newest };
+        if (!result.hasNextPage || !result.next) return;
+        next = result.next;
       }
     },
     async fetch(externalId) {
-      const issue = await client.issue(externalId);
-      return issue ? pylonTicket(issue) : null;
+      const item = await spec.one(externalId);
+      return item ? spec.ticket(item) : null;
     },
   };
+}
+
+/** Pylon: `POST /issues/search` for issues created after the cursor (the newest `created_at` seen). */
+export function pylonConnector(client: PylonClient): SyncConnector {
+  return sinceConnector<PylonIssue>({
+    source: 'pylon',
+    page: async (since, next) => {
+      const r = await client.search(since, next);
+      return { items: r.issues, next: r.cursor, hasNextPage: r.hasNextPage };
+    },
+    stamp: (issue) => issue.created_at,
+    ticket: pylonTicket,
+    one: (id) => client.issue(id),
+  });
 }
 
 export function pylonTicket(issue: PylonIssue): TicketInput {
@@ -152,25 +184,16 @@ export function pylonTicket(issue: PylonIssue): TicketInput {
 
 /** Linear: the team's issues updated after the cursor (the newest `updatedAt` seen). */
 export function linearConnector(client: LinearClient, teamId: string): SyncConnector {
-  return {
+  return sinceConnector<LinearIssue>({
     source: 'linear',
-    async *changes(cursor) {
-      const since = back(cursor ?? EPOCH).toISOString();
-      let newest = cursor;
-      let after: string | null = null;
-      for (;;) {
-        const page = await client.issuesUpdatedSince(teamId, since, after);
-        for (const issue of page.issues) if (!newest || issue.updatedAt > newest) newest = issue.updatedAt;
-        yield { tickets: page.issues.map(linearTicket), cursor: page.hasNextPage ? null : newest };
-        if (!page.hasNextPage || !page.endCursor) return;
-        after = page.endCursor;
-      }
+    page: async (since, next) => {
+      const r = await client.issuesUpdatedSince(teamId, since.toISOString(), next);
+      return { items: r.issues, next: r.endCursor, hasNextPage: r.hasNextPage };
     },
-    async fetch(externalId) {
-      const issue = await client.issue(externalId);
-      return issue ? linearTicket(issue) : null;
-    },
-  };
+    stamp: (issue) => issue.updatedAt,
+    ticket: linearTicket,
+    one: (id) => client.issue(id),
+  });
 }
 
 export function linearTicket(issue: LinearIssue): TicketInput {

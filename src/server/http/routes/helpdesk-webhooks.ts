@@ -13,10 +13,10 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { HELPDESKS, type Helpdesk } from '../../escalation/settings.js';
-import type { PlainThread } from '../../escalation/plain.js';
+import { plainThreadUrl, type PlainThread } from '../../escalation/plain.js';
 import type { LinearIssue } from '../../escalation/linear.js';
 import type { PylonIssue } from '../../escalation/pylon.js';
-import { linearTicket, pylonTicket } from '../../tickets/sync.js';
+import { linearTicket, plainThreadTicket, pylonTicket } from '../../tickets/sync.js';
 import type { TicketInput } from '../../tickets/types.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { json, type ApiResponse } from '../exchange.js';
@@ -55,26 +55,28 @@ function plainEffect(body: Record<string, unknown>): Effect {
   const payload = object(body.payload, 'payload');
   const eventType = text(payload.eventType ?? body.type, 'payload.eventType');
   if (!eventType.startsWith('thread.') || payload.thread === undefined) return { kind: 'ignore' };
-  const thread = object(payload.thread, 'payload.thread') as unknown as PlainThread;
+  const thread = object(payload.thread, 'payload.thread');
   const id = text(thread.id, 'payload.thread.id');
   if (eventType.endsWith('_deleted')) return { kind: 'remove', externalId: id };
   const workspaceId = text(body.workspaceId, 'workspaceId');
-  const customer = object(thread.customer, 'payload.thread.customer') as PlainThread['customer'];
-  return {
-    kind: 'upsert',
-    ticket: {
-      source: 'plain',
-      externalId: id,
-      title: text(thread.title, 'payload.thread.title'),
-      status: text(thread.status, 'payload.thread.status').toLowerCase(),
-      url: `https://app.plain.com/workspace/${encodeURIComponent(workspaceId)}/thread/${encodeURIComponent(id)}`,
-      customerEmail: typeof customer.email?.email === 'string' ? customer.email.email : null,
-      customerName: typeof customer.fullName === 'string' ? customer.fullName : null,
-      body: typeof thread.previewText === 'string' ? thread.previewText : null,
-      createdAt: text(object(thread.createdAt, 'payload.thread.createdAt').iso8601, 'payload.thread.createdAt.iso8601'),
-      updatedAt: text(object(thread.updatedAt, 'payload.thread.updatedAt').iso8601, 'payload.thread.updatedAt.iso8601'),
+  const customer = object(thread.customer, 'payload.thread.customer');
+  const email = customer.email as { email?: unknown } | null | undefined;
+  const checked: PlainThread = {
+    id,
+    externalId: typeof thread.externalId === 'string' ? thread.externalId : null,
+    title: text(thread.title, 'payload.thread.title'),
+    previewText: typeof thread.previewText === 'string' ? thread.previewText : null,
+    status: text(thread.status, 'payload.thread.status'),
+    priority: typeof thread.priority === 'number' ? thread.priority : 2,
+    customer: {
+      id: typeof customer.id === 'string' ? customer.id : '',
+      fullName: typeof customer.fullName === 'string' ? customer.fullName : '',
+      email: typeof email?.email === 'string' ? { email: email.email } : null,
     },
+    createdAt: { iso8601: text(object(thread.createdAt, 'payload.thread.createdAt').iso8601, 'payload.thread.createdAt.iso8601') },
+    updatedAt: { iso8601: text(object(thread.updatedAt, 'payload.thread.updatedAt').iso8601, 'payload.thread.updatedAt.iso8601') },
   };
+  return { kind: 'upsert', ticket: plainThreadTicket(checked, plainThreadUrl(workspaceId, id)) };
 }
 
 function linearEffect(body: Record<string, unknown>, teamId: string | undefined): Effect {

@@ -7,7 +7,6 @@ import { fromFetch, toFetchResponse, type ApiRequest, type ApiResponse } from '.
 import { badRequest, conflict, forbidden, HttpError, internal, notFound, unauthorized } from './errors.js';
 import { setRateLimitHeaders, type Bucket, type RateDecision, type RateLimiter, type RateLimits } from './rate-limit.js';
 import type { Route, RouteContext, RouteMatch, Router } from './router.js';
-import { HELPDESK_WEBHOOK_PATTERN } from './routes/helpdesk-webhooks.js';
 import type { Services } from './services.js';
 import type { TokenRecord } from '../store/tokens.js';
 import { IdempotencyStore } from '../store/idempotency.js';
@@ -68,10 +67,8 @@ export function createApp({ router, services, limiter, limits }: AppOptions) {
       log.org = auth.orgId;
       log.token = auth.prefix;
       bucketList = buckets(auth, match.route);
-    } else if (match.route !== undefined && match.route.pattern === HELPDESK_WEBHOOK_PATTERN) {
-      // Helpdesks deliver from shared addresses in bursts: their webhooks count per source and
-      // organization, at the organization's limit, not against one address's 60 a minute.
-      bucketList = [{ key: `webhook:${match.params.source}:${match.params.org}`, limit: limits.perOrganization }];
+    } else if (match.route?.publicBucket) {
+      bucketList = [{ key: match.route.publicBucket(match.params), limit: limits.perOrganization }];
     } else {
       bucketList = [{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }];
     }

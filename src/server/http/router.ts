@@ -28,6 +28,11 @@ export interface Route {
   scope: Scope | 'any' | 'public';
   /** The lower per-organization limit this route also counts against. */
   bucket?: 'send' | 'escalate' | 'deleteTicket';
+  /**
+   * For public routes: the key of the bucket their requests count in, at the organization's limit,
+   * instead of the client address's (helpdesks deliver webhooks from shared addresses in bursts).
+   */
+  publicBucket?(params: Record<string, string>): string;
   /** Honour `Idempotency-Key`. */
   idempotent?: boolean;
   handler(ctx: RouteContext): Promise<ApiResponse> | ApiResponse;

@@ -176,7 +176,11 @@ async function receive(ctx: RouteContext): Promise<ApiResponse> {
   return json(effect.kind === 'ignore' ? { received: true, ignored: 'event' } : { received: true });
 }
 
-export const HELPDESK_WEBHOOK_PATTERN = '/v0/webhooks/:source/:org';
-
-/** Routes authenticated by the helpdesk's signature instead of a bearer token (scope `public`). */
-export const helpdeskWebhookRoutes: Route[] = [{ method: 'POST', pattern: HELPDESK_WEBHOOK_PATTERN, scope: 'public', handler: receive }];
+/**
+ * Routes authenticated by the helpdesk's signature instead of a bearer token (scope `public`).
+ * Deliveries count per source and organization, at the organization's limit, not against the
+ * sending address's 60 a minute.
+ */
+export const helpdeskWebhookRoutes: Route[] = [
+  { method: 'POST', pattern: '/v0/webhooks/:source/:org', scope: 'public', publicBucket: (params) => `webhook:${params.source}:${params.org}`, handler: receive },
+];

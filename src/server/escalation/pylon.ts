@@ -7,7 +7,7 @@
  */
 import { IntegrationError, type CreatedTicket, type EscalationIntegration, type TicketDraft } from './types.js';
 import { callJson, expectString, type HttpClientOptions } from './http.js';
-import { escapeHtml, ticketHtml } from './transcript.js';
+import { conversationHtml, ticketHtml } from './transcript.js';
 
 export const PYLON_API_URL = 'https://api.usepylon.com';
 
@@ -96,11 +96,6 @@ function issueOf(answer: unknown): PylonIssue {
   return data as PylonIssue;
 }
 
-/** The line in every escalated issue's body that names its conversation. */
-export function conversationMarker(conversationId: string): string {
-  return `conversation ${escapeHtml(conversationId)}</p>`;
-}
-
 export function createPylonIntegration(options: PylonOptions): EscalationIntegration {
   const client = new PylonClient(options);
   return {
@@ -109,7 +104,7 @@ export function createPylonIntegration(options: PylonOptions): EscalationIntegra
       const attempt = options.firstAttempt?.(draft.conversationId);
       if (attempt?.previous) {
         // An earlier attempt may have created the issue and lost the answer: find it by its marker.
-        const marker = conversationMarker(draft.conversationId);
+        const marker = conversationHtml(draft.conversationId);
         const since = new Date(attempt.at.getTime() - CLOCK_SLACK_MS);
         let cursor: string | null = null;
         for (let page = 0; page < 50; page++) {

@@ -48,6 +48,11 @@ function paragraphs(text: string): string {
     .join('');
 }
 
+/** The end of an HTML ticket body that names its conversation; a retry finds an earlier ticket by it. */
+export function conversationHtml(conversationId: string): string {
+  return `conversation ${escapeHtml(conversationId)}</p>`;
+}
+
 /** Ticket body for HTML helpdesks (Pylon): everything the visitor or the engine wrote is escaped. */
 export function ticketHtml(draft: TicketDraft): string {
   const messages = draft.transcript.map((m) => {
@@ -66,7 +71,7 @@ export function ticketHtml(draft: TicketDraft): string {
     '<h2>Conversation</h2>',
     ...messages,
     '<hr>',
-    `<p>Escalated from support chat by ${escapeHtml(draft.customer.name)} &lt;${escapeHtml(draft.customer.email)}&gt; · conversation ${escapeHtml(draft.conversationId)}</p>`,
+    `<p>Escalated from support chat by ${escapeHtml(draft.customer.name)} &lt;${escapeHtml(draft.customer.email)}&gt; · ${conversationHtml(draft.conversationId)}`,
   ].join('');
 }
 

@@ -25,7 +25,7 @@ import type { Services } from './http/services.js';
 import { JobQueue } from './jobs/queue.js';
 import { Worker } from './jobs/worker.js';
 import { ConversationStore } from './store/conversations.js';
-import { openDatabase, type Db, type Migration } from './store/database.js';
+import { changeTracker, openDatabase, type Db, type Migration } from './store/database.js';
 import { IdempotencyStore } from './store/idempotency.js';
 import { coreMigrations } from './store/migrations.js';
 import { TokenService } from './store/tokens.js';
@@ -141,7 +141,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     (redisUrl
       ? new RedisRateLimiter({ url: redisUrl, now, onError: (error) => logger.warn({ msg: 'rate limiter unavailable; letting requests through', error: error instanceof Error ? error.message : String(error) }) })
       : new MemoryRateLimiter(now));
-  const app = createApp({ router, services, limiter, limits });
+  const app = createApp({ router, services, limiter, limits, changes: changeTracker(db) });
   if (options.startWorker ?? true) worker.start();
   let closed = false;
   return {

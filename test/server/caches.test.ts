@@ -3,10 +3,11 @@
  * process or a commit by another connection to the same database is seen on the next request.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createServer, type SupportServer } from '../../src/server/index.js';
+import { join, resolve } from 'node:path';
+import { createServer, startServer, type SupportServer } from '../../src/server/index.js';
 import { silentLogger } from '../../src/server/http/log.js';
 import { changeTracker, openDatabase } from '../../src/server/store/database.js';
 import { coreMigrations } from '../../src/server/store/migrations.js';
@@ -37,9 +38,45 @@ describe('hot-path caches', () => {
     const other = openDatabase({ dataDir: dir, migrations: coreMigrations });
     cleanup.push(() => void other.close());
     new TokenService(other).revoke(record.id);
-    // Other connections' commits are looked up at most once a millisecond.
-    await new Promise((r) => setTimeout(r, 2));
+    // No pause: every request looks up other connections' commits before trusting a cache.
     expect((await get(server, '/v0/me', token)).status).toBe(401);
+  });
+
+  it('sees a token revoked by another connection on the next request, in the same millisecond as a cached hit', () => {
+    const { server, dir } = serverOnDisk();
+    const { token, record } = server.tokens.create({ orgId: 'acme', name: 'site', scopes: ['chat:read'] });
+    const other = openDatabase({ dataDir: dir, migrations: coreMigrations });
+    cleanup.push(() => void other.close());
+    // The pipeline answers GET /v0/me synchronously, so these run back to back with no time to spare.
+    const me = (): number => {
+      const response = server.handle({
+        method: 'GET',
+        url: '/v0/me',
+        header: (name) => (name === 'authorization' ? `Bearer ${token}` : null),
+        remoteAddress: '203.0.113.9',
+        signal: new AbortController().signal,
+        text: () => Promise.resolve(''),
+      });
+      if (response instanceof Promise) throw new Error('expected a synchronous answer');
+      return response.status;
+    };
+    expect([me(), me(), me()]).toEqual([200, 200, 200]);
+    new TokenService(other).revoke(record.id);
+    expect(me()).toBe(401);
+  });
+
+  it('over HTTP, refuses a token on the first request after `support-chat token revoke` ran in another process', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'support-chat-cache-'));
+    const { url, server, close } = await startServer({ dataDir: dir, port: 0, engine: createTestEngine(), logger: silentLogger, startWorker: false });
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }), close);
+    const { token, record } = server.tokens.create({ orgId: 'acme', name: 'site', scopes: ['chat:read'] });
+    const me = () => fetch(`${url}/v0/me`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
+    expect(await me()).toBe(200);
+    expect(await me()).toBe(200);
+    const cli = resolve(import.meta.dirname, '../../src/cli/index.ts');
+    const revoked = spawnSync(process.execPath, ['--import', 'tsx', cli, 'token', 'revoke', record.id, '--data', dir], { encoding: 'utf8' });
+    expect(revoked.status).toBe(0);
+    expect(await me()).toBe(401);
   });
 
   it('sees a token revoked in this process at once, and an expiry when it passes', async () => {
@@ -69,8 +106,32 @@ describe('hot-path caches', () => {
     const other = openDatabase({ dataDir: dir, migrations: coreMigrations });
     cleanup.push(() => void other.close());
     other.prepare("UPDATE conversations SET status = 'failed', updated_at = ? WHERE id = ?").run(new Date().toISOString(), id);
-    await new Promise((r) => setTimeout(r, 2));
     expect(((await (await get(server, `/v0/chat/${id}`, token)).json()) as { status: string }).status).toBe('failed');
+  });
+
+  it('reads data_version on every stamp, and once per pin (one request\'s synchronous run)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'support-chat-cache-'));
+    const db = openDatabase({ dataDir: dir, migrations: coreMigrations });
+    const other = openDatabase({ dataDir: dir, migrations: coreMigrations });
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }), () => void db.close(), () => void other.close());
+    db.exec('CREATE TABLE scratch (v TEXT)');
+    const tracker = changeTracker(db);
+    const first = tracker.stamp();
+    expect(tracker.stamp()).toBe(first);
+    other.exec("INSERT INTO scratch VALUES ('a')");
+    const second = tracker.stamp();
+    expect(second).not.toBe(first);
+    tracker.pin();
+    expect(tracker.stamp()).toBe(second);
+    // A commit elsewhere during the pinned run is seen after it ends…
+    other.exec("INSERT INTO scratch VALUES ('b')");
+    expect(tracker.stamp()).toBe(second);
+    // …but this connection's own writes count at once.
+    db.exec("INSERT INTO scratch VALUES ('c')");
+    const third = tracker.stamp();
+    expect(third).not.toBe(second);
+    tracker.unpin();
+    expect(tracker.stamp()).not.toBe(third);
   });
 
   it('counts every write through the connection, including INSERT … RETURNING read with get()', () => {

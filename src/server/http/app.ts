@@ -16,12 +16,17 @@ export interface AppOptions {
   services: Services;
   limiter: RateLimiter;
   limits: RateLimits;
+  /**
+   * The database's change tracker: pinned for each request's synchronous run, so the token and
+   * conversation caches check other processes' commits once per request rather than once per read.
+   */
+  changes?: { pin(): void; unpin(): void };
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** Builds the fetch handler `(Request, info?) => Promise<Response>` of the v0 API. */
-export function createApp({ router, services, limiter, limits }: AppOptions) {
+export function createApp({ router, services, limiter, limits, changes }: AppOptions) {
   const { logger } = services;
 
   /** The buckets of a token, per endpoint bucket, made once per token record (records are cached while unchanged). */
@@ -156,10 +161,14 @@ export function createApp({ router, services, limiter, limits }: AppOptions) {
     const log: RequestLog = { msg: 'request', id: randomUUID(), method: request.method };
     const outcome: { decision: RateDecision | undefined } = { decision: undefined };
     let result: MaybePromise<ApiResponse>;
+    changes?.pin();
     try {
       result = run(request, log, outcome);
     } catch (error) {
       result = toErrorResponse(error, log);
+    } finally {
+      // Whatever runs after an await reads other processes' commits afresh.
+      changes?.unpin();
     }
     if (result instanceof Promise) {
       return result.then(

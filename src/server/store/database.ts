@@ -79,11 +79,18 @@ export function migrate(db: Db, migrations: readonly Migration[]): void {
  * stale data: a counter of this process's writes, plus SQLite's `data_version`, which changes when
  * another connection (another server process, the CLI revoking a token) commits. Every statement
  * that writes is counted, because `changeTracker` wraps the connection's `prepare` and `exec`.
+ *
+ * `data_version` is read on every `stamp()` (about 1.5 µs), so another process's commit is seen by
+ * the very next read. Inside `pin()` … `unpin()` (one request's synchronous run) it is read once:
+ * nothing else runs in between, so a commit landing during that run is indistinguishable from one
+ * landing just after it.
  */
 export class ChangeTracker {
   #local = 0;
   #external = -1;
-  #checkedAt = Number.NEGATIVE_INFINITY;
+  #pins = 0;
+  /** Whether `data_version` was already read during the current pin. */
+  #readWhilePinned = false;
   readonly #dataVersion: Database.Statement;
 
   constructor(db: Db) {
@@ -95,21 +102,26 @@ export class ChangeTracker {
     this.#local++;
   }
 
-  /**
-   * A stamp of the database's state: two equal stamps mean nothing was written in between. Other
-   * connections' commits are looked up at most once a millisecond, so they show within 1 ms.
-   */
+  /** A stamp of the database's state: two equal stamps mean nothing was written in between. */
   stamp(): number {
-    const now = performance.now();
-    if (now - this.#checkedAt >= 1) {
+    if (this.#pins === 0 || !this.#readWhilePinned) {
       const version = this.#dataVersion.get() as number;
       if (version !== this.#external) {
         this.#external = version;
         this.#local++;
       }
-      this.#checkedAt = now;
+      this.#readWhilePinned = this.#pins > 0;
     }
     return this.#local;
+  }
+
+  /** Until the matching `unpin()`, other connections' commits are looked up once. Call both in the same synchronous run. */
+  pin(): void {
+    if (this.#pins++ === 0) this.#readWhilePinned = false;
+  }
+
+  unpin(): void {
+    if (this.#pins > 0) this.#pins--;
   }
 }
 

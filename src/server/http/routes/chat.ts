@@ -32,22 +32,20 @@ export function preferWait(header: string | null): number | null {
   return null;
 }
 
-async function get(ctx: RouteContext): Promise<ApiResponse> {
+/** Synchronous unless it has to wait (`Prefer: wait=N` on a conversation still processing): a plain read takes no promise. */
+function get(ctx: RouteContext): ApiResponse | Promise<ApiResponse> {
   const id = ctx.params.id!;
   if (!ID_PATTERN.test(id)) throw notFound();
   const { conversations, events, closing } = ctx.services;
-  let record = conversations.get(ctx.auth!.orgId, id);
+  const record = conversations.get(ctx.auth!.orgId, id);
   if (!record) throw notFound();
   const wait = preferWait(ctx.request.header('prefer'));
-  const headers: Record<string, string> = {};
-  if (wait !== null) {
-    headers['Preference-Applied'] = `wait=${wait}`;
-    headers.Vary = 'Prefer';
-    if (record.status === 'processing' && wait > 0) {
-      record = await waitForSettled(ctx, id, wait * 1000, events, closing);
-    }
+  if (wait === null) return { status: 200, headers: { 'content-type': 'application/json' }, body: conversations.toWireJson(record) };
+  const headers = { 'content-type': 'application/json', 'Preference-Applied': `wait=${wait}`, Vary: 'Prefer' };
+  if (record.status === 'processing' && wait > 0) {
+    return waitForSettled(ctx, id, wait * 1000, events, closing).then((settled) => ({ status: 200, headers, body: conversations.toWireJson(settled) }));
   }
-  return { status: 200, headers: { 'content-type': 'application/json', ...headers }, body: conversations.toWireJson(record) };
+  return { status: 200, headers, body: conversations.toWireJson(record) };
 }
 
 /** Resolves when the conversation leaves `processing`, `ms` pass, the client goes away or the server closes. */

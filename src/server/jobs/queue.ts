@@ -21,6 +21,13 @@ export class JobQueue {
   readonly #now: () => number;
   readonly #claim;
   readonly #renew;
+  /** Statements of `complete`, prepared once (it runs for every answer). */
+  readonly #finishJob;
+  readonly #nextSeq;
+  readonly #insertAnswer;
+  readonly #completeConversation;
+  readonly #complete;
+  readonly #exhausted;
 
   constructor(db: Db, now: () => number = Date.now) {
     this.#db = db;
@@ -36,6 +43,22 @@ export class JobQueue {
        RETURNING id, conversation_id, org_id, attempts`,
     );
     this.#renew = db.prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND state = 'running'");
+    this.#finishJob = db.prepare("UPDATE jobs SET state = 'done', lease_owner = NULL, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'");
+    this.#nextSeq = db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM messages WHERE conversation_id = ?').pluck();
+    this.#insertAnswer = db.prepare("INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) VALUES (?, ?, 'assistant', ?, ?, ?)");
+    this.#completeConversation = db.prepare("UPDATE conversations SET status = 'completed', updated_at = ? WHERE id = ?");
+    this.#complete = db.transaction((job: Job, owner: string, answer: { content: string; sources: Source[] }): boolean => {
+      const now = this.#now();
+      const held = this.#finishJob.run(now, job.id, owner);
+      if (held.changes !== 1) return false;
+      const iso = new Date(now).toISOString();
+      const seq = this.#nextSeq.get(job.conversationId) as number;
+      this.#insertAnswer.run(job.conversationId, seq, answer.content, JSON.stringify(answer.sources), iso);
+      this.#completeConversation.run(iso, job.conversationId);
+      return true;
+    });
+    // Run before every claim round; most rounds find nothing.
+    this.#exhausted = db.prepare("SELECT id, conversation_id FROM jobs WHERE state = 'running' AND lease_until < ? AND attempts >= ?");
   }
 
   /** Leases the oldest ready job (or one whose lease expired) to `owner` for `leaseMs`. */
@@ -52,20 +75,7 @@ export class JobQueue {
 
   /** Appends the answer and completes the conversation, only while `owner` still holds the lease. */
   complete(job: Job, owner: string, answer: { content: string; sources: Source[] }): boolean {
-    return this.#db.transaction(() => {
-      const now = this.#now();
-      const held = this.#db
-        .prepare("UPDATE jobs SET state = 'done', lease_owner = NULL, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'")
-        .run(now, job.id, owner);
-      if (held.changes !== 1) return false;
-      const iso = new Date(now).toISOString();
-      const seq = (this.#db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM messages WHERE conversation_id = ?').get(job.conversationId) as { seq: number }).seq;
-      this.#db
-        .prepare("INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) VALUES (?, ?, 'assistant', ?, ?, ?)")
-        .run(job.conversationId, seq, answer.content, JSON.stringify(answer.sources), iso);
-      this.#db.prepare("UPDATE conversations SET status = 'completed', updated_at = ? WHERE id = ?").run(iso, job.conversationId);
-      return true;
-    })();
+    return this.#complete(job, owner, answer);
   }
 
   /**
@@ -92,11 +102,11 @@ export class JobQueue {
    * by a process that died: the conversation must end `failed`, never stay `processing`.
    */
   failExhausted(maxAttempts: number): number {
+    const now = this.#now();
+    // A read first: the transaction is only opened when some job needs failing.
+    if (this.#exhausted.all(now, maxAttempts).length === 0) return 0;
     return this.#db.transaction(() => {
-      const now = this.#now();
-      const rows = this.#db
-        .prepare("SELECT id, conversation_id FROM jobs WHERE state = 'running' AND lease_until < ? AND attempts >= ?")
-        .all(now, maxAttempts) as { id: number; conversation_id: string }[];
+      const rows = this.#exhausted.all(now, maxAttempts) as { id: number; conversation_id: string }[];
       for (const row of rows) {
         this.#db.prepare("UPDATE jobs SET state = 'failed', lease_owner = NULL, last_error = 'lease expired', updated_at = ? WHERE id = ?").run(now, row.id);
         this.#db.prepare("UPDATE conversations SET status = 'failed', updated_at = ? WHERE id = ?").run(new Date(now).toISOString(), row.conversation_id);

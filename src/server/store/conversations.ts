@@ -55,6 +55,13 @@ export class ConversationStore {
   readonly #now: () => number;
   readonly #get;
   readonly #messages;
+  /** Statements of `send`, prepared once: preparing costs more than running them. */
+  readonly #insertConversation;
+  readonly #reopen;
+  readonly #nextSeq;
+  readonly #insertUserMessage;
+  readonly #insertJob;
+  readonly #send;
   /** Serialized conversations by id, valid while `updated_at` is unchanged (polling reads the same one often). */
   readonly #wire = new Map<string, { updatedAt: string; status: string; json: string }>();
   readonly #changes: ChangeTracker;
@@ -67,6 +74,14 @@ export class ConversationStore {
     this.#changes = changeTracker(db);
     this.#get = db.prepare('SELECT * FROM conversations WHERE id = ? AND org_id = ?');
     this.#messages = db.prepare('SELECT role, content, sources FROM messages WHERE conversation_id = ? ORDER BY seq');
+    this.#insertConversation = db.prepare("INSERT INTO conversations (id, org_id, status, created_at, updated_at) VALUES (?, ?, 'processing', ?, ?)");
+    this.#reopen = db.prepare("UPDATE conversations SET status = 'processing', updated_at = ? WHERE id = ?");
+    this.#nextSeq = db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM messages WHERE conversation_id = ?').pluck();
+    this.#insertUserMessage = db.prepare("INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) VALUES (?, ?, 'user', ?, '[]', ?)");
+    this.#insertJob = db.prepare(
+      "INSERT INTO jobs (conversation_id, org_id, state, attempts, run_after, created_at, updated_at) VALUES (?, ?, 'queued', 0, ?, ?, ?)",
+    );
+    this.#send = db.transaction((orgId: string, message: string, conversationId: string | undefined): SendOutcome => this.#sendNow(orgId, message, conversationId));
   }
 
   /** The conversation when it exists in `orgId`; another organization's is treated as absent. */
@@ -115,30 +130,26 @@ export class ConversationStore {
    * Starts a new conversation when `conversationId` is undefined.
    */
   send(orgId: string, message: string, conversationId: string | undefined): SendOutcome {
-    return this.#db.transaction((): SendOutcome => {
-      const now = this.#now();
-      const iso = new Date(now).toISOString();
-      let id = conversationId;
-      if (id === undefined) {
-        id = `conv_${randomUUID().replaceAll('-', '')}`;
-        this.#db
-          .prepare("INSERT INTO conversations (id, org_id, status, created_at, updated_at) VALUES (?, ?, 'processing', ?, ?)")
-          .run(id, orgId, iso, iso);
-      } else {
-        const row = this.#get.get(id, orgId) as ConversationRow | undefined;
-        if (!row) return { ok: false, reason: 'not_found' };
-        if (row.status === 'processing') return { ok: false, reason: 'processing' };
-        this.#db.prepare("UPDATE conversations SET status = 'processing', updated_at = ? WHERE id = ?").run(iso, id);
-      }
-      const seq = (this.#db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM messages WHERE conversation_id = ?').get(id) as { seq: number }).seq;
-      this.#db
-        .prepare("INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) VALUES (?, ?, 'user', ?, '[]', ?)")
-        .run(id, seq, message, iso);
-      this.#db
-        .prepare("INSERT INTO jobs (conversation_id, org_id, state, attempts, run_after, created_at, updated_at) VALUES (?, ?, 'queued', 0, ?, ?, ?)")
-        .run(id, orgId, now, now, now);
-      return { ok: true, conversationId: id };
-    })();
+    return this.#send(orgId, message, conversationId);
+  }
+
+  #sendNow(orgId: string, message: string, conversationId: string | undefined): SendOutcome {
+    const now = this.#now();
+    const iso = new Date(now).toISOString();
+    let id = conversationId;
+    if (id === undefined) {
+      id = `conv_${randomUUID().replaceAll('-', '')}`;
+      this.#insertConversation.run(id, orgId, iso, iso);
+    } else {
+      const row = this.#get.get(id, orgId) as ConversationRow | undefined;
+      if (!row) return { ok: false, reason: 'not_found' };
+      if (row.status === 'processing') return { ok: false, reason: 'processing' };
+      this.#reopen.run(iso, id);
+    }
+    const seq = this.#nextSeq.get(id) as number;
+    this.#insertUserMessage.run(id, seq, message, iso);
+    this.#insertJob.run(id, orgId, now, now, now);
+    return { ok: true, conversationId: id };
   }
 
   /**

@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -132,6 +133,38 @@ describe('hot-path caches', () => {
     expect(third).not.toBe(second);
     tracker.unpin();
     expect(tracker.stamp()).not.toBe(third);
+  });
+
+  it('sees every commit by another connection through the WAL index, across checkpoints and WAL restarts', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'support-chat-cache-'));
+    const db = openDatabase({ dataDir: dir, migrations: [] });
+    const other = openDatabase({ dataDir: dir, migrations: [] });
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }), () => void db.close(), () => void other.close());
+    other.exec('CREATE TABLE scratch (v INTEGER)');
+    const tracker = changeTracker(db);
+    let last = tracker.stamp();
+    const insert = other.prepare('INSERT INTO scratch VALUES (?)');
+    for (let i = 0; i < 300; i++) {
+      insert.run(i);
+      if (i % 50 === 0) other.pragma('wal_checkpoint(TRUNCATE)');
+      const stamp = tracker.stamp();
+      expect(stamp, `commit ${i}`).not.toBe(last);
+      expect(tracker.stamp(), `no commit after ${i}`).toBe(stamp);
+      last = stamp;
+    }
+  });
+
+  it('falls back to data_version when the database is not in WAL mode', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'support-chat-cache-'));
+    const db = new Database(join(dir, 'plain.db'));
+    const other = new Database(join(dir, 'plain.db'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }), () => void db.close(), () => void other.close());
+    db.exec('CREATE TABLE scratch (v INTEGER)');
+    const tracker = changeTracker(db);
+    const first = tracker.stamp();
+    expect(tracker.stamp()).toBe(first);
+    other.exec('INSERT INTO scratch VALUES (1)');
+    expect(tracker.stamp()).not.toBe(first);
   });
 
   it('counts every write through the connection, including INSERT … RETURNING read with get()', () => {

@@ -1,7 +1,7 @@
 /** @module Opening the SQLite database (WAL mode) and running versioned migrations. */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
 export type Db = Database.Database;
 
@@ -89,11 +89,20 @@ export class ChangeTracker {
   #local = 0;
   #external = -1;
   #pins = 0;
-  /** Whether `data_version` was already read during the current pin. */
+  /** Whether other connections' commits were already looked up during the current pin. */
   #readWhilePinned = false;
   readonly #dataVersion: Database.Statement;
+  readonly #db: Db;
+  /** Where the WAL index would be, fixed now in case the working directory changes later. */
+  readonly #shmPath: string;
+  /** The WAL index (`<db>-shm`), opened on first use in WAL mode; null when not usable. */
+  #shm: number | null | undefined;
+  readonly #header = Buffer.alloc(96);
+  readonly #lastHeader = Buffer.alloc(48);
 
   constructor(db: Db) {
+    this.#db = db;
+    this.#shmPath = db.memory ? '' : `${resolve(db.name)}-shm`;
     this.#dataVersion = db.prepare('PRAGMA data_version').pluck();
   }
 
@@ -105,11 +114,7 @@ export class ChangeTracker {
   /** A stamp of the database's state: two equal stamps mean nothing was written in between. */
   stamp(): number {
     if (this.#pins === 0 || !this.#readWhilePinned) {
-      const version = this.#dataVersion.get() as number;
-      if (version !== this.#external) {
-        this.#external = version;
-        this.#local++;
-      }
+      if (this.#externalChange()) this.#local++;
       this.#readWhilePinned = this.#pins > 0;
     }
     return this.#local;
@@ -122,6 +127,47 @@ export class ChangeTracker {
 
   unpin(): void {
     if (this.#pins > 0) this.#pins--;
+  }
+
+  /** Stops reading the WAL index (the connection is closing). */
+  close(): void {
+    if (typeof this.#shm === 'number') closeSync(this.#shm);
+    this.#shm = null;
+  }
+
+  /**
+   * Whether another connection may have committed since the last call. In WAL mode every commit
+   * rewrites the WAL-index header at the start of `<db>-shm` (its change counter, frame count and
+   * checksum; https://sqlite.org/walformat.html), so one 96-byte read of that file tells, where
+   * `PRAGMA data_version` takes a read transaction (file locks, several system calls). SQLite writes
+   * the header's second copy, then the first; when the two copies differ a commit is in flight,
+   * which counts as a change. Without a usable WAL index, `data_version` answers.
+   */
+  #externalChange(): boolean {
+    if (this.#shm === undefined) this.#shm = openWalIndex(this.#db, this.#shmPath);
+    if (this.#shm !== null) {
+      const header = this.#header;
+      if (readSync(this.#shm, header, 0, 96, 0) === 96 && header[12] === 1) {
+        const settled = header.compare(header, 48, 96, 0, 48) === 0;
+        if (settled && header.compare(this.#lastHeader, 0, 48, 0, 48) === 0) return false;
+        header.copy(this.#lastHeader, 0, 0, 48);
+        return true;
+      }
+    }
+    const version = this.#dataVersion.get() as number;
+    if (version === this.#external) return false;
+    this.#external = version;
+    return true;
+  }
+}
+
+/** A read-only descriptor of the connection's WAL index, or null (in memory, not in WAL mode, not there yet). */
+function openWalIndex(db: Db, path: string): number | null {
+  if (db.memory || String(db.pragma('journal_mode', { simple: true })).toLowerCase() !== 'wal') return null;
+  try {
+    return openSync(path, 'r');
+  } catch {
+    return null;
   }
 }
 
@@ -152,6 +198,11 @@ export function changeTracker(db: Db): ChangeTracker {
     }
     return statement;
   }) as Db['prepare'];
+  const close = db.close.bind(db);
+  db.close = (() => {
+    t.close();
+    return close();
+  }) as Db['close'];
   const exec = db.exec.bind(db);
   db.exec = ((source: string) => {
     try {

@@ -78,14 +78,24 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
       bucketList = [{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }];
     }
     const search = queryAt < 0 ? '' : request.url.slice(queryAt);
-    const limited = (decision: RateDecision): MaybePromise<ApiResponse> => {
-      outcome.decision = decision;
-      if (!decision.allowed) return new HttpError(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true }).toResponse();
-      return authorized(request, search, match, auth, log);
-    };
-    // The in-memory limiter answers at once; a shared one (Redis) answers later.
+    // The in-memory limiter answers at once (no closure made); a shared one (Redis) answers later.
     const decision = limiter.consume(bucketList);
-    return decision instanceof Promise ? decision.then(limited) : limited(decision);
+    if (decision instanceof Promise) return decision.then((settled) => limited(settled, request, search, match, auth, log, outcome));
+    return limited(decision, request, search, match, auth, log, outcome);
+  }
+
+  function limited(
+    decision: RateDecision,
+    request: ApiRequest,
+    search: string,
+    match: RouteMatch,
+    auth: TokenRecord | undefined,
+    log: RequestLog,
+    outcome: { decision: RateDecision | undefined },
+  ): MaybePromise<ApiResponse> {
+    outcome.decision = decision;
+    if (!decision.allowed) return new HttpError(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true }).toResponse();
+    return authorized(request, search, match, auth, log);
   }
 
   function authorized(request: ApiRequest, search: string, match: RouteMatch, auth: TokenRecord | undefined, log: RequestLog): MaybePromise<ApiResponse> {
@@ -234,9 +244,11 @@ class Context implements RouteContext {
 /** `Bearer <token>` with exactly one space and nothing else; anything odd is no token. */
 function parseBearer(header: string | null): string | null {
   if (!header) return null;
-  const match = /^Bearer ([\x21-\x7e]+)$/.exec(header);
-  return match ? match[1]! : null;
+  // test() and slice() rather than exec(): no match array per request.
+  return BEARER.test(header) ? header.slice(7) : null;
 }
+
+const BEARER = /^Bearer [\x21-\x7e]+$/;
 
 /** Headers for the rare response made before any limit was consulted (a malformed URL). */
 function fallbackDecision(limits: RateLimits): RateDecision {

@@ -53,24 +53,26 @@ export class Router {
   }
 
   match(method: string, pathname: string): RouteMatch {
-    const parts = pathname.split('/').slice(1);
-    const allowed: string[] = [];
+    // parts[0] is the empty string before the leading slash; segments skip it (see matchSegments).
+    const parts = pathname.split('/');
+    let allowed: string[] | undefined;
     for (const { route, segments } of this.#routes) {
       const params = matchSegments(segments, parts);
       if (!params) continue;
       if (route.method === method) return { route, params };
-      allowed.push(route.method);
+      (allowed ??= []).push(route.method);
     }
-    return { route: undefined, allowed };
+    return { route: undefined, allowed: allowed ?? [] };
   }
 }
 
+/** `parts` is the whole path split on `/`, its first element the empty string before the leading slash. */
 function matchSegments(segments: string[], parts: string[]): Record<string, string> | null {
-  if (segments.length !== parts.length) return null;
+  if (segments.length !== parts.length - 1) return null;
   const params: Record<string, string> = {};
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]!;
-    const part = parts[i]!;
+    const part = parts[i + 1]!;
     if (segment.startsWith(':')) {
       let value: string;
       try {

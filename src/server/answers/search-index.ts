@@ -53,7 +53,7 @@ export class SearchIndex {
     const totals = FIELDS.map(() => 0);
     sections.forEach((section, doc) => {
       FIELDS.forEach((field, f) => {
-        const terms = tokenize(section[field]);
+        const terms = tokenize(field === 'body' ? uniqueLines(section.body) : section[field]);
         this.#lengths[f]![doc] = terms.length;
         totals[f]! += terms.length;
         const counts = new Map<string, number>();
@@ -187,4 +187,21 @@ function topK(hits: Hit[], k: number): Hit[] {
     if (best.length > k) best.pop();
   }
   return best;
+}
+
+/**
+ * Prose with each repeated line kept once. Pages exported from documentation sites often repeat
+ * the same passage once per tab or language switcher; counted every time, the repeats inflate a
+ * section's term counts and length. Code keeps its repeated lines: there they are the code.
+ */
+export function uniqueLines(text: string): string {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const key = line.trim();
+    if (key && seen.has(key)) continue;
+    seen.add(key);
+    out.push(line);
+  }
+  return out.join('\n');
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SearchIndex } from '../../../src/server/answers/search-index.js';
+import { SearchIndex, uniqueLines } from '../../../src/server/answers/search-index.js';
 import { isQuestionFraming, tokenize } from '../../../src/server/answers/text.js';
 
 const section = (id: number, title: string, body: string) => ({ id, title, context: '', body, code: '' });
@@ -28,5 +28,20 @@ describe('headings named by the question', () => {
       section(2, 'Billing', 'Invoices are monthly.'),
     ]);
     expect(index.search('How often should I rotate keys?')[0]!.index).toBe(1);
+  });
+});
+
+describe('repeated lines', () => {
+  it('counts a passage repeated once per tab of an exported page once', () => {
+    const passage = 'Stream events arrive as text deltas.\nEach delta carries the next piece of text.';
+    const other = section(1, 'Errors', 'An error event ends the stream early.');
+    const once = new SearchIndex([section(0, 'Text delta', passage), other]).search('text delta events');
+    const repeated = new SearchIndex([section(0, 'Text delta', [passage, passage, passage, passage].join('\n')), other]).search('text delta events');
+    expect(repeated[0]!.index).toBe(0);
+    expect(repeated[0]!.score).toBeCloseTo(once[0]!.score, 10);
+  });
+
+  it('keeps text, blank lines and the first of each repeated line in order', () => {
+    expect(uniqueLines('a\nb\na\n\n\nc\nb')).toBe('a\nb\n\n\nc');
   });
 });

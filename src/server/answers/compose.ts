@@ -11,14 +11,20 @@ export const NO_ANSWER =
   "I couldn't find anything about that in the documentation, so I'd rather not guess. " +
   'You can rephrase the question, or talk to a human on the team: they will pick it up from here.';
 
-/** The hits worth citing: relevant enough, one per URL, best first, at most five. */
+/**
+ * The hits worth citing: relevant enough, one per URL, best first, at most five. A section of the
+ * page the answer comes from is cited on its score alone: the page already matched the question,
+ * and its other sections ("Get started", "Examples") often hold the rest of the answer in words
+ * the question doesn't use. Sections elsewhere must also match enough of the question.
+ */
 export function relevantHits(hits: SearchHit[]): SearchHit[] {
   const best = hits[0];
   if (!best || best.coverage < MIN_COVERAGE) return [];
   const seen = new Set<string>();
   const out: SearchHit[] = [];
   for (const hit of hits) {
-    if (hit.score < best.score * 0.2 || hit.coverage < MIN_COVERAGE * 0.75) continue;
+    if (hit.score < best.score * 0.2) continue;
+    if (hit.section.docKey !== best.section.docKey && hit.coverage < MIN_COVERAGE * 0.75) continue;
     const url = hit.section.url;
     if (!url || seen.has(url)) continue;
     seen.add(url);

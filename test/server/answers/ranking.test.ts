@@ -31,4 +31,29 @@ describe('ranking', () => {
     expect(hits[0]!.section.url).toBe('https://docs.example.com/exports#examples');
     expect(hits[0]!.section.title).toBe('Examples');
   });
+
+  it('cites the other sections of the answer’s page on their score, and sections elsewhere only when they match enough of the question', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'support-chat-rank-'));
+    dirs.push(dir);
+    const page = (name: string, title: string, sections: [string, string][]) =>
+      writeFileSync(join(dir, `${name}.md`), `---\ntitle: ${title}\nurl: https://docs.example.com/${name}\n---\n\n${sections.map(([h, b]) => `## ${h}\n\n${b}\n`).join('\n')}`);
+    page('sheets', 'Spreadsheet add-on', [
+      ['Workbook template', 'Copy the workbook template to start from a ready-made spreadsheet with sample prompts.'],
+      ['Get started', 'Open the add-on menu, then paste your key.'],
+    ]);
+    page('billing', 'Billing', [['Invoices', 'Invoices are sent on the first of the month; open the menu to download them.']]);
+    const engine = createAnswerEngine({ db: new Database(':memory:'), llm: null });
+    await engine.ingest('acme', [dir]);
+    const question = 'How do I start quickly from a ready-made workbook template with sample prompts in the add-on menu?';
+    const hits = await engine.search('acme', question);
+    const urls = hits.map((h) => h.section.url);
+    expect(urls.slice(0, 3)).toEqual(expect.arrayContaining(['https://docs.example.com/sheets#get-started', 'https://docs.example.com/billing#invoices']));
+    const started = hits.find((h) => h.section.url.endsWith('#get-started'))!;
+    const invoices = hits.find((h) => h.section.url.endsWith('#invoices'))!;
+    // Both match about as little of the question; only the one on the answer's page is cited.
+    expect(started.coverage).toBeLessThan(0.255);
+    expect(invoices.coverage).toBeLessThan(0.255);
+    const answer = await engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: question, sources: [] }], signal: new AbortController().signal });
+    expect(answer.sources.map((s) => s.url)).toEqual(['https://docs.example.com/sheets#workbook-template', 'https://docs.example.com/sheets#get-started']);
+  });
 });

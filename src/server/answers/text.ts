@@ -57,6 +57,28 @@ function identifierParts(token: string): string[] {
     .filter(Boolean);
 }
 
+/** The terms of one raw token (see `tokenize`). */
+function tokenTerms(token: string): string[] {
+  const out: string[] = [];
+  // Most words are one part (lowercase, or capitalised): no identifier splitting to do.
+  const parts = /^[A-Z]?[a-z0-9]*$/.test(token) ? [token] : identifierParts(token);
+  if (parts.length > 1) {
+    const whole = token.toLowerCase().replace(/[-.:]/g, '_');
+    if (whole.length <= 40) out.push(whole);
+  }
+  for (const part of parts) {
+    const lower = part.toLowerCase();
+    if (lower.length < 2 && !/\d/.test(lower)) continue;
+    if (STOPWORDS.has(lower)) continue;
+    out.push(stem(lower));
+  }
+  return out;
+}
+
+/** Raw token → its terms, for the words seen lately: a knowledge base repeats its vocabulary. */
+const termsOf = new Map<string, string[]>();
+const TERMS_CACHE_SIZE = 100_000;
+
 /**
  * Terms of a text, in order. Identifiers yield their parts and, when compound, the whole
  * identifier too, so both `maxTokens` and "max tokens" match.
@@ -65,17 +87,13 @@ export function tokenize(text: string): string[] {
   const out: string[] = [];
   const raw = text.match(/[\p{L}\p{N}]+(?:[_\-.:][\p{L}\p{N}]+)*/gu) ?? [];
   for (const token of raw) {
-    const parts = identifierParts(token);
-    if (parts.length > 1) {
-      const whole = token.toLowerCase().replace(/[-.:]/g, '_');
-      if (whole.length <= 40) out.push(whole);
+    let terms = termsOf.get(token);
+    if (!terms) {
+      terms = tokenTerms(token);
+      if (termsOf.size >= TERMS_CACHE_SIZE) termsOf.clear();
+      termsOf.set(token, terms);
     }
-    for (const part of parts) {
-      const lower = part.toLowerCase();
-      if (lower.length < 2 && !/\d/.test(lower)) continue;
-      if (STOPWORDS.has(lower)) continue;
-      out.push(stem(lower));
-    }
+    for (const term of terms) out.push(term);
   }
   return out;
 }

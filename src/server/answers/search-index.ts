@@ -22,8 +22,7 @@ const HEADING_BONUS = 0.5;
 /** How much a question-framing word of the query counts (see isQuestionFraming). */
 const FRAMING_WEIGHT = 0.5;
 
-/** Per term, flat records of [doc, tf in title, tf in context, tf in body, tf in code]. */
-type Posting = number[];
+/** A posting record: [doc, tf in title, tf in context, tf in body, tf in code]. */
 const STRIDE = 1 + FIELDS.length;
 
 export interface Hit {
@@ -36,7 +35,10 @@ export interface Hit {
 
 export class SearchIndex {
   readonly size: number;
-  readonly #postings = new Map<string, Posting>();
+  /** Term → its number; term n's records are `#postings[#offsets[n] .. #offsets[n + 1])`. */
+  readonly #termIds = new Map<string, number>();
+  readonly #offsets: Int32Array;
+  readonly #postings: Int32Array;
   readonly #lengths: Float32Array[];
   readonly #avg: number[];
   readonly #sections: readonly IndexedSection[];
@@ -51,24 +53,59 @@ export class SearchIndex {
     this.#phrases = options.phrases ?? true;
     this.#lengths = FIELDS.map(() => new Float32Array(sections.length));
     const totals = FIELDS.map(() => 0);
+    // One pass numbers the terms and keeps each section's distinct terms with their counts per
+    // field (flat typed arrays); a second lays the postings out term by term in one Int32Array.
+    let rowTerms = new Int32Array(1 << 16);
+    let rowCounts = new Int32Array(4 << 16);
+    let rows = 0;
+    const docStart = new Int32Array(sections.length + 1);
+    let lastDoc = new Int32Array(1 << 12).fill(-1);
+    let slotOf = new Int32Array(1 << 12);
     sections.forEach((section, doc) => {
+      docStart[doc] = rows;
       FIELDS.forEach((field, f) => {
         const terms = tokenize(field === 'body' ? uniqueLines(section.body) : section[field]);
         this.#lengths[f]![doc] = terms.length;
         totals[f]! += terms.length;
-        const counts = new Map<string, number>();
-        for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
-        for (const [term, count] of counts) {
-          let posting = this.#postings.get(term);
-          if (!posting) {
-            posting = [];
-            this.#postings.set(term, posting);
+        for (const term of terms) {
+          let id = this.#termIds.get(term);
+          if (id === undefined) {
+            id = this.#termIds.size;
+            this.#termIds.set(term, id);
+            if (id >= lastDoc.length) {
+              lastDoc = grow(lastDoc, id + 1, -1);
+              slotOf = grow(slotOf, id + 1, 0);
+            }
           }
-          if (posting.length === 0 || posting[posting.length - STRIDE] !== doc) posting.push(doc, 0, 0, 0, 0);
-          posting[posting.length - STRIDE + 1 + f] = count;
+          if (lastDoc[id] !== doc) {
+            lastDoc[id] = doc;
+            slotOf[id] = rows;
+            if (rows >= rowTerms.length) {
+              rowTerms = grow(rowTerms, rows + 1, 0);
+              rowCounts = grow(rowCounts, 4 * (rows + 1), 0);
+            }
+            rowTerms[rows] = id;
+            rows++;
+          }
+          rowCounts[4 * slotOf[id]! + f]!++;
         }
       });
     });
+    docStart[sections.length] = rows;
+    const terms = this.#termIds.size;
+    this.#offsets = new Int32Array(terms + 1);
+    for (let r = 0; r < rows; r++) this.#offsets[rowTerms[r]! + 1]! += STRIDE;
+    for (let t = 0; t < terms; t++) this.#offsets[t + 1]! += this.#offsets[t]!;
+    this.#postings = new Int32Array(rows * STRIDE);
+    const fill = this.#offsets.slice(0, terms);
+    for (let doc = 0; doc < sections.length; doc++) {
+      for (let r = docStart[doc]!; r < docStart[doc + 1]!; r++) {
+        const at = fill[rowTerms[r]!]!;
+        fill[rowTerms[r]!] = at + STRIDE;
+        this.#postings[at] = doc;
+        for (let f = 0; f < 4; f++) this.#postings[at + 1 + f] = rowCounts[4 * r + f]!;
+      }
+    }
     this.#avg = totals.map((t) => (sections.length ? t / sections.length || 1 : 1));
   }
 
@@ -83,6 +120,12 @@ export class SearchIndex {
       this.#adjacent.set(index, adjacent);
     }
     return adjacent;
+  }
+
+  /** How many sections contain a term. */
+  #df(term: string): number {
+    const id = this.#termIds.get(term);
+    return id === undefined ? 0 : (this.#offsets[id + 1]! - this.#offsets[id]!) / STRIDE;
   }
 
   #idf(df: number): number {
@@ -109,11 +152,12 @@ export class SearchIndex {
     const matched = new Float64Array(this.size);
     let totalWeight = 0;
     for (const [term, qw] of weights) {
-      const posting = this.#postings.get(term);
-      const idf = this.#idf(posting ? posting.length / STRIDE : 0);
+      const id = this.#termIds.get(term);
+      const idf = this.#idf(this.#df(term));
       if (qw >= 1) totalWeight += idf;
-      if (!posting) continue;
-      for (let i = 0; i < posting.length; i += STRIDE) {
+      if (id === undefined) continue;
+      const posting = this.#postings;
+      for (let i = this.#offsets[id]!, end = this.#offsets[id + 1]!; i < end; i += STRIDE) {
         const doc = posting[i]!;
         let weighted = 0;
         for (let f = 0; f < FIELDS.length; f++) {
@@ -139,8 +183,8 @@ export class SearchIndex {
     for (let i = 0; i + 1 < queryTerms.length; i++) {
       const a = queryTerms[i]!;
       const b = queryTerms[i + 1]!;
-      const idfA = this.#idf(this.#postings.get(a) ? this.#postings.get(a)!.length / STRIDE : 0);
-      const idfB = this.#idf(this.#postings.get(b) ? this.#postings.get(b)!.length / STRIDE : 0);
+      const idfA = this.#idf(this.#df(a));
+      const idfB = this.#idf(this.#df(b));
       pairs.push({ a, b, bonus: 0.5 * (idfA + idfB) });
     }
     const candidates = topK(hits, Math.max(limit, 50));
@@ -173,6 +217,15 @@ export class SearchIndex {
     }
     return terms;
   }
+}
+
+/** A copy of `array` at least `min` long (doubling), the new part filled with `value`. */
+function grow(array: Int32Array<ArrayBuffer>, min: number, value: number): Int32Array<ArrayBuffer> {
+  let length = array.length * 2;
+  while (length < min) length *= 2;
+  const grown = new Int32Array(length).fill(value);
+  grown.set(array);
+  return grown;
 }
 
 function topK(hits: Hit[], k: number): Hit[] {

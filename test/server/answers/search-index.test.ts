@@ -45,3 +45,26 @@ describe('repeated lines', () => {
     expect(uniqueLines('a\nb\na\n\n\nc\nb')).toBe('a\nb\n\n\nc');
   });
 });
+
+describe('postings', () => {
+  it('finds exactly the sections holding a term, in any field, across thousands of terms and sections', () => {
+    // 1,200 sections of 70 distinct words from a vocabulary of 6,000: more terms and more
+    // (section, term) records than the index's first allocation holds.
+    const word = (n: number) => `w${n.toString(36)}x`;
+    const sections = Array.from({ length: 1_200 }, (_, i) => ({
+      id: i,
+      title: word((i * 7) % 6_000),
+      context: word((i * 11) % 6_000),
+      body: Array.from({ length: 60 }, (_, k) => word((i * 13 + k * 101) % 6_000)).join(' '),
+      code: Array.from({ length: 8 }, (_, k) => word((i * 17 + k * 211) % 6_000)).join('\n'),
+    }));
+    const index = new SearchIndex(sections);
+    for (const probe of [0, 7, 1_001, 2_345, 5_999]) {
+      const term = word(probe);
+      const holding = sections.filter((s) => [s.title, s.context, s.body, s.code].some((text) => text.split(/\s+/).includes(term))).map((s) => s.id);
+      const found = index.search(term, { limit: 2_000 }).map((hit) => hit.index);
+      expect(found.sort((a, b) => a - b)).toEqual(holding);
+      expect(holding.length).toBeGreaterThan(0);
+    }
+  });
+});

@@ -83,7 +83,7 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
   return {
     async answer(request: AnswerRequest): Promise<Answer> {
       const { question, earlier } = history(request.messages);
-      const hits = store.search(request.orgId, question, { history: earlier, limit: 10 });
+      const hits = await store.search(request.orgId, question, { history: earlier, limit: 10 });
       if (llm) {
         const grounded = relevantHits(hits);
         if (grounded.length === 0) return { content: NO_ANSWER, sources: [] };
@@ -125,7 +125,7 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
     },
 
     ingest: (orgId, paths, ingestOptions) => store.ingest(orgId, paths, ingestOptions),
-    search: async (orgId, query, searchOptions) => store.search(orgId, query, searchOptions),
+    search: (orgId, query, searchOptions) => store.search(orgId, query, searchOptions),
     indexTicket: async (orgId, ticket) => store.indexTicket(orgId, ticket),
     stats: async (orgId) => store.stats(orgId),
   };

@@ -125,9 +125,19 @@ export function parseFile(text: string, relPath: string, baseUrl: string): Parse
   return null;
 }
 
+interface LoadedIndex {
+  version: number;
+  index: SearchIndex;
+  sections: StoredSection[];
+  pages: SearchIndex;
+  pageOf: Int32Array;
+}
+
 export class KnowledgeStore {
   readonly #db: Db;
-  readonly #cache = new Map<string, { version: number; index: SearchIndex; sections: StoredSection[]; pages: SearchIndex; pageOf: Int32Array }>();
+  readonly #cache = new Map<string, LoadedIndex>();
+  /** Indexes being built, per organization: questions arriving meanwhile wait for the same build. */
+  readonly #building = new Map<string, { version: number; loaded: Promise<LoadedIndex> }>();
 
   constructor(db: Db) {
     this.#db = db;
@@ -250,10 +260,29 @@ export class KnowledgeStore {
     })();
   }
 
-  #load(orgId: string) {
+  /**
+   * The organization's indexes, built on the first question after a change. The build yields to the
+   * event loop as it goes (see `SearchIndex.build`), so a server keeps answering other requests
+   * while a large knowledge base is indexed.
+   */
+  async #load(orgId: string): Promise<LoadedIndex> {
     const version = this.#version(orgId);
     const cached = this.#cache.get(orgId);
     if (cached && cached.version === version) return cached;
+    const building = this.#building.get(orgId);
+    if (building && building.version === version) return building.loaded;
+    const loaded = this.#build(orgId, version);
+    this.#building.set(orgId, { version, loaded });
+    try {
+      const entry = await loaded;
+      if ((this.#cache.get(orgId)?.version ?? -1) < entry.version) this.#cache.set(orgId, entry);
+      return entry;
+    } finally {
+      if (this.#building.get(orgId)?.loaded === loaded) this.#building.delete(orgId);
+    }
+  }
+
+  async #build(orgId: string, version: number): Promise<LoadedIndex> {
     const rows = this.#db
       .prepare('SELECT id, doc_key, kind, title, context, url, body, code, lang FROM kb_sections WHERE org_id = ? ORDER BY doc_key, ord')
       .all(orgId) as { id: number; doc_key: string; kind: Section['kind']; title: string; context: string; url: string; body: string; code: string; lang: string }[];
@@ -278,14 +307,14 @@ export class KnowledgeStore {
     // tags. Doc sections are indexed with their heading path in the title field (code keeps its
     // symbol names alone there); what is shown keeps the section's own title.
     const indexed = sections.map((s) => (s.kind === 'code' || !s.context ? s : { ...s, title: `${s.title} ${s.context}` }));
-    const entry = { version, index: new SearchIndex(indexed), sections, pages: new SearchIndex(pageTexts, { phrases: false }), pageOf };
-    this.#cache.set(orgId, entry);
-    return entry;
+    const index = await SearchIndex.build(indexed);
+    const pages = await SearchIndex.build(pageTexts, { phrases: false });
+    return { version, index, sections, pages, pageOf };
   }
 
   /** Ranked sections for a query; tickets only when asked for (they are private to the organization's agents). */
-  search(orgId: string, query: string, options: { history?: string[]; limit?: number; includeTickets?: boolean } = {}): SearchHit[] {
-    const { index, sections, pages, pageOf } = this.#load(orgId);
+  async search(orgId: string, query: string, options: { history?: string[]; limit?: number; includeTickets?: boolean } = {}): Promise<SearchHit[]> {
+    const { index, sections, pages, pageOf } = await this.#load(orgId);
     const limit = options.limit ?? 10;
     const hits = index.search(query, { history: options.history, limit: Math.max(50, limit * 3) });
     const pageHits = pages.search(query, { history: options.history, limit: 20 });

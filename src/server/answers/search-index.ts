@@ -33,10 +33,98 @@ export interface Hit {
   coverage: number;
 }
 
+/** The numbers a search reads: terms, their postings, field lengths and their averages. */
+interface Postings {
+  termIds: Map<string, number>;
+  offsets: Int32Array;
+  postings: Int32Array;
+  lengths: Float32Array[];
+  avg: number[];
+}
+
+/**
+ * Builds the postings section by section: `add` numbers each section's terms and keeps its distinct
+ * terms with their counts per field in flat typed arrays; `finish` lays the postings out term by
+ * term in one Int32Array.
+ */
+class PostingsBuilder {
+  readonly #termIds = new Map<string, number>();
+  readonly #lengths: Float32Array[];
+  readonly #totals = FIELDS.map(() => 0);
+  readonly #docStart: Int32Array;
+  #rowTerms = new Int32Array(1 << 16);
+  #rowCounts = new Int32Array(4 << 16);
+  #rows = 0;
+  /** Per term, the last section it was seen in and its row there. */
+  #lastDoc = new Int32Array(1 << 12).fill(-1);
+  #slotOf = new Int32Array(1 << 12);
+
+  constructor(readonly size: number) {
+    this.#lengths = FIELDS.map(() => new Float32Array(size));
+    this.#docStart = new Int32Array(size + 1);
+  }
+
+  add(doc: number, section: IndexedSection): void {
+    this.#docStart[doc] = this.#rows;
+    FIELDS.forEach((field, f) => {
+      const terms = tokenize(field === 'body' ? uniqueLines(section.body) : section[field]);
+      this.#lengths[f]![doc] = terms.length;
+      this.#totals[f]! += terms.length;
+      for (const term of terms) {
+        let id = this.#termIds.get(term);
+        if (id === undefined) {
+          id = this.#termIds.size;
+          this.#termIds.set(term, id);
+          if (id >= this.#lastDoc.length) {
+            this.#lastDoc = grow(this.#lastDoc, id + 1, -1);
+            this.#slotOf = grow(this.#slotOf, id + 1, 0);
+          }
+        }
+        if (this.#lastDoc[id] !== doc) {
+          this.#lastDoc[id] = doc;
+          this.#slotOf[id] = this.#rows;
+          if (this.#rows >= this.#rowTerms.length) {
+            this.#rowTerms = grow(this.#rowTerms, this.#rows + 1, 0);
+            this.#rowCounts = grow(this.#rowCounts, 4 * (this.#rows + 1), 0);
+          }
+          this.#rowTerms[this.#rows++] = id;
+        }
+        this.#rowCounts[4 * this.#slotOf[id]! + f]!++;
+      }
+    });
+  }
+
+  finish(): Postings {
+    const rows = this.#rows;
+    const rowTerms = this.#rowTerms;
+    const docStart = this.#docStart;
+    docStart[this.size] = rows;
+    const terms = this.#termIds.size;
+    const offsets = new Int32Array(terms + 1);
+    for (let r = 0; r < rows; r++) offsets[rowTerms[r]! + 1]! += STRIDE;
+    for (let t = 0; t < terms; t++) offsets[t + 1]! += offsets[t]!;
+    const postings = new Int32Array(rows * STRIDE);
+    const fill = offsets.slice(0, terms);
+    for (let doc = 0; doc < this.size; doc++) {
+      for (let r = docStart[doc]!; r < docStart[doc + 1]!; r++) {
+        const at = fill[rowTerms[r]!]!;
+        fill[rowTerms[r]!] = at + STRIDE;
+        postings[at] = doc;
+        for (let f = 0; f < 4; f++) postings[at + 1 + f] = this.#rowCounts[4 * r + f]!;
+      }
+    }
+    const avg = this.#totals.map((t) => (this.size ? t / this.size || 1 : 1));
+    return { termIds: this.#termIds, offsets, postings, lengths: this.#lengths, avg };
+  }
+}
+
+/** How much text (characters) `SearchIndex.build` indexes between two turns of the event loop. */
+const CHARACTERS_PER_TURN = 250_000;
+
 export class SearchIndex {
   readonly size: number;
   /** Term → its number; term n's records are `#postings[#offsets[n] .. #offsets[n + 1])`. */
-  readonly #termIds = new Map<string, number>();
+  readonly #termIds: Map<string, number>;
   readonly #offsets: Int32Array;
   readonly #postings: Int32Array;
   readonly #lengths: Float32Array[];
@@ -47,66 +135,41 @@ export class SearchIndex {
   readonly #adjacent = new Map<number, Set<string>>();
   readonly #headings = new Map<number, string[]>();
 
-  constructor(sections: readonly IndexedSection[], options: { phrases?: boolean } = {}) {
+  /** Builds the index at once; `SearchIndex.build` does the same without holding the event loop. */
+  constructor(sections: readonly IndexedSection[], options: { phrases?: boolean } = {}, built?: Postings) {
     this.size = sections.length;
     this.#sections = sections;
     this.#phrases = options.phrases ?? true;
-    this.#lengths = FIELDS.map(() => new Float32Array(sections.length));
-    const totals = FIELDS.map(() => 0);
-    // One pass numbers the terms and keeps each section's distinct terms with their counts per
-    // field (flat typed arrays); a second lays the postings out term by term in one Int32Array.
-    let rowTerms = new Int32Array(1 << 16);
-    let rowCounts = new Int32Array(4 << 16);
-    let rows = 0;
-    const docStart = new Int32Array(sections.length + 1);
-    let lastDoc = new Int32Array(1 << 12).fill(-1);
-    let slotOf = new Int32Array(1 << 12);
-    sections.forEach((section, doc) => {
-      docStart[doc] = rows;
-      FIELDS.forEach((field, f) => {
-        const terms = tokenize(field === 'body' ? uniqueLines(section.body) : section[field]);
-        this.#lengths[f]![doc] = terms.length;
-        totals[f]! += terms.length;
-        for (const term of terms) {
-          let id = this.#termIds.get(term);
-          if (id === undefined) {
-            id = this.#termIds.size;
-            this.#termIds.set(term, id);
-            if (id >= lastDoc.length) {
-              lastDoc = grow(lastDoc, id + 1, -1);
-              slotOf = grow(slotOf, id + 1, 0);
-            }
-          }
-          if (lastDoc[id] !== doc) {
-            lastDoc[id] = doc;
-            slotOf[id] = rows;
-            if (rows >= rowTerms.length) {
-              rowTerms = grow(rowTerms, rows + 1, 0);
-              rowCounts = grow(rowCounts, 4 * (rows + 1), 0);
-            }
-            rowTerms[rows] = id;
-            rows++;
-          }
-          rowCounts[4 * slotOf[id]! + f]!++;
-        }
-      });
-    });
-    docStart[sections.length] = rows;
-    const terms = this.#termIds.size;
-    this.#offsets = new Int32Array(terms + 1);
-    for (let r = 0; r < rows; r++) this.#offsets[rowTerms[r]! + 1]! += STRIDE;
-    for (let t = 0; t < terms; t++) this.#offsets[t + 1]! += this.#offsets[t]!;
-    this.#postings = new Int32Array(rows * STRIDE);
-    const fill = this.#offsets.slice(0, terms);
-    for (let doc = 0; doc < sections.length; doc++) {
-      for (let r = docStart[doc]!; r < docStart[doc + 1]!; r++) {
-        const at = fill[rowTerms[r]!]!;
-        fill[rowTerms[r]!] = at + STRIDE;
-        this.#postings[at] = doc;
-        for (let f = 0; f < 4; f++) this.#postings[at + 1 + f] = rowCounts[4 * r + f]!;
-      }
+    if (!built) {
+      const builder = new PostingsBuilder(sections.length);
+      sections.forEach((section, doc) => builder.add(doc, section));
+      built = builder.finish();
     }
-    this.#avg = totals.map((t) => (sections.length ? t / sections.length || 1 : 1));
+    this.#termIds = built.termIds;
+    this.#offsets = built.offsets;
+    this.#postings = built.postings;
+    this.#lengths = built.lengths;
+    this.#avg = built.avg;
+  }
+
+  /**
+   * Builds the index a quarter of a million characters of text at a time (tens of milliseconds),
+   * letting other work (the server's requests) run in between: a large knowledge base takes
+   * seconds to index.
+   */
+  static async build(sections: readonly IndexedSection[], options: { phrases?: boolean } = {}): Promise<SearchIndex> {
+    const builder = new PostingsBuilder(sections.length);
+    let indexed = 0;
+    for (let doc = 0; doc < sections.length; doc++) {
+      const section = sections[doc]!;
+      if (indexed >= CHARACTERS_PER_TURN) {
+        await new Promise((resolve) => setImmediate(resolve));
+        indexed = 0;
+      }
+      builder.add(doc, section);
+      indexed += section.title.length + section.context.length + section.body.length + section.code.length;
+    }
+    return new SearchIndex(sections, options, builder.finish());
   }
 
   #pairsOf(index: number): Set<string> {

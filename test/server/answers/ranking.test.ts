@@ -57,3 +57,31 @@ describe('ranking', () => {
     expect(answer.sources.map((s) => s.url)).toEqual(['https://docs.example.com/sheets#workbook-template', 'https://docs.example.com/sheets#get-started']);
   });
 });
+
+describe('index build', () => {
+  it('lets other work run while a large knowledge base is indexed, and answers questions that arrive meanwhile alike', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'support-chat-build-'));
+    dirs.push(dir);
+    const words = Array.from({ length: 400 }, (_, i) => `word${i}`);
+    for (let p = 0; p < 40; p++) {
+      const sections = Array.from({ length: 50 }, (_, s) => `## Topic ${p} ${s}\n\n${Array.from({ length: 80 }, (_, k) => words[(p * 31 + s * 7 + k) % 400]).join(' ')}.\n`);
+      writeFileSync(join(dir, `page-${p}.md`), `---\ntitle: Page ${p}\nurl: https://docs.example.com/p${p}\n---\n\n${sections.join('\n')}`);
+    }
+    const engine = createAnswerEngine({ db: new Database(':memory:'), llm: null });
+    await engine.ingest('acme', [dir]);
+    let turns = 0;
+    let finished = false;
+    const tick = () => {
+      if (finished) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const [first, second] = await Promise.all([engine.search('acme', 'topic 3 word17'), engine.search('acme', 'topic 3 word17')]);
+    finished = true;
+    // 2,000 sections of about 600 characters: several turns of the event loop went to other work.
+    expect(turns).toBeGreaterThan(3);
+    expect(first.map((h) => h.section.id)).toEqual(second.map((h) => h.section.id));
+    expect(first[0]!.section.url).toMatch(/^https:\/\/docs\.example\.com\/p3#topic-3-/);
+  });
+});

@@ -10,12 +10,18 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+/** A temporary docs folder and a writer of Markdown pages into it, one `## ` section per pair. */
+function docsFolder() {
+  const dir = mkdtempSync(join(tmpdir(), 'support-chat-rank-'));
+  dirs.push(dir);
+  const page = (name: string, title: string, sections: [string, string][]) =>
+    writeFileSync(join(dir, `${name}.md`), `---\ntitle: ${title}\nurl: https://docs.example.com/${name}\n---\n\n${sections.map(([h, b]) => `## ${h}\n\n${b}\n`).join('\n')}`);
+  return { dir, page };
+}
+
 describe('ranking', () => {
   it('reads a generic heading with the headings above it, and shows the section’s own title', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'support-chat-rank-'));
-    dirs.push(dir);
-    const page = (name: string, title: string, sections: [string, string][]) =>
-      writeFileSync(join(dir, `${name}.md`), `---\ntitle: ${title}\nurl: https://docs.example.com/${name}\n---\n\n${sections.map(([h, b]) => `## ${h}\n\n${b}\n`).join('\n')}`);
+    const { dir, page } = docsFolder();
     page('exports', 'Data exports', [
       ['Overview', 'Exports of your data run every night and land in your bucket.'],
       ['Scheduling', 'Choose the hour the exports run.'],
@@ -33,10 +39,7 @@ describe('ranking', () => {
   });
 
   it('cites the other sections of the answer’s page on their score, and sections elsewhere only when they match enough of the question', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'support-chat-rank-'));
-    dirs.push(dir);
-    const page = (name: string, title: string, sections: [string, string][]) =>
-      writeFileSync(join(dir, `${name}.md`), `---\ntitle: ${title}\nurl: https://docs.example.com/${name}\n---\n\n${sections.map(([h, b]) => `## ${h}\n\n${b}\n`).join('\n')}`);
+    const { dir, page } = docsFolder();
     page('sheets', 'Spreadsheet add-on', [
       ['Workbook template', 'Copy the workbook template to start from a ready-made spreadsheet with sample prompts.'],
       ['Get started', 'Open the add-on menu, then paste your key.'],
@@ -60,12 +63,10 @@ describe('ranking', () => {
 
 describe('index build', () => {
   it('lets other work run while a large knowledge base is indexed, and answers questions that arrive meanwhile alike', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'support-chat-build-'));
-    dirs.push(dir);
+    const { dir, page } = docsFolder();
     const words = Array.from({ length: 400 }, (_, i) => `word${i}`);
     for (let p = 0; p < 40; p++) {
-      const sections = Array.from({ length: 50 }, (_, s) => `## Topic ${p} ${s}\n\n${Array.from({ length: 80 }, (_, k) => words[(p * 31 + s * 7 + k) % 400]).join(' ')}.\n`);
-      writeFileSync(join(dir, `page-${p}.md`), `---\ntitle: Page ${p}\nurl: https://docs.example.com/p${p}\n---\n\n${sections.join('\n')}`);
+      page(`p${p}`, `Page ${p}`, Array.from({ length: 50 }, (_, s) => [`Topic ${p} ${s}`, `${Array.from({ length: 80 }, (_, k) => words[(p * 31 + s * 7 + k) % 400]).join(' ')}.`]));
     }
     const engine = createAnswerEngine({ db: new Database(':memory:'), llm: null });
     await engine.ingest('acme', [dir]);

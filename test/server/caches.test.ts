@@ -27,6 +27,15 @@ function serverOnDisk(): { server: SupportServer; dir: string } {
   return { server, dir };
 }
 
+/** Two connections to one database in a fresh folder (each opened by `open`), closed after the test. */
+function twoConnections(open: (dir: string) => Database.Database): { db: Database.Database; other: Database.Database } {
+  const dir = mkdtempSync(join(tmpdir(), 'support-chat-cache-'));
+  const db = open(dir);
+  const other = open(dir);
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }), () => void db.close(), () => void other.close());
+  return { db, other };
+}
+
 const get = (server: SupportServer, path: string, token: string) =>
   server.fetch(new Request(`http://api.test${path}`, { headers: { authorization: `Bearer ${token}` } }), { remoteAddress: '203.0.113.9' });
 
@@ -111,10 +120,7 @@ describe('hot-path caches', () => {
   });
 
   it('reads data_version on every stamp, and once per pin (one request\'s synchronous run)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'support-chat-cache-'));
-    const db = openDatabase({ dataDir: dir, migrations: coreMigrations });
-    const other = openDatabase({ dataDir: dir, migrations: coreMigrations });
-    cleanup.push(() => rmSync(dir, { recursive: true, force: true }), () => void db.close(), () => void other.close());
+    const { db, other } = twoConnections((dir) => openDatabase({ dataDir: dir, migrations: coreMigrations }));
     db.exec('CREATE TABLE scratch (v TEXT)');
     const tracker = changeTracker(db);
     const first = tracker.stamp();
@@ -136,10 +142,7 @@ describe('hot-path caches', () => {
   });
 
   it('sees every commit by another connection through the WAL index, across checkpoints and WAL restarts', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'support-chat-cache-'));
-    const db = openDatabase({ dataDir: dir, migrations: [] });
-    const other = openDatabase({ dataDir: dir, migrations: [] });
-    cleanup.push(() => rmSync(dir, { recursive: true, force: true }), () => void db.close(), () => void other.close());
+    const { db, other } = twoConnections((dir) => openDatabase({ dataDir: dir, migrations: [] }));
     other.exec('CREATE TABLE scratch (v INTEGER)');
     const tracker = changeTracker(db);
     let last = tracker.stamp();
@@ -155,10 +158,7 @@ describe('hot-path caches', () => {
   });
 
   it('falls back to data_version when the database is not in WAL mode', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'support-chat-cache-'));
-    const db = new Database(join(dir, 'plain.db'));
-    const other = new Database(join(dir, 'plain.db'));
-    cleanup.push(() => rmSync(dir, { recursive: true, force: true }), () => void db.close(), () => void other.close());
+    const { db, other } = twoConnections((dir) => new Database(join(dir, 'plain.db')));
     db.exec('CREATE TABLE scratch (v INTEGER)');
     const tracker = changeTracker(db);
     const first = tracker.stamp();

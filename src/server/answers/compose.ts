@@ -40,26 +40,48 @@ export function toSource(hit: SearchHit): Source {
   return { title, url: section.url };
 }
 
-/** The sentences of a section that say most about the question, in their original order. */
-function bestSentences(text: string, terms: Set<string>, max: number): string[] {
+/**
+ * A long run of words with no sentence end is a menu, a table flattened to text or a list of links
+ * (docs exported from a site keep their navigation): no sentence to quote.
+ */
+const isRunOn = (s: string) => s.length > 200 && !/[.!?:;)]["'”’]?$/.test(s);
+
+/**
+ * The sentences of a section that say most about the question, in their original order. Each is
+ * quoted once: exported pages repeat a passage once per tab or language switcher.
+ */
+export function bestSentences(text: string, terms: Set<string>, max: number): string[] {
+  const seen = new Set<string>();
   const candidates = text
     .split(/\n+/)
     .flatMap((line) => sentences(line))
-    .filter((s) => s.length > 20 && s.length < 600);
-  const scored = candidates.map((s, i) => {
+    .filter((s) => {
+      if (s.length <= 20 || s.length >= 600) return false;
+      const key = normalized(s);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  const quotable = candidates.filter((s) => !isRunOn(s));
+  const scored = (quotable.length > 0 ? quotable : candidates).map((s, i) => {
     const words = new Set(tokenize(s));
     let score = 0;
     for (const t of terms) if (words.has(t)) score++;
-    return { s, i, score };
+    return { s, i, score, key: normalized(s) };
   });
-  const chosen = scored
-    .filter((c) => c.score > 0)
-    .sort((a, b) => b.score - a.score || a.i - b.i)
-    .slice(0, max)
-    .sort((a, b) => a.i - b.i);
+  const chosen: typeof scored = [];
+  for (const c of scored.filter((c) => c.score > 0).sort((a, b) => b.score - a.score || a.i - b.i)) {
+    if (chosen.length === max) break;
+    // A sentence that repeats one already chosen, with a few words more or less, adds nothing.
+    if (chosen.some((other) => other.key.includes(c.key) || c.key.includes(other.key))) continue;
+    chosen.push(c);
+  }
   if (chosen.length === 0 && scored[0]) return [scored[0].s];
-  return chosen.map((c) => c.s);
+  return chosen.sort((a, b) => a.i - b.i).map((c) => c.s);
 }
+
+/** A sentence's letters and digits, lowercased: exported tabs repeat passages with their spaces lost ("CriteriaBadThe"). */
+const normalized = (sentence: string) => sentence.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 
 function codeExcerpt(code: string, lines: number): string {
   const all = code.split('\n');

@@ -185,9 +185,8 @@ export class SearchIndex {
     return adjacent;
   }
 
-  /** How many sections contain a term. */
-  #df(term: string): number {
-    const id = this.#termIds.get(term);
+  /** How many sections contain a term, given its number (none for an unknown term). */
+  #df(id: number | undefined): number {
     return id === undefined ? 0 : (this.#offsets[id + 1]! - this.#offsets[id]!) / STRIDE;
   }
 
@@ -216,7 +215,7 @@ export class SearchIndex {
     let totalWeight = 0;
     for (const [term, qw] of weights) {
       const id = this.#termIds.get(term);
-      const idf = this.#idf(this.#df(term));
+      const idf = this.#idf(this.#df(id));
       if (qw >= 1) totalWeight += idf;
       if (id === undefined) continue;
       const posting = this.#postings;
@@ -246,8 +245,8 @@ export class SearchIndex {
     for (let i = 0; i + 1 < queryTerms.length; i++) {
       const a = queryTerms[i]!;
       const b = queryTerms[i + 1]!;
-      const idfA = this.#idf(this.#df(a));
-      const idfB = this.#idf(this.#df(b));
+      const idfA = this.#idf(this.#df(this.#termIds.get(a)));
+      const idfB = this.#idf(this.#df(this.#termIds.get(b)));
       pairs.push({ a, b, bonus: 0.5 * (idfA + idfB) });
     }
     const candidates = topK(hits, Math.max(limit, 50));

@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { BenchTable } from './table.js';
+import { quantile, type BenchTable } from './table.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -51,24 +51,17 @@ export async function run(): Promise<BenchTable[]> {
   // frequency) weighs on both alike; each figure is the median of its rounds. Every GET round runs
   // before the first POST: each POST queues an answer job, and ours would be answering them
   // during later GET rounds.
-  const gets: { ours: Result; bare: Result }[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    gets.push({
-      ours: await load(`${url}/v0/chat/${conversationId}`, { method: 'GET', headers }),
-      bare: await load(`${bareUrl}/v0/chat/${conversationId}`, { method: 'GET', headers }),
-    });
-  }
-  const posts: { ours: Result; bare: Result }[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    posts.push({
-      ours: await load(`${url}/v0/chat`, { method: 'POST', headers, body }),
-      bare: await load(`${bareUrl}/v0/chat`, { method: 'POST', headers, body }),
-    });
-  }
+  const alternate = async (path: string, init: Parameters<typeof load>[1]) => {
+    const rounds: { ours: Result; bare: Result }[] = [];
+    for (let i = 0; i < ROUNDS; i++) rounds.push({ ours: await load(`${url}${path}`, init), bare: await load(`${bareUrl}${path}`, init) });
+    return rounds;
+  };
+  const gets = await alternate(`/v0/chat/${conversationId}`, { method: 'GET', headers });
+  const posts = await alternate('/v0/chat', { method: 'POST', headers, body });
   // Let each target exit on its own (ours removes its data directory).
   await Promise.all([ours.child, bare.child].map((child) => new Promise((resolve) => { child.once('exit', resolve); child.kill(); })));
 
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const median = (values: number[]) => quantile(values, 0.5);
   const row = (name: string, ours: Result[], bare: Result[]) => {
     const ratios = ours.map((o, i) => o.rps / bare[i]!.rps);
     const pick = (results: Result[], key: keyof Result) => median(results.map((r) => r[key]));

@@ -21,6 +21,12 @@ import { helpdeskWebhookRoutes } from './http/routes/helpdesk-webhooks.js';
 import { meRoutes } from './http/routes/me.js';
 import { openApiRoutes } from './http/routes/openapi.js';
 import { ticketRoutes } from './http/routes/tickets.js';
+import { feedbackRoutes } from './http/routes/feedback.js';
+import { insightsRoutes } from './http/routes/insights.js';
+import { dashboardRoutes } from './dashboard/index.js';
+import { FeedbackStore } from './insights/feedback.js';
+import { insightsMigrations } from './insights/migrations.js';
+import { RetentionSweep, type SweepReport } from './retention/index.js';
 import type { Services } from './http/services.js';
 import { JobQueue } from './jobs/queue.js';
 import { Worker } from './jobs/worker.js';
@@ -64,6 +70,8 @@ export interface ServerOptions {
   maxAttempts?: number;
   /** Start the answer worker at once. @default true */
   startWorker?: boolean;
+  /** Days conversations are kept after their last activity, for organizations without their own period. @default 90 */
+  retentionDays?: number;
 }
 
 export interface SupportServer {
@@ -78,6 +86,8 @@ export interface SupportServer {
   tickets: TicketStore;
   engine: AnswerEngine;
   worker: { start(): void; stop(): Promise<void>; runOnce(): Promise<boolean> };
+  /** Deletes expired conversations; started with the worker. */
+  retention: { start(): void; stop(): Promise<void>; runOnce(): Promise<SweepReport> };
   /** Answers waiting long polls at once with the current state (the first step of shutting down). */
   drain(): void;
   /** Ends long polls, stops the worker and closes the database. */
@@ -88,7 +98,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
   const now = options.now ?? Date.now;
   const env = options.env ?? process.env;
   const logger = options.logger ?? jsonLogger();
-  const migrations: Migration[] = [...coreMigrations, ...ticketMigrations, ...kbMigrations, ...integrationMigrations];
+  const migrations: Migration[] = [...coreMigrations, ...ticketMigrations, ...kbMigrations, ...integrationMigrations, ...insightsMigrations];
   const db = openDatabase({ dataDir: options.dataDir ?? '.support-chat', migrations });
   const engine =
     typeof options.engine === 'function' ? options.engine(db) : (options.engine ?? createAnswerEngine({ db, env }));
@@ -133,7 +143,18 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     escalationClaimStaleMs: 120_000,
     now,
   };
-  const router = new Router([...chatRoutes, ...escalateRoutes, ...ticketRoutes, ...meRoutes, ...openApiRoutes, ...helpdeskWebhookRoutes]);
+  const retention = new RetentionSweep({ db, logger, now, defaultDays: options.retentionDays });
+  const router = new Router([
+    ...chatRoutes,
+    ...escalateRoutes,
+    ...ticketRoutes,
+    ...meRoutes,
+    ...openApiRoutes,
+    ...helpdeskWebhookRoutes,
+    ...feedbackRoutes({ feedback: new FeedbackStore(db, now), db }),
+    ...insightsRoutes({ db }),
+    ...dashboardRoutes(),
+  ]);
   // Several processes behind one address share their limits through Redis; one process counts in memory.
   const redisUrl = env.SUPPORT_CHAT_REDIS_URL;
   const limiter: RateLimiter =
@@ -143,6 +164,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
       : new MemoryRateLimiter(now));
   const app = createApp({ router, services, limiter, limits, changes: changeTracker(db) });
   if (options.startWorker ?? true) worker.start();
+  if (options.startWorker ?? true) retention.start();
   let closed = false;
   return {
     fetch: app.fetch,
@@ -152,6 +174,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     tickets,
     engine,
     worker,
+    retention,
     ready: async () => {
       await limiter.ready?.();
     },
@@ -161,6 +184,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
       closed = true;
       closing.abort();
       await worker.stop();
+      await retention.stop();
       await limiter.close?.();
       db.close();
     },

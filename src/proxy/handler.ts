@@ -1,6 +1,6 @@
 /** @module `createSupportProxy`: the backend-for-frontend between `<support-chat>` and a v0 API. */
 import { randomUUID } from 'node:crypto';
-import { isPlausibleEmail, MAX_BODY_BYTES, MESSAGE_MAX_LENGTH, MESSAGES, NAME_MAX_LENGTH, type ErrorCode } from '../protocol/index.js';
+import { FEEDBACK_COMMENT_MAX_LENGTH, isPlausibleEmail, MAX_BODY_BYTES, MESSAGE_MAX_LENGTH, MESSAGES, NAME_MAX_LENGTH, type ErrorCode } from '../protocol/index.js';
 import { errorResponse, NetworkError, TimeoutError } from './errors.js';
 import { WindowLimiter } from './limiter.js';
 import { resolveOptions, type SupportProxyOptions } from './options.js';
@@ -34,8 +34,8 @@ const refuse = (status: number, code: ErrorCode, message: string, headers?: Reco
   new Refusal(errorResponse(status, code, message, { headers }));
 
 /**
- * Creates the proxy's fetch handler. It serves `POST {basePath}/chat`, `GET {basePath}/chat/:id`
- * and `POST {basePath}/chat/:id/escalate`, and nothing else.
+ * Creates the proxy's fetch handler. It serves `POST {basePath}/chat`, `GET {basePath}/chat/:id`,
+ * `POST {basePath}/chat/:id/escalate` and `POST {basePath}/chat/:id/feedback`, and nothing else.
  *
  * @example
  * const proxy = createSupportProxy({ apiBaseUrl: 'http://127.0.0.1:8787', token: process.env.SUPPORT_API_TOKEN!, secret: process.env.SUPPORT_PROXY_SECRET! });
@@ -212,6 +212,26 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
     return relay(result, limits);
   }
 
+  /** A visitor's rating of an answer in one of their conversations; only the rating, comment and message index go upstream. */
+  async function feedback(ctx: Context, id: string): Promise<Response> {
+    const limits = limit(ctx, 'messages');
+    const body = await readJson(ctx.request);
+    if (body.rating !== 'up' && body.rating !== 'down') throw refuse(400, 'bad_request', '"rating" must be "up" or "down"');
+    const payload: Record<string, unknown> = { rating: body.rating };
+    if (body.comment !== undefined && body.comment !== null) {
+      if (typeof body.comment !== 'string') throw refuse(400, 'bad_request', '"comment" must be a string');
+      if (body.comment.length > FEEDBACK_COMMENT_MAX_LENGTH) throw refuse(400, 'bad_request', `"comment" must be at most ${FEEDBACK_COMMENT_MAX_LENGTH} characters`);
+      payload.comment = body.comment;
+    }
+    if (body.message_index !== undefined && body.message_index !== null) {
+      if (typeof body.message_index !== 'number' || !Number.isSafeInteger(body.message_index) || body.message_index < 0) {
+        throw refuse(400, 'bad_request', '"message_index" must be a non-negative integer');
+      }
+      payload.message_index = body.message_index;
+    }
+    return relay(await upstream.request('POST', `/v0/chat/${id}/feedback`, { body: JSON.stringify(payload), signal: ctx.request.signal }), limits);
+  }
+
   function withCookie(response: Response, ctx: Context): Response {
     response.headers.append('Set-Cookie', cookieHeader(ctx));
     return response;
@@ -229,7 +249,13 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
     const path = url.pathname.startsWith(`${opts.basePath}/`) ? url.pathname.slice(opts.basePath.length) : null;
     const parts = path?.split('/').slice(1) ?? [];
     const route =
-      path === '/chat' ? 'send' : parts.length === 2 && parts[0] === 'chat' ? 'get' : parts.length === 3 && parts[0] === 'chat' && parts[2] === 'escalate' ? 'escalate' : null;
+      path === '/chat'
+        ? 'send'
+        : parts.length === 2 && parts[0] === 'chat'
+          ? 'get'
+          : parts.length === 3 && parts[0] === 'chat' && (parts[2] === 'escalate' || parts[2] === 'feedback')
+            ? parts[2]
+            : null;
     const allowedMethods = route === 'get' ? 'GET' : 'POST';
     const { ok, origin } = originAllowed(request, url);
     const cors = ok ? corsHeaders(origin, url) : {};
@@ -266,7 +292,7 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
           const id = parts[1]!;
           // Ids never issued to this visitor are refused here, before any upstream call.
           if (!ID.test(id) || !ctx.visitor.conversations.includes(id)) throw refuse(404, 'not_found', MESSAGES.notFound);
-          response = route === 'get' ? await getConversation(ctx, id) : await escalate(ctx, id);
+          response = route === 'get' ? await getConversation(ctx, id) : route === 'feedback' ? await feedback(ctx, id) : await escalate(ctx, id);
         }
       }
     } catch (error) {

@@ -1,10 +1,10 @@
 /** @module Visitors' ratings of answers: one per assistant message, a later rating replacing the earlier one. */
 import type { Db } from '../store/database.js';
 
+export { FEEDBACK_COMMENT_MAX_LENGTH } from '../../protocol/index.js';
+
 export type Rating = 'up' | 'down';
 export const RATINGS: readonly Rating[] = ['up', 'down'];
-/** Longest comment kept with a rating. */
-export const FEEDBACK_COMMENT_MAX_LENGTH = 2000;
 
 export interface FeedbackInput {
   orgId: string;

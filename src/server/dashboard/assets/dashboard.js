@@ -1,4 +1,4 @@
-/* global document, window, sessionStorage, fetch, URL, URLSearchParams, history, location */
+/* global document, sessionStorage, fetch, URL, URLSearchParams, history, location */
 // The insights dashboard: asks for a token with `insights:read`, keeps it in sessionStorage (this
 // tab only), reads GET /v0/insights from this same server and draws the report. Every node is made
 // with the DOM API and text goes in as textContent: nothing from the report is parsed as HTML.

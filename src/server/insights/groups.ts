@@ -1,6 +1,6 @@
 /**
  * @module Unanswered questions grouped by similarity: two questions belong together when their
- * terms overlap enough (Jaccard). Terms come from the retrieval tokenizer (`answers/text.ts`), so
+ * terms overlap enough (Dice coefficient, 2·shared / (terms of one + terms of the other)). Terms come from the retrieval tokenizer (`answers/text.ts`), so
  * questions are compared with the same stemming, stopwords and identifier splitting the search used
  * when it found nothing: "reset password", "How do I reset my passwords?" and "password_reset"
  * share their terms. No library is needed for this, and none would know the search's vocabulary.
@@ -16,7 +16,7 @@ export interface Question {
 export interface QuestionGroup {
   /** How many questions the group holds. */
   count: number;
-  /** The terms most of its questions share, most frequent first (a label for the group). */
+  /** The words most of its questions share, most frequent first, as first written (a label for the group). */
   terms: string[];
   /** A few of its questions, newest first, each once. */
   examples: Question[];
@@ -25,7 +25,7 @@ export interface QuestionGroup {
 }
 
 export interface GroupingOptions {
-  /** Least Jaccard similarity of a question's terms with a group's to join it. @default 0.5 */
+  /** Least Dice similarity of a question's terms with a group's first question to join it. @default 0.5 */
   threshold?: number;
   /** Examples kept per group. @default 3 */
   examples?: number;
@@ -35,9 +35,17 @@ export interface GroupingOptions {
 
 /** The subject terms of a question: framing words ("how", "explain", "recommend") are left out when anything else is left. */
 export function questionTerms(text: string): Set<string> {
-  const all = tokenize(text);
+  // A masked address says nothing about the subject.
+  const all = tokenize(text.replaceAll('[email]', ' '));
   const subject = all.filter((t) => !isQuestionFraming(t));
   return new Set(subject.length > 0 ? subject : all);
+}
+
+/** Each term of a text mapped to the word it came from (`invoic` → `invoices`), for labels people can read. */
+function surfaceWords(text: string, into: Map<string, string>): void {
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+(?:[_\-.:][\p{L}\p{N}]+)*/gu) ?? []) {
+    for (const term of tokenize(word)) if (!into.has(term)) into.set(term, word);
+  }
 }
 
 interface Building {
@@ -48,6 +56,7 @@ interface Building {
   examples: Question[];
   seen: Set<string>;
   latestAt: string;
+  words: Map<string, string>;
 }
 
 /**
@@ -75,7 +84,7 @@ export function groupQuestions(questions: Question[], options: GroupingOptions =
     let best = -1;
     let bestScore = 0;
     for (const [g, common] of shared) {
-      const score = common / (terms.size + groups[g]!.seed.size - common);
+      const score = (2 * common) / (terms.size + groups[g]!.seed.size);
       if (score > bestScore || (score === bestScore && best >= 0 && groups[g]!.count > groups[best]!.count)) {
         best = g;
         bestScore = score;
@@ -84,7 +93,7 @@ export function groupQuestions(questions: Question[], options: GroupingOptions =
     let group: Building;
     if (best >= 0 && bestScore >= threshold) group = groups[best]!;
     else {
-      group = { seed: terms, counts: new Map(), count: 0, examples: [], seen: new Set(), latestAt: question.askedAt };
+      group = { seed: terms, counts: new Map(), count: 0, examples: [], seen: new Set(), latestAt: question.askedAt, words: new Map() };
       const index = groups.push(group) - 1;
       for (const term of terms) {
         let list = byTerm.get(term);
@@ -98,6 +107,7 @@ export function groupQuestions(questions: Question[], options: GroupingOptions =
     if (group.examples.length < keep && !group.seen.has(key)) {
       group.seen.add(key);
       group.examples.push(question);
+      surfaceWords(question.text, group.words);
     }
   }
   const ordered = groups.sort((a, b) => b.count - a.count || (a.latestAt < b.latestAt ? 1 : a.latestAt > b.latestAt ? -1 : 0));
@@ -105,7 +115,10 @@ export function groupQuestions(questions: Question[], options: GroupingOptions =
     total: groups.length,
     groups: ordered.slice(0, limit).map((g) => ({
       count: g.count,
-      terms: [...g.counts].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([term]) => term),
+      terms: [...g.counts]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 4)
+        .map(([term]) => g.words.get(term) ?? term),
       examples: [...g.examples].sort((a, b) => (a.askedAt < b.askedAt ? 1 : a.askedAt > b.askedAt ? -1 : 0)),
       latestAt: g.latestAt,
     })),

@@ -151,7 +151,7 @@ export function insightsReport(db: Db, options: ReportOptions): InsightsReport {
       counts.answered++;
       totals.answered++;
     }
-    if (sources === '[]' && content !== null) unanswered.push({ text: content, askedAt });
+    if (sources === '[]' && content !== null) unanswered.push({ text: masked(content), askedAt });
     if (sources !== null && sources !== '[]') citedLists.set(sources, (citedLists.get(sources) ?? 0) + 1);
   };
   for (const row of db.prepare(QUESTIONS).raw().iterate(params) as IterableIterator<Row>) {
@@ -205,7 +205,7 @@ export function insightsReport(db: Db, options: ReportOptions): InsightsReport {
       count: g.count,
       terms: g.terms,
       latest_at: g.latestAt,
-      examples: g.examples.map((e) => ({ question: clip(masked(e.text), 500), asked_at: e.askedAt })),
+      examples: g.examples.map((e) => ({ question: clip(e.text, 500), asked_at: e.askedAt })),
     })),
     unanswered_group_count: grouped.total,
     thumbs_down: thumbsDown,

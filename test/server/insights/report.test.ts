@@ -117,11 +117,17 @@ describe('GET /v0/insights', () => {
   });
 
   it("never shows another organization's conversations", async () => {
-    const t = setup();
-    await ask(t, t.token('globex'), 'Unknown thing at globex');
+    let now = Date.parse('2026-11-20T11:00:00Z');
+    const t = setup(() => now);
+    const id = await ask(t, t.token('globex'), 'Unknown thing at globex');
+    await t.call('POST', `/v0/chat/${id}/feedback`, { token: t.token('globex'), body: { rating: 'down' } });
+    now += 60_000;
     const res = await t.call('GET', '/v0/insights', { token: t.token('acme', ['insights:read']) });
-    expect(res.body.totals.questions).toBe(0);
+    expect(res.body.totals).toMatchObject({ conversations: 0, questions: 0, thumbs_down: 0 });
     expect(res.body.unanswered_groups).toEqual([]);
+    expect(res.body.thumbs_down).toEqual([]);
+    const theirs = await t.call('GET', '/v0/insights', { token: t.token('globex', ['insights:read']) });
+    expect(theirs.body.totals).toMatchObject({ conversations: 1, questions: 1, unanswered: 1, thumbs_down: 1 });
   });
 
   it('needs insights:read: chat scopes are not enough', async () => {

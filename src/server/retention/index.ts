@@ -16,8 +16,14 @@ export interface RetentionSweepOptions {
   logger: Logger;
   /** Retention of organizations without their own. @default DEFAULT_RETENTION_DAYS (90) */
   defaultDays?: number;
-  /** Conversations deleted per transaction. @default 200 */
+  /** Most conversations deleted per transaction. @default 500 */
   batchSize?: number;
+  /**
+   * Time one batch should take, in ms: the batch size adapts to it (halved after a slower batch,
+   * doubled after a much faster one, up to `batchSize`), so on any machine and database size the
+   * event loop is held about this long at a time. @default 10
+   */
+  batchMs?: number;
   /** Time between sweeps. @default 3600000 (an hour) */
   intervalMs?: number;
   /** @default Date.now */
@@ -48,6 +54,9 @@ export class RetentionSweep {
   readonly #logger: Logger;
   readonly #defaultDays: number;
   readonly #batchSize: number;
+  readonly #batchMs: number;
+  /** The size the next batch starts from (what the last sweep learned). */
+  #size = 25;
   readonly #intervalMs: number;
   readonly #now: () => number;
   readonly #settings: RetentionSettingsStore;
@@ -61,11 +70,14 @@ export class RetentionSweep {
     this.#db = options.db;
     this.#logger = options.logger;
     this.#defaultDays = validRetentionDays(options.defaultDays ?? DEFAULT_RETENTION_DAYS);
-    this.#batchSize = options.batchSize ?? 200;
+    this.#batchSize = options.batchSize ?? 500;
+    this.#batchMs = options.batchMs ?? 10;
     this.#intervalMs = options.intervalMs ?? 3_600_000;
     this.#now = options.now ?? Date.now;
     if (!Number.isInteger(this.#batchSize) || this.#batchSize < 1) throw new RangeError('batchSize must be a positive integer');
     if (!(this.#intervalMs > 0)) throw new RangeError('intervalMs must be positive');
+    if (!(this.#batchMs > 0)) throw new RangeError('batchMs must be positive');
+    this.#size = Math.min(this.#size, this.#batchSize);
     this.#settings = new RetentionSettingsStore(this.#db, this.#now);
   }
 
@@ -109,6 +121,12 @@ export class RetentionSweep {
     this.#timer.unref();
   }
 
+  /** Halves the batch after one slower than `batchMs`, doubles it after a full one under half of it. */
+  #adapt(ms: number, full: boolean): void {
+    if (ms > this.#batchMs) this.#size = Math.max(1, Math.floor(this.#size / 2));
+    else if (full && ms < this.#batchMs / 2) this.#size = Math.min(this.#batchSize, this.#size * 2);
+  }
+
   async #sweep(): Promise<SweepReport> {
     const report: SweepReport = { deleted: 0, batches: 0 };
     const own = this.#settings.all();
@@ -119,11 +137,14 @@ export class RetentionSweep {
       for (;;) {
         // A stopping server finishes the batch it is in and no more.
         if (this.#halted) return report;
-        const deleted = deleteExpiredBatch(this.#db, orgId, before, this.#batchSize);
+        const size = this.#size;
+        const started = performance.now();
+        const deleted = deleteExpiredBatch(this.#db, orgId, before, size);
+        this.#adapt(performance.now() - started, deleted === size);
         report.deleted += deleted;
         if (deleted > 0) report.batches++;
         await yieldToEventLoop();
-        if (deleted < this.#batchSize) break;
+        if (deleted < size) break;
       }
     }
     return report;

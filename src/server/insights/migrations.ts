@@ -1,11 +1,16 @@
-/** @module The schema of answer feedback, retention settings and the indexes the insights report and the retention sweep read (component `insights`). */
+/**
+ * @module The schema of answer feedback, retention settings, and the derived rows the insights report
+ * reads (component `insights`). `insight_questions` holds one compact row per question, kept by
+ * triggers as messages arrive, so the report scans one covering index instead of joining every
+ * message; it goes with its conversation (`ON DELETE CASCADE`) like everything else derived from it.
+ */
 import type { Migration } from '../store/database.js';
 
 export const insightsMigrations: Migration[] = [
   {
     component: 'insights',
     version: 1,
-    description: 'answer feedback, per-organization retention, conversations by organization and last activity',
+    description: 'answer feedback, per-organization retention, question outcomes for the insights report',
     up: `
       CREATE TABLE feedback (
         conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
@@ -25,9 +30,57 @@ export const insightsMigrations: Migration[] = [
         updated_at TEXT NOT NULL
       );
 
-      CREATE INDEX conversations_org_updated ON conversations (org_id, updated_at);
+      -- The retention sweep finds expired conversations by (org_id, updated_at); the report counts
+      -- conversations and escalations from the same index without reading the table.
+      CREATE INDEX conversations_org_updated ON conversations (org_id, updated_at, created_at, escalation_state, id);
       -- Deleting a conversation cascades to its jobs: without this index each deletion scans every job.
       CREATE INDEX jobs_conversation ON jobs (conversation_id);
+
+      -- Each distinct list of sources an answer cited, stored once (answers to similar questions cite the same sections).
+      CREATE TABLE insight_source_lists (id INTEGER PRIMARY KEY, sources TEXT NOT NULL UNIQUE);
+
+      CREATE TABLE insight_questions (
+        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        org_id TEXT NOT NULL,
+        asked_at TEXT NOT NULL,
+        outcome TEXT NOT NULL DEFAULT 'pending' CHECK (outcome IN ('pending', 'answered', 'unanswered', 'failed')),
+        source_list INTEGER,
+        PRIMARY KEY (conversation_id, seq)
+      );
+      CREATE INDEX insight_questions_org_asked ON insight_questions (org_id, asked_at, outcome, conversation_id, seq, source_list);
+
+      CREATE TRIGGER insight_question_asked AFTER INSERT ON messages WHEN NEW.role = 'user'
+      BEGIN
+        INSERT INTO insight_questions (conversation_id, seq, org_id, asked_at)
+        SELECT NEW.conversation_id, NEW.seq, org_id, NEW.created_at FROM conversations WHERE id = NEW.conversation_id;
+      END;
+
+      CREATE TRIGGER insight_question_answered AFTER INSERT ON messages WHEN NEW.role = 'assistant'
+      BEGIN
+        INSERT OR IGNORE INTO insight_source_lists (sources) SELECT NEW.sources WHERE NEW.sources != '[]';
+        UPDATE insight_questions
+        SET outcome = CASE WHEN NEW.sources = '[]' THEN 'unanswered' ELSE 'answered' END,
+            source_list = (SELECT id FROM insight_source_lists WHERE sources = NEW.sources)
+        WHERE conversation_id = NEW.conversation_id AND seq = NEW.seq - 1;
+      END;
+
+      CREATE TRIGGER insight_question_failed AFTER UPDATE OF status ON conversations WHEN NEW.status = 'failed'
+      BEGIN
+        UPDATE insight_questions SET outcome = 'failed' WHERE conversation_id = NEW.id AND outcome = 'pending';
+      END;
+
+      -- Conversations from before this migration.
+      INSERT OR IGNORE INTO insight_source_lists (sources) SELECT DISTINCT sources FROM messages WHERE role = 'assistant' AND sources != '[]';
+      INSERT INTO insight_questions (conversation_id, seq, org_id, asked_at, outcome, source_list)
+      SELECT u.conversation_id, u.seq, c.org_id, u.created_at,
+             CASE WHEN a.sources IS NULL THEN (CASE WHEN c.status = 'failed' THEN 'failed' ELSE 'pending' END)
+                  WHEN a.sources = '[]' THEN 'unanswered' ELSE 'answered' END,
+             (SELECT id FROM insight_source_lists WHERE sources = a.sources)
+      FROM messages u
+      JOIN conversations c ON c.id = u.conversation_id
+      LEFT JOIN messages a ON a.conversation_id = u.conversation_id AND a.seq = u.seq + 1
+      WHERE u.role = 'user';
     `,
   },
 ];

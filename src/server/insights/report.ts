@@ -30,6 +30,8 @@ export interface InsightsReport {
   unanswered_groups: { count: number; terms: string[]; latest_at: string; examples: { question: string; asked_at: string }[] }[];
   /** Groups in all (the list holds the largest). */
   unanswered_group_count: number;
+  /** Unanswered questions the groups were made from: all of the period's, or its newest 2,000. */
+  unanswered_grouped: number;
   thumbs_down: { conversation_id: string; message_index: number; question: string; answer: string; comment: string | null; sources: Source[]; rated_at: string }[];
   top_sources: { title: string; url: string; citations: number }[];
   uncited_pages: { title: string; url: string }[];
@@ -52,17 +54,29 @@ const EMAIL = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu;
 export const masked = (text: string) => text.replace(EMAIL, '[email]');
 const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`);
 const DAY_MS = 86_400_000;
+/** Unanswered questions grouped at most (the newest): reading and grouping them costs time in proportion. */
+const MAX_GROUPED = 2_000;
 
-/** Every question of the period with its reply: one row per user message (the reply, when any, is the next message). */
-const QUESTIONS = `
-  SELECT u.conversation_id, u.created_at, a.sources, c.status, c.escalation_state,
-         CASE WHEN a.sources IS NULL OR a.sources = '[]' THEN u.content END AS content
+/** The period's questions counted by day, outcome and list of sources cited, in SQLite (one scan of a covering index). */
+const QUESTIONS_PER_DAY = `
+  SELECT substr(asked_at, 1, 10) AS day, outcome, source_list, COUNT(*) AS n FROM insight_questions
+  WHERE org_id = @org AND asked_at >= @since AND asked_at < @until
+  GROUP BY day, outcome, source_list`;
+
+/** The last question in the period of each escalated conversation, by day and outcome: those count as escalated. */
+const ESCALATED_PER_DAY = `
+  SELECT substr(q.asked_at, 1, 10) AS day, q.outcome, COUNT(*) AS n
   FROM conversations c
-  JOIN messages u ON u.conversation_id = c.id AND u.role = 'user'
-  LEFT JOIN messages a ON a.conversation_id = u.conversation_id AND a.seq = u.seq + 1
-  WHERE c.org_id = @org AND c.updated_at >= @since AND c.created_at < @until
-    AND u.created_at >= @since AND u.created_at < @until
-  ORDER BY u.conversation_id, u.seq`;
+  JOIN insight_questions q ON q.conversation_id = c.id AND q.seq = (
+    SELECT MAX(seq) FROM insight_questions WHERE conversation_id = c.id AND asked_at >= @since AND asked_at < @until)
+  WHERE c.org_id = @org AND c.updated_at >= @since AND c.created_at < @until AND c.escalation_state = 'done'
+  GROUP BY day, q.outcome`;
+
+/** The newest unanswered questions of the period. */
+const UNANSWERED = `
+  SELECT conversation_id, seq, asked_at FROM insight_questions
+  WHERE org_id = @org AND asked_at >= @since AND asked_at < @until AND outcome = 'unanswered'
+  ORDER BY asked_at DESC LIMIT @limit`;
 
 const CONVERSATIONS_PER_DAY = `
   SELECT substr(created_at, 1, 10) AS day, COUNT(*) AS n FROM conversations
@@ -126,44 +140,36 @@ export function insightsReport(db: Db, options: ReportOptions): InsightsReport {
     totals[key] += row.n;
   }
 
-  // One pass over the questions. The last question of an escalated conversation counts as escalated
-  // (a human took it over); every other question by its reply: sources cited, none, or no reply.
-  const unanswered: { text: string; askedAt: string }[] = [];
-  const citedLists = new Map<string, number>();
-  type Row = [conversationId: string, askedAt: string, sources: string | null, status: string, escalation: string | null, content: string | null];
-  let previous: Row | undefined;
-  const classify = (row: Row, last: boolean) => {
-    const [, askedAt, sources, status, escalation, content] = row;
-    const counts = day(askedAt);
-    counts.questions++;
-    totals.questions++;
-    if (last && escalation === 'done') {
-      counts.escalated++;
-      totals.escalated++;
-    } else if (sources === null) {
-      if (last && status === 'processing') totals.pending++;
-      else totals.failed++;
-      return;
-    } else if (sources === '[]') {
-      counts.unanswered++;
-      totals.unanswered++;
-    } else {
-      counts.answered++;
-      totals.answered++;
-    }
-    if (sources === '[]' && content !== null) unanswered.push({ text: masked(content), askedAt });
-    if (sources !== null && sources !== '[]') citedLists.set(sources, (citedLists.get(sources) ?? 0) + 1);
-  };
-  for (const row of db.prepare(QUESTIONS).raw().iterate(params) as IterableIterator<Row>) {
-    if (previous) classify(previous, previous[0] !== row[0]);
-    previous = row;
+  // The last question of an escalated conversation counts as escalated (a human took it over);
+  // every other one by its reply: sources cited, none, failed, or not there yet.
+  type Outcome = 'pending' | 'answered' | 'unanswered' | 'failed';
+  const citedLists = new Map<number, number>();
+  for (const row of db.prepare(QUESTIONS_PER_DAY).all(params) as { day: string; outcome: Outcome; source_list: number | null; n: number }[]) {
+    const counts = day(row.day);
+    counts.questions += row.n;
+    totals.questions += row.n;
+    totals[row.outcome] += row.n;
+    if (row.outcome === 'answered' || row.outcome === 'unanswered') counts[row.outcome] += row.n;
+    if (row.source_list !== null) citedLists.set(row.source_list, (citedLists.get(row.source_list) ?? 0) + row.n);
   }
-  if (previous) classify(previous, true);
+  for (const row of db.prepare(ESCALATED_PER_DAY).all(params) as { day: string; outcome: Outcome; n: number }[]) {
+    const counts = day(row.day);
+    counts.escalated += row.n;
+    totals.escalated += row.n;
+    totals[row.outcome] -= row.n;
+    if (row.outcome === 'answered' || row.outcome === 'unanswered') counts[row.outcome] -= row.n;
+  }
+  const content = db.prepare('SELECT content FROM messages WHERE conversation_id = ? AND seq = ?').pluck();
+  const questions = (db.prepare(UNANSWERED).raw().all({ ...params, limit: MAX_GROUPED }) as [string, number, string][]).map(([conversationId, seq, askedAt]) => ({
+    text: masked(content.get(conversationId, seq) as string),
+    askedAt,
+  }));
 
   // Sections cited most: each distinct list of sources is parsed once.
   const citations = new Map<string, { title: string; url: string; citations: number }>();
-  for (const [list, n] of citedLists) {
-    for (const source of JSON.parse(list) as Source[]) {
+  const sourceList = db.prepare('SELECT sources FROM insight_source_lists WHERE id = ?').pluck();
+  for (const [id, n] of citedLists) {
+    for (const source of JSON.parse(sourceList.get(id) as string) as Source[]) {
       const entry = citations.get(source.url);
       if (entry) entry.citations += n;
       else citations.set(source.url, { title: source.title, url: source.url, citations: n });
@@ -172,8 +178,7 @@ export function insightsReport(db: Db, options: ReportOptions): InsightsReport {
   const citedPages = new Set([...citations.keys()].map(pageOf));
   const uncited = (db.prepare(PAGES).all(orgId) as { title: string; url: string | null }[]).filter((p) => p.url && !citedPages.has(pageOf(p.url)));
 
-  unanswered.sort((a, b) => (a.askedAt < b.askedAt ? 1 : a.askedAt > b.askedAt ? -1 : 0));
-  const grouped = groupQuestions(unanswered, { limit: limits.groups });
+  const grouped = groupQuestions(questions, { limit: limits.groups });
 
   const thumbsDown = (
     db.prepare(THUMBS_DOWN).all({ ...params, limit: limits.thumbsDown }) as {
@@ -208,6 +213,7 @@ export function insightsReport(db: Db, options: ReportOptions): InsightsReport {
       examples: g.examples.map((e) => ({ question: clip(e.text, 500), asked_at: e.askedAt })),
     })),
     unanswered_group_count: grouped.total,
+    unanswered_grouped: questions.length,
     thumbs_down: thumbsDown,
     top_sources: [...citations.values()].sort((a, b) => b.citations - a.citations || a.url.localeCompare(b.url)).slice(0, limits.sources),
     uncited_pages: uncited.slice(0, limits.pages).map((p) => ({ title: p.title, url: p.url! })),

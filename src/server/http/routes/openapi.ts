@@ -354,7 +354,7 @@ export const openApiDocument = {
       },
       Insights: {
         type: 'object',
-        required: ['organization', 'since', 'until', 'totals', 'days', 'unanswered_groups', 'unanswered_group_count', 'thumbs_down', 'top_sources', 'uncited_pages', 'uncited_page_count'],
+        required: ['organization', 'since', 'until', 'totals', 'days', 'unanswered_groups', 'unanswered_group_count', 'unanswered_grouped', 'thumbs_down', 'top_sources', 'uncited_pages', 'uncited_page_count'],
         additionalProperties: false,
         properties: {
           organization: { type: 'string' },
@@ -385,6 +385,7 @@ export const openApiDocument = {
             },
           },
           unanswered_group_count: COUNT,
+          unanswered_grouped: { ...COUNT, description: "Unanswered questions the groups were made from: all of the period's, or its newest 2,000" },
           thumbs_down: {
             type: 'array',
             items: {

@@ -22,7 +22,7 @@ export const insightsMigrations: Migration[] = [
         updated_at TEXT NOT NULL,
         PRIMARY KEY (conversation_id, message_seq)
       );
-      CREATE INDEX feedback_org_updated ON feedback (org_id, updated_at);
+      CREATE INDEX feedback_org_updated ON feedback (org_id, updated_at, rating);
 
       CREATE TABLE retention_settings (
         org_id TEXT PRIMARY KEY,

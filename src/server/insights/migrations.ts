@@ -47,7 +47,7 @@ export const insightsMigrations: Migration[] = [
         outcome TEXT NOT NULL DEFAULT 'pending' CHECK (outcome IN ('pending', 'answered', 'unanswered', 'failed')),
         source_list INTEGER,
         PRIMARY KEY (conversation_id, seq)
-      );
+      ) WITHOUT ROWID;
       CREATE INDEX insight_questions_org_asked ON insight_questions (org_id, asked_at, outcome, conversation_id, seq, source_list);
 
       CREATE TRIGGER insight_question_asked AFTER INSERT ON messages WHEN NEW.role = 'user'

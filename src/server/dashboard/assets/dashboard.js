@@ -48,6 +48,15 @@ function link(url, text) {
   return document.createTextNode(text);
 }
 
+/** The path of an address, to tell apart pages with the same title. */
+function pathOf(url) {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
+  }
+}
+
 const number = (n) => new Intl.NumberFormat('en').format(n);
 const when = (iso) => new Date(iso).toLocaleString('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC';
 
@@ -162,7 +171,7 @@ function render(report) {
       ? table([{ label: 'Section' }, { label: 'Citations', numeric: true }], report.top_sources.map((s) => [link(s.url, s.title), number(s.citations)]))
       : el('p', { class: 'empty' }, 'No answer cited a source in this period.'),
   );
-  const uncited = report.uncited_pages.map((p) => el('li', {}, link(p.url, p.title)));
+  const uncited = report.uncited_pages.map((p) => el('li', {}, link(p.url, p.title), ' ', el('span', { class: 'path' }, pathOf(p.url))));
   if (report.uncited_page_count > report.uncited_pages.length) uncited.push(el('li', { class: 'empty' }, `and ${number(report.uncited_page_count - report.uncited_pages.length)} more`));
   $('uncited').replaceChildren(...(uncited.length ? uncited : [el('li', { class: 'empty' }, 'Every page was cited at least once.')]));
 }

@@ -1,5 +1,5 @@
 /** @module `createSupportProxy`: the backend-for-frontend between `<support-chat>` and a v0 API. */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   FixedWindowLimiter,
   HttpError,
@@ -227,9 +227,10 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
     const payload: Record<string, unknown> = { integration: opts.escalation.integration, name: contact.name, email: contact.email };
     if (contact.note) payload.note = contact.note;
     if (opts.escalation.additionalFields) payload.additional_fields = opts.escalation.additionalFields;
+    const body = JSON.stringify(payload);
     const result = await upstream.request('POST', `/v0/chat/${id}/escalate`, {
-      body: JSON.stringify(payload),
-      idempotencyKey: `escalate-${id}`,
+      body,
+      idempotencyKey: escalationKey(id, body),
       signal: ctx.request.signal,
       timeoutMs: opts.escalationTimeoutMs,
     });
@@ -327,6 +328,15 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
     opts.logger?.info(log);
     return response;
   };
+}
+
+/**
+ * The `Idempotency-Key` of an escalation (docs/idempotency.md): the same conversation and the same
+ * request give the same key, so a resent form replays its outcome; a corrected form is a new
+ * request with its own key, and the conversation's one-ticket rule (409) still holds.
+ */
+export function escalationKey(conversationId: string, body: string): string {
+  return `escalate-${conversationId}-${createHash('sha256').update(body).digest('base64url').slice(0, 22)}`;
 }
 
 /** Whether an upstream 409 says the escalation is still being made (rather than done, or the answer still processing). */

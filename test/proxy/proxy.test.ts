@@ -184,7 +184,7 @@ describe('input is checked before any quota is spent', () => {
     expect(ok.status).toBe(200);
     const call = up.calls.at(-1)!;
     expect(JSON.parse(call.body)).toEqual({ integration: 'plain', name: 'Ada', email: 'ada@example.com', additional_fields: { priority: 2, label_type_ids: ['lt_1'] } });
-    expect(call.headers['idempotency-key']).toBe(`escalate-${id}`);
+    expect(call.headers['idempotency-key']).toMatch(new RegExp(`^escalate-${id}-[\\w-]{22}$`));
   });
 });
 
@@ -381,6 +381,20 @@ describe('escalation through the proxy', () => {
     const res = await v('POST', `/chat/${body.conversation_id}/escalate`, { name: 'Ada', email: 'ada@example.com' });
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ error: { code: 'conflict', message } });
+  });
+
+  it('keys an escalation by conversation and request: a resent form gets the same key, a corrected one a new key', async () => {
+    const v = visitor(proxy());
+    const { body } = await v('POST', '/chat', { message: 'hello' });
+    const id = body.conversation_id;
+    const keys: string[] = [];
+    for (const email of ['ada@exmaple.com', 'ada@exmaple.com', 'ada@example.com']) {
+      await v('POST', `/chat/${id}/escalate`, { name: 'Ada', email });
+      keys.push(String(up.calls.at(-1)!.headers['idempotency-key']));
+    }
+    expect(keys[0]).toBe(keys[1]);
+    expect(keys[2]).not.toBe(keys[0]);
+    expect(keys.every((key) => key.startsWith(`escalate-${id}-`))).toBe(true);
   });
 
   it('relays the visitor’s note with name and email, and refuses a note over 2,000 characters', async () => {

@@ -313,6 +313,10 @@ describe('options', () => {
     [{ secret: 'short' }, /secret/],
     [{ allowedOrigins: ['https://x.com/path'] }, /allowedOrigins/],
     [{ escalation: { integration: 'zendesk' as never } }, /escalation.integration/],
+    [{ trustProxy: -1 }, /trustProxy/],
+    [{ trustProxy: 1.5 }, /trustProxy/],
+    [{ escalationTimeoutMs: -5 }, /escalationTimeoutMs/],
+    [{ visitorLimits: { perAddress: Number.NaN } }, /visitorLimits.perAddress/],
   ])('throws at construction for %j', (bad, message) => {
     expect(() => createSupportProxy({ apiBaseUrl: 'http://127.0.0.1:1', token: 'sc_live_token_123', secret: SECRET, ...bad })).toThrow(message);
   });

@@ -256,7 +256,8 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
     const started = performance.now();
     const log: Record<string, unknown> = { msg: 'proxy request', method: request.method };
     const address = clientAddress(request, info?.remoteAddress);
-    const early: Pick<Context, 'rate'> = { rate: undefined };
+    // The limits counted for this request, for its headers (the context takes over once there is a visitor).
+    const counted: Pick<Context, 'rate'> = { rate: undefined };
     let cors: Record<string, string> = {};
     let response: Response;
     try {
@@ -276,7 +277,7 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
       if (ok) cors = corsHeaders(origin, site);
       // Refusals before a visitor is known count against the client address.
       function refuseEarly(error: HttpError): never {
-        if (address) count(early, [{ key: `addr:${address}`, limit: opts.visitorLimits.perAddress }]);
+        if (address) count(counted, [{ key: `addr:${address}`, limit: opts.visitorLimits.perAddress }]);
         throw error;
       }
       if (!route) refuseEarly(new HttpError(404, 'not_found', MESSAGES.notFound));
@@ -310,7 +311,7 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
             response = route === 'get' ? await getConversation(ctx, id) : await escalate(ctx, id);
           }
         } finally {
-          early.rate = ctx.rate;
+          counted.rate = ctx.rate;
         }
       }
     } catch (error) {
@@ -319,7 +320,7 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
     for (const [name, value] of Object.entries(cors)) response.headers.set(name, value);
     // Every answer carries rate limit headers, as the API's do: the upstream's when relayed, else the proxy's.
     if (!response.headers.has('x-ratelimit-limit')) {
-      const headers = setRateLimitHeaders({}, early.rate ?? unusedWindow(opts.visitorLimits.perAddress));
+      const headers = setRateLimitHeaders({}, counted.rate ?? unusedWindow(opts.visitorLimits.perAddress));
       for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
     }
     response.headers.set('Cache-Control', 'no-store');

@@ -496,3 +496,25 @@ describe('the conversation cache', () => {
     expect(upstreamGets).toBe(9_002);
   });
 });
+
+describe('TtlLruCache', () => {
+  it('expires entries after the TTL and evicts the least recently used past its bounds', async () => {
+    const { TtlLruCache } = await import('../../src/proxy/cache.js');
+    let now = 0;
+    const cache = new TtlLruCache<string>({ ttlMs: 1_000, maxEntries: 2, maxBytes: 100, now: () => now });
+    cache.set('a', 'A', 10);
+    cache.set('b', 'B', 10);
+    expect(cache.get('a')).toBe('A'); // a is now the most recently used
+    cache.set('c', 'C', 10);
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')).toBe('A');
+    now = 1_000;
+    expect(cache.get('a')).toBeUndefined();
+    cache.set('big', 'x', 90);
+    cache.set('d', 'D', 20);
+    expect(cache.get('big')).toBeUndefined();
+    expect(cache.bytes).toBeLessThanOrEqual(100);
+    cache.set('huge', 'y', 101);
+    expect(cache.get('huge')).toBeUndefined();
+  });
+});

@@ -49,7 +49,6 @@ export function feedbackRoutes({ feedback, db }: FeedbackRouteDeps): Route[] {
   function remove(ctx: RouteContext): ApiResponse {
     const id = ctx.params.id!;
     if (!ID_PATTERN.test(id) || !deleteConversation(db, ctx.auth!.orgId, id)) throw notFound();
-    ctx.services.events.emit(`settled:${id}`);
     return { status: 204, headers: {}, body: null };
   }
 

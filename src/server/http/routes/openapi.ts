@@ -11,11 +11,17 @@ const rateHeaders = {
   'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
 };
 const error = (description: string) => ({ description, headers: rateHeaders, content: json(ref('Error')) });
+/** A 401 carries the Bearer challenge (RFC 9110 §11.6.1). */
+const unauthorized = {
+  description: 'Invalid or expired API token',
+  headers: { ...rateHeaders, 'WWW-Authenticate': { required: true, schema: { type: 'string', const: 'Bearer realm="support-chat"' } } },
+  content: json(ref('Error')),
+};
 const errors = (...statuses: number[]) =>
   Object.fromEntries(
     statuses.map((s) => [
       String(s),
-      s === 429 ? { $ref: '#/components/responses/RateLimited' } : error(ERROR_DESCRIPTIONS[s] ?? 'Error'),
+      s === 429 ? { $ref: '#/components/responses/RateLimited' } : s === 401 ? unauthorized : error(ERROR_DESCRIPTIONS[s] ?? 'Error'),
     ]),
   );
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -25,7 +31,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'Resource not found',
   405: 'Method not allowed',
   409: 'Conflict',
-  413: 'Request body too large',
+  413: 'Request body too large (over 256 KiB)',
   500: 'Internal error',
 };
 const COUNT = { type: 'integer', minimum: 0 } as const;
@@ -174,7 +180,8 @@ export const openApiDocument = {
         requestBody: { required: true, content: json({ type: 'object' }) },
         responses: {
           '200': { description: 'Received (and applied, or ignored as not about a ticket or older than what is stored)', headers: rateHeaders, content: json(ref('WebhookReceipt')) },
-          ...errors(400, 401, 404, 413, 429, 500),
+          ...errors(400, 404, 413, 429, 500),
+          '401': error('Invalid webhook signature'),
         },
       },
     },

@@ -33,6 +33,8 @@ export const insightsMigrations: Migration[] = [
       -- The retention sweep finds expired conversations by (org_id, updated_at); the report counts
       -- conversations and escalations from the same index without reading the table.
       CREATE INDEX conversations_org_updated ON conversations (org_id, updated_at, created_at, escalation_state, id);
+      -- Conversations started per day: a count over a range of this index.
+      CREATE INDEX conversations_org_created ON conversations (org_id, created_at);
       -- Deleting a conversation cascades to its jobs: without this index each deletion scans every job.
       CREATE INDEX jobs_conversation ON jobs (conversation_id);
 
@@ -44,7 +46,7 @@ export const insightsMigrations: Migration[] = [
         seq INTEGER NOT NULL,
         org_id TEXT NOT NULL,
         asked_at TEXT NOT NULL,
-        outcome TEXT NOT NULL DEFAULT 'pending' CHECK (outcome IN ('pending', 'answered', 'unanswered', 'failed')),
+        outcome TEXT NOT NULL DEFAULT 'pending' CHECK (outcome IN ('pending', 'answered', 'unanswered', 'failed', 'escalated')),
         source_list INTEGER,
         PRIMARY KEY (conversation_id, seq)
       ) WITHOUT ROWID;
@@ -70,6 +72,14 @@ export const insightsMigrations: Migration[] = [
         UPDATE insight_questions SET outcome = 'failed' WHERE conversation_id = NEW.id AND outcome = 'pending';
       END;
 
+      -- A human took over: the question the conversation ended on counts as escalated.
+      CREATE TRIGGER insight_question_escalated AFTER UPDATE OF escalation_state ON conversations
+      WHEN NEW.escalation_state = 'done' AND OLD.escalation_state IS NOT 'done'
+      BEGIN
+        UPDATE insight_questions SET outcome = 'escalated'
+        WHERE conversation_id = NEW.id AND seq = (SELECT MAX(seq) FROM insight_questions WHERE conversation_id = NEW.id);
+      END;
+
       -- Conversations from before this migration.
       INSERT OR IGNORE INTO insight_source_lists (sources) SELECT DISTINCT sources FROM messages WHERE role = 'assistant' AND sources != '[]';
       INSERT INTO insight_questions (conversation_id, seq, org_id, asked_at, outcome, source_list)
@@ -81,6 +91,9 @@ export const insightsMigrations: Migration[] = [
       JOIN conversations c ON c.id = u.conversation_id
       LEFT JOIN messages a ON a.conversation_id = u.conversation_id AND a.seq = u.seq + 1
       WHERE u.role = 'user';
+      UPDATE insight_questions SET outcome = 'escalated'
+      WHERE seq = (SELECT MAX(seq) FROM insight_questions q WHERE q.conversation_id = insight_questions.conversation_id)
+        AND conversation_id IN (SELECT id FROM conversations WHERE escalation_state = 'done');
     `,
   },
 ];

@@ -30,7 +30,7 @@ export interface InsightsReport {
   unanswered_groups: { count: number; terms: string[]; latest_at: string; examples: { question: string; asked_at: string }[] }[];
   /** Groups in all (the list holds the largest). */
   unanswered_group_count: number;
-  /** Unanswered questions the groups were made from: all of the period's, or its newest 2,000. */
+  /** Unanswered questions the groups were made from: all of the period's, or its newest 1,000. */
   unanswered_grouped: number;
   thumbs_down: { conversation_id: string; message_index: number; question: string; answer: string; comment: string | null; sources: Source[]; rated_at: string }[];
   top_sources: { title: string; url: string; citations: number }[];
@@ -55,7 +55,7 @@ export const masked = (text: string) => text.replace(EMAIL, '[email]');
 const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`);
 const DAY_MS = 86_400_000;
 /** Unanswered questions grouped at most (the newest): reading and grouping them costs time in proportion. */
-const MAX_GROUPED = 2_000;
+const MAX_GROUPED = 1_000;
 
 /**
  * One day's questions by outcome: a plain aggregate over a range of the covering index (no sort,
@@ -63,7 +63,7 @@ const MAX_GROUPED = 2_000;
  */
 const QUESTIONS_OF_DAY = `
   SELECT COUNT(*) AS questions, COALESCE(SUM(outcome = 'answered'), 0) AS answered, COALESCE(SUM(outcome = 'unanswered'), 0) AS unanswered,
-         COALESCE(SUM(outcome = 'failed'), 0) AS failed, COALESCE(SUM(outcome = 'pending'), 0) AS pending
+         COALESCE(SUM(outcome = 'escalated'), 0) AS escalated, COALESCE(SUM(outcome = 'failed'), 0) AS failed, COALESCE(SUM(outcome = 'pending'), 0) AS pending
   FROM insight_questions WHERE org_id = @org AND asked_at >= @from AND asked_at < @to`;
 
 /** The list of sources each answered question of the period cited (counted in JavaScript: a sort in SQLite costs more). */
@@ -71,29 +71,14 @@ const SOURCE_LISTS = `
   SELECT source_list FROM insight_questions
   WHERE org_id = @org AND asked_at >= @since AND asked_at < @until AND source_list IS NOT NULL`;
 
-/**
- * The last question of each escalated conversation, when asked in the period, by day and outcome:
- * those count as escalated. (The escalation came after the last question, so a last question
- * after the period means an escalation after it too.)
- */
-const ESCALATED_PER_DAY = `
-  SELECT substr(q.asked_at, 1, 10) AS day, q.outcome, COUNT(*) AS n
-  FROM conversations c
-  JOIN insight_questions q ON q.conversation_id = c.id AND q.seq = (SELECT MAX(seq) FROM insight_questions WHERE conversation_id = c.id)
-  WHERE c.org_id = @org AND c.updated_at >= @since AND c.created_at < @until AND c.escalation_state = 'done'
-    AND q.asked_at >= @since AND q.asked_at < @until
-  GROUP BY day, q.outcome`;
-
 /** The newest unanswered questions of the period. */
 const UNANSWERED = `
   SELECT conversation_id, seq, asked_at FROM insight_questions
   WHERE org_id = @org AND asked_at >= @since AND asked_at < @until AND outcome = 'unanswered'
   ORDER BY asked_at DESC LIMIT @limit`;
 
-const CONVERSATIONS_PER_DAY = `
-  SELECT substr(created_at, 1, 10) AS day, COUNT(*) AS n FROM conversations
-  WHERE org_id = @org AND updated_at >= @since AND created_at >= @since AND created_at < @until
-  GROUP BY day`;
+/** Conversations started in one day of the period (a range of an index). */
+const CONVERSATIONS_OF_DAY = `SELECT COUNT(*) FROM conversations WHERE org_id = @org AND created_at >= @from AND created_at < @to`;
 
 const FEEDBACK_PER_DAY = `
   SELECT substr(updated_at, 1, 10) AS day, rating, COUNT(*) AS n FROM feedback
@@ -114,6 +99,9 @@ const PAGES = `
   FROM kb_documents d
   WHERE d.org_id = ? AND d.doc_key NOT LIKE 'ticket:%'
   ORDER BY d.title, d.doc_key`;
+
+const OUTCOMES = ['questions', 'answered', 'unanswered', 'escalated', 'failed', 'pending'] as const;
+const minIso = (a: string, b: string) => (a < b ? a : b);
 
 const pageOf = (url: string) => {
   const hash = url.indexOf('#');
@@ -142,38 +130,33 @@ export function insightsReport(db: Db, options: ReportOptions): InsightsReport {
   const day = (iso: string) => days.get(iso.slice(0, 10))!;
   const totals = { conversations: 0, questions: 0, answered: 0, unanswered: 0, escalated: 0, failed: 0, pending: 0, thumbs_up: 0, thumbs_down: 0 };
 
-  for (const row of db.prepare(CONVERSATIONS_PER_DAY).all(params) as { day: string; n: number }[]) {
-    day(row.day).conversations += row.n;
-    totals.conversations += row.n;
-  }
   for (const row of db.prepare(FEEDBACK_PER_DAY).all(params) as { day: string; rating: 'up' | 'down'; n: number }[]) {
     const key = row.rating === 'up' ? 'thumbs_up' : 'thumbs_down';
     day(row.day)[key] += row.n;
     totals[key] += row.n;
   }
 
-  // The last question of an escalated conversation counts as escalated (a human took it over);
-  // every other one by its reply: sources cited, none, failed, or not there yet.
-  type Outcome = 'pending' | 'answered' | 'unanswered' | 'failed';
-  const ofDay = db.prepare(QUESTIONS_OF_DAY);
+  // Each question by its outcome: the answer cited sources, cited none, failed or is not there yet;
+  // the question an escalated conversation ended on counts as escalated (a human took it over).
+  const questionsOfDay = db.prepare(QUESTIONS_OF_DAY);
+  const conversationsOfDay = db.prepare(CONVERSATIONS_OF_DAY).pluck();
   for (const counts of days.values()) {
-    const from = counts.date === since.slice(0, 10) ? since : `${counts.date}T00:00:00.000Z`;
-    const next = new Date(Date.parse(`${counts.date}T00:00:00.000Z`) + DAY_MS).toISOString();
-    const row = ofDay.get({ org: orgId, from, to: next < until ? next : until }) as Record<'questions' | 'answered' | 'unanswered' | 'failed' | 'pending', number>;
+    const range = {
+      org: orgId,
+      from: counts.date === since.slice(0, 10) ? since : `${counts.date}T00:00:00.000Z`,
+      to: minIso(new Date(Date.parse(`${counts.date}T00:00:00.000Z`) + DAY_MS).toISOString(), until),
+    };
+    const row = questionsOfDay.get(range) as Record<(typeof OUTCOMES)[number], number>;
+    counts.conversations = conversationsOfDay.get(range) as number;
+    totals.conversations += counts.conversations;
     counts.questions = row.questions;
     counts.answered = row.answered;
     counts.unanswered = row.unanswered;
-    for (const key of ['questions', 'answered', 'unanswered', 'failed', 'pending'] as const) totals[key] += row[key];
+    counts.escalated = row.escalated;
+    for (const key of OUTCOMES) totals[key] += row[key];
   }
   const citedLists = new Map<number, number>();
   for (const id of db.prepare(SOURCE_LISTS).pluck().all(params) as number[]) citedLists.set(id, (citedLists.get(id) ?? 0) + 1);
-  for (const row of db.prepare(ESCALATED_PER_DAY).all(params) as { day: string; outcome: Outcome; n: number }[]) {
-    const counts = day(row.day);
-    counts.escalated += row.n;
-    totals.escalated += row.n;
-    totals[row.outcome] -= row.n;
-    if (row.outcome === 'answered' || row.outcome === 'unanswered') counts[row.outcome] -= row.n;
-  }
   const content = db.prepare('SELECT content FROM messages WHERE conversation_id = ? AND seq = ?').pluck();
   const questions = (db.prepare(UNANSWERED).raw().all({ ...params, limit: MAX_GROUPED }) as [string, number, string][]).map(([conversationId, seq, askedAt]) => ({
     text: masked(content.get(conversationId, seq) as string),

@@ -392,7 +392,7 @@ export const openApiDocument = {
             },
           },
           unanswered_group_count: COUNT,
-          unanswered_grouped: { ...COUNT, description: "Unanswered questions the groups were made from: all of the period's, or its newest 2,000" },
+          unanswered_grouped: { ...COUNT, description: "Unanswered questions the groups were made from: all of the period's, or its newest 1,000" },
           thumbs_down: {
             type: 'array',
             items: {

@@ -22,7 +22,7 @@ export const insightsMigrations: Migration[] = [
         updated_at TEXT NOT NULL,
         PRIMARY KEY (conversation_id, message_seq)
       );
-      CREATE INDEX feedback_org_updated ON feedback (org_id, updated_at, rating);
+      CREATE INDEX feedback_org_rating ON feedback (org_id, rating, updated_at);
 
       CREATE TABLE retention_settings (
         org_id TEXT PRIMARY KEY,
@@ -50,7 +50,7 @@ export const insightsMigrations: Migration[] = [
         source_list INTEGER,
         PRIMARY KEY (conversation_id, seq)
       ) WITHOUT ROWID;
-      CREATE INDEX insight_questions_org_asked ON insight_questions (org_id, asked_at, outcome, conversation_id, seq, source_list);
+      CREATE INDEX insight_questions_org_outcome ON insight_questions (org_id, outcome, asked_at, conversation_id, seq, source_list);
 
       CREATE TRIGGER insight_question_asked AFTER INSERT ON messages WHEN NEW.role = 'user'
       BEGIN

@@ -57,19 +57,14 @@ const DAY_MS = 86_400_000;
 /** Unanswered questions grouped at most (the newest): reading and grouping them costs time in proportion. */
 const MAX_GROUPED = 1_000;
 
-/**
- * One day's questions by outcome: a plain aggregate over a range of the covering index (no sort,
- * no table read), run once per day of the period.
- */
+/** One day's questions of one outcome: a count over a range of the covering index (no sort, no table read). */
 const QUESTIONS_OF_DAY = `
-  SELECT COUNT(*) AS questions, COALESCE(SUM(outcome = 'answered'), 0) AS answered, COALESCE(SUM(outcome = 'unanswered'), 0) AS unanswered,
-         COALESCE(SUM(outcome = 'escalated'), 0) AS escalated, COALESCE(SUM(outcome = 'failed'), 0) AS failed, COALESCE(SUM(outcome = 'pending'), 0) AS pending
-  FROM insight_questions WHERE org_id = @org AND asked_at >= @from AND asked_at < @to`;
+  SELECT COUNT(*) FROM insight_questions WHERE org_id = @org AND outcome = @outcome AND asked_at >= @from AND asked_at < @to`;
 
-/** The list of sources each answered question of the period cited (counted in JavaScript: a sort in SQLite costs more). */
+/** The list of sources each answer of the period cited (counted in JavaScript: a sort in SQLite costs more). */
 const SOURCE_LISTS = `
   SELECT source_list FROM insight_questions
-  WHERE org_id = @org AND asked_at >= @since AND asked_at < @until AND source_list IS NOT NULL`;
+  WHERE org_id = @org AND outcome IN ('answered', 'escalated') AND asked_at >= @since AND asked_at < @until AND source_list IS NOT NULL`;
 
 /** The newest unanswered questions of the period. */
 const UNANSWERED = `
@@ -80,10 +75,8 @@ const UNANSWERED = `
 /** Conversations started in one day of the period (a range of an index). */
 const CONVERSATIONS_OF_DAY = `SELECT COUNT(*) FROM conversations WHERE org_id = @org AND created_at >= @from AND created_at < @to`;
 
-const FEEDBACK_PER_DAY = `
-  SELECT substr(updated_at, 1, 10) AS day, rating, COUNT(*) AS n FROM feedback
-  WHERE org_id = @org AND updated_at >= @since AND updated_at < @until
-  GROUP BY day, rating`;
+/** One day's ratings of one kind (a count over a range of an index). */
+const FEEDBACK_OF_DAY = `SELECT COUNT(*) FROM feedback WHERE org_id = @org AND rating = @rating AND updated_at >= @from AND updated_at < @to`;
 
 const THUMBS_DOWN = `
   SELECT f.conversation_id, f.comment, f.updated_at, a.content AS answer, a.sources,
@@ -100,8 +93,16 @@ const PAGES = `
   WHERE d.org_id = ? AND d.doc_key NOT LIKE 'ticket:%'
   ORDER BY d.title, d.doc_key`;
 
-const OUTCOMES = ['questions', 'answered', 'unanswered', 'escalated', 'failed', 'pending'] as const;
+const OUTCOMES = ['answered', 'unanswered', 'escalated', 'failed', 'pending'] as const;
 const minIso = (a: string, b: string) => (a < b ? a : b);
+
+/** Parsed lists of sources by id, per database: an interned list is never changed, so they are kept. */
+const listCache = new WeakMap<Db, Map<number, Source[]>>();
+function parsedLists(db: Db): Map<number, Source[]> {
+  let lists = listCache.get(db);
+  if (!lists) listCache.set(db, (lists = new Map()));
+  return lists;
+}
 
 const pageOf = (url: string) => {
   const hash = url.indexOf('#');
@@ -127,33 +128,33 @@ export function insightsReport(db: Db, options: ReportOptions): InsightsReport {
     const date = new Date(t).toISOString().slice(0, 10);
     days.set(date, { date, conversations: 0, questions: 0, answered: 0, unanswered: 0, escalated: 0, thumbs_up: 0, thumbs_down: 0 });
   }
-  const day = (iso: string) => days.get(iso.slice(0, 10))!;
   const totals = { conversations: 0, questions: 0, answered: 0, unanswered: 0, escalated: 0, failed: 0, pending: 0, thumbs_up: 0, thumbs_down: 0 };
-
-  for (const row of db.prepare(FEEDBACK_PER_DAY).all(params) as { day: string; rating: 'up' | 'down'; n: number }[]) {
-    const key = row.rating === 'up' ? 'thumbs_up' : 'thumbs_down';
-    day(row.day)[key] += row.n;
-    totals[key] += row.n;
-  }
 
   // Each question by its outcome: the answer cited sources, cited none, failed or is not there yet;
   // the question an escalated conversation ended on counts as escalated (a human took it over).
-  const questionsOfDay = db.prepare(QUESTIONS_OF_DAY);
+  const questionsOfDay = db.prepare(QUESTIONS_OF_DAY).pluck();
   const conversationsOfDay = db.prepare(CONVERSATIONS_OF_DAY).pluck();
+  const feedbackOfDay = db.prepare(FEEDBACK_OF_DAY).pluck();
   for (const counts of days.values()) {
     const range = {
       org: orgId,
       from: counts.date === since.slice(0, 10) ? since : `${counts.date}T00:00:00.000Z`,
       to: minIso(new Date(Date.parse(`${counts.date}T00:00:00.000Z`) + DAY_MS).toISOString(), until),
     };
-    const row = questionsOfDay.get(range) as Record<(typeof OUTCOMES)[number], number>;
     counts.conversations = conversationsOfDay.get(range) as number;
     totals.conversations += counts.conversations;
-    counts.questions = row.questions;
-    counts.answered = row.answered;
-    counts.unanswered = row.unanswered;
-    counts.escalated = row.escalated;
-    for (const key of OUTCOMES) totals[key] += row[key];
+    for (const rating of ['up', 'down'] as const) {
+      const key = rating === 'up' ? 'thumbs_up' : 'thumbs_down';
+      counts[key] = feedbackOfDay.get({ ...range, rating }) as number;
+      totals[key] += counts[key];
+    }
+    for (const outcome of OUTCOMES) {
+      const n = questionsOfDay.get({ ...range, outcome }) as number;
+      if (outcome !== 'failed' && outcome !== 'pending') counts[outcome] = n;
+      counts.questions += n;
+      totals.questions += n;
+      totals[outcome] += n;
+    }
   }
   const citedLists = new Map<number, number>();
   for (const id of db.prepare(SOURCE_LISTS).pluck().all(params) as number[]) citedLists.set(id, (citedLists.get(id) ?? 0) + 1);
@@ -163,11 +164,17 @@ export function insightsReport(db: Db, options: ReportOptions): InsightsReport {
     askedAt,
   }));
 
-  // Sections cited most: each distinct list of sources is parsed once.
+  // Sections cited most: each distinct list of sources is read and parsed once (and kept: a list never changes).
   const citations = new Map<string, { title: string; url: string; citations: number }>();
+  const lists = parsedLists(db);
   const sourceList = db.prepare('SELECT sources FROM insight_source_lists WHERE id = ?').pluck();
   for (const [id, n] of citedLists) {
-    for (const source of JSON.parse(sourceList.get(id) as string) as Source[]) {
+    let sources = lists.get(id);
+    if (!sources) {
+      if (lists.size >= 100_000) lists.clear();
+      lists.set(id, (sources = JSON.parse(sourceList.get(id) as string) as Source[]));
+    }
+    for (const source of sources) {
       const entry = citations.get(source.url);
       if (entry) entry.citations += n;
       else citations.set(source.url, { title: source.title, url: source.url, citations: n });

@@ -5,6 +5,7 @@
  */
 import type { Logger } from '../http/log.js';
 import type { Db } from '../store/database.js';
+import { startCheckpointer } from './checkpointer.js';
 import { deleteExpiredBatch } from './delete.js';
 import { DEFAULT_RETENTION_DAYS, RetentionSettingsStore, validRetentionDays } from './settings.js';
 
@@ -131,22 +132,38 @@ export class RetentionSweep {
     const report: SweepReport = { deleted: 0, batches: 0 };
     const own = this.#settings.all();
     const orgs = this.#db.prepare(ORGANIZATIONS).pluck().all() as string[];
+    // Checkpoints move to a thread of their own once there is something to delete.
+    let checkpointer: ReturnType<typeof startCheckpointer> | undefined;
+    try {
+      await this.#sweepOrganizations(orgs, own, report, () => {
+        if (checkpointer === undefined) checkpointer = startCheckpointer(this.#db);
+        checkpointer?.request();
+      });
+    } finally {
+      await checkpointer?.close();
+    }
+    return report;
+  }
+
+  async #sweepOrganizations(orgs: string[], own: Map<string, number>, report: SweepReport, afterBatch: () => void): Promise<void> {
     for (const orgId of orgs) {
       const days = own.get(orgId) ?? this.#defaultDays;
       const before = new Date(this.#now() - days * DAY_MS).toISOString();
       for (;;) {
         // A stopping server finishes the batch it is in and no more.
-        if (this.#halted) return report;
+        if (this.#halted) return;
         const size = this.#size;
         const started = performance.now();
         const deleted = deleteExpiredBatch(this.#db, orgId, before, size);
         this.#adapt(performance.now() - started, deleted === size);
         report.deleted += deleted;
-        if (deleted > 0) report.batches++;
+        if (deleted > 0) {
+          report.batches++;
+          afterBatch();
+        }
         await yieldToEventLoop();
         if (deleted < size) break;
       }
     }
-    return report;
   }
 }

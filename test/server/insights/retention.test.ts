@@ -92,6 +92,28 @@ describe('the retention sweep', () => {
   });
 });
 
+describe('the sweep on a database file', () => {
+  it('checkpoints on its own thread while it deletes, then lets the connection checkpoint again', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'support-chat-sweep-'));
+    dirs.push(dataDir);
+    const db = openDatabase({ dataDir, migrations: [...coreMigrations, ...insightsMigrations] });
+    dbs.push(db);
+    for (let i = 0; i < 300; i++) seed(db, 'acme', `c${i}`, 100);
+    seed(db, 'acme', 'kept', 1);
+    const pragmas: string[] = [];
+    const pragma = db.pragma.bind(db);
+    db.pragma = ((source: string, options?: { simple?: boolean }) => {
+      pragmas.push(source);
+      return pragma(source, options);
+    }) as typeof db.pragma;
+    const report = await new RetentionSweep({ db, logger: silentLogger, now: () => NOW, batchSize: 50 }).runOnce();
+    expect(report.deleted).toBe(300);
+    expect(ids(db)).toEqual(['kept']);
+    expect(pragmas).toContain('wal_autocheckpoint = 0');
+    expect(pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+  });
+});
+
 describe('support-chat retention and insights commands', () => {
   const cli = resolve(import.meta.dirname, '../../../src/cli/index.ts');
   const run = (args: string[], dataDir: string) => {

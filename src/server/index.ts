@@ -32,6 +32,7 @@ import { TokenService } from './store/tokens.js';
 import { SqliteTicketStore, ticketMigrations } from './tickets/store.js';
 import type { TicketStore } from './tickets/types.js';
 import type { ConnectionInfo } from '../protocol/node-http.js';
+import { CONVERSATION_MAX_TURNS } from '../protocol/limits.js';
 import { fromNode, writeNode, type ApiRequest, type ApiResponse } from './http/exchange.js';
 import { clientErrorListener } from './http/client-error.js';
 
@@ -105,6 +106,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
   const lifecycle = new ConversationLifecycle(conversations, new JobQueue(db, now), {
     leaseMs: options.jobLeaseMs ?? DEFAULT_JOB_LEASE_MS,
     maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    maxTurns: CONVERSATION_MAX_TURNS,
   });
   const closing = new AbortController();
   const worker = new Worker({ lifecycle, conversations, engine, logger });

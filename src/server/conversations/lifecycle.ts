@@ -20,6 +20,8 @@ export interface LifecyclePolicy {
   leaseMs: number;
   /** Attempts before the conversation is `failed`. */
   maxAttempts: number;
+  /** User messages one conversation may hold; the next one is refused (start a new conversation). */
+  maxTurns: number;
 }
 
 /** The delay before attempt `attempts + 1` of a failed answer: exponential, capped at 30 s. */
@@ -65,6 +67,7 @@ export class ConversationLifecycle {
   constructor(store: ConversationStore, queue: JobQueue, policy: LifecyclePolicy) {
     if (!Number.isFinite(policy.leaseMs) || policy.leaseMs < 100) throw new RangeError(`leaseMs must be a number of milliseconds ≥ 100, got ${policy.leaseMs}`);
     if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) throw new RangeError(`maxAttempts must be an integer ≥ 1, got ${policy.maxAttempts}`);
+    if (!Number.isInteger(policy.maxTurns) || policy.maxTurns < 1) throw new RangeError(`maxTurns must be an integer ≥ 1, got ${policy.maxTurns}`);
     this.policy = Object.freeze({ ...policy });
     this.#store = store;
     this.#queue = queue;
@@ -78,10 +81,11 @@ export class ConversationLifecycle {
 
   /**
    * Appends a user message and queues its answer job in one transaction (a new conversation when
-   * `conversationId` is undefined), then wakes the workers of this process.
+   * `conversationId` is undefined), then wakes the workers of this process. A conversation that
+   * already holds `maxTurns` user messages is `full`.
    */
   send(orgId: string, message: string, conversationId: string | undefined): SendOutcome {
-    const outcome = this.#store.send(orgId, message, conversationId);
+    const outcome = this.#store.send(orgId, message, conversationId, this.policy.maxTurns);
     if (outcome.ok) for (const wake of this.#queued) wake();
     return outcome;
   }

@@ -6,6 +6,8 @@ export const NAME_MAX_LENGTH = 200;
 export const EMAIL_MAX_LENGTH = 320;
 export const TITLE_MAX_LENGTH = 300;
 export const SUMMARY_MAX_LENGTH = 20_000;
+/** The visitor's optional note on an escalation ("anything to add?"), in characters. */
+export const NOTE_MAX_LENGTH = 2_000;
 /** Largest request body any endpoint reads, in bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
 /** Longest `Prefer: wait=N` honoured, in seconds. */

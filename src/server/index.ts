@@ -84,6 +84,9 @@ export interface SupportServer {
   close(): Promise<void>;
 }
 
+/** An escalation claim (and an `Idempotency-Key` reservation) older than this belonged to a process that died. */
+const ESCALATION_CLAIM_STALE_MS = 120_000;
+
 export function createServer(options: ServerOptions = {}): SupportServer {
   const now = options.now ?? Date.now;
   const env = options.env ?? process.env;
@@ -122,7 +125,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     conversations,
     queue,
     worker,
-    idempotency: new IdempotencyStore(db, now),
+    idempotency: new IdempotencyStore(db, now, ESCALATION_CLAIM_STALE_MS),
     tickets,
     engine,
     integrations: options.integrations ?? createIntegrationResolver({ env, db, now }),
@@ -130,7 +133,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     logger,
     events,
     closing: closing.signal,
-    escalationClaimStaleMs: 120_000,
+    escalationClaimStaleMs: ESCALATION_CLAIM_STALE_MS,
     now,
   };
   const router = new Router([...chatRoutes, ...escalateRoutes, ...ticketRoutes, ...meRoutes, ...openApiRoutes, ...helpdeskWebhookRoutes]);

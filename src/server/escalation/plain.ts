@@ -146,10 +146,11 @@ function mutationError(operation: string, error: MutationError): IntegrationErro
   return new IntegrationError(`Plain ${operation} failed: ${error.message}${fields ? ` (${fields})` : ''}`, { retryable: !permanent, status: 200 });
 }
 
-/** The first timeline entry: summary, then each message, as Markdown text components within Plain's size limit. */
+/** The first timeline entry: summary, the visitor's note, then each message, as Markdown text components within Plain's size limit. */
 export function plainComponents(draft: TicketDraft): { componentText: { text: string } }[] {
   const texts = [
     ...splitText(`**Summary**\n\n${draft.summary}`, PLAIN_COMPONENT_MAX),
+    ...(draft.note ? splitText(`**Note from ${draft.customer.name}**\n\n${draft.note}`, PLAIN_COMPONENT_MAX) : []),
     ...draft.transcript.flatMap((m) => splitText(messageMarkdown(m), PLAIN_COMPONENT_MAX)),
     `Escalated from support chat · conversation ${draft.conversationId}`,
   ];

@@ -17,13 +17,14 @@ export function messageMarkdown(message: Message): string {
   return lines.join('\n');
 }
 
-/** Ticket description for Markdown helpdesks (Linear): summary, then the transcript. */
+/** Ticket description for Markdown helpdesks (Linear): summary, the visitor's note, then the transcript. */
 export function ticketMarkdown(draft: TicketDraft): string {
   return [
     '## Summary',
     '',
     draft.summary.trim(),
     '',
+    ...(draft.note ? [`## Note from ${draft.customer.name}`, '', draft.note.trim(), ''] : []),
     '## Conversation',
     '',
     draft.transcript.map(messageMarkdown).join('\n\n'),
@@ -68,6 +69,7 @@ export function ticketHtml(draft: TicketDraft): string {
   return [
     '<h2>Summary</h2>',
     paragraphs(draft.summary),
+    ...(draft.note ? [`<h2>Note from ${escapeHtml(draft.customer.name)}</h2>`, paragraphs(draft.note)] : []),
     '<h2>Conversation</h2>',
     ...messages,
     '<hr>',

@@ -9,6 +9,8 @@ export interface TicketDraft {
   /** The whole conversation, oldest first. */
   transcript: Message[];
   customer: { email: string; name: string };
+  /** What the visitor added in the escalation form, when anything. */
+  note?: string;
   labelTypeIds: string[];
   /** 0 urgent, 1 high, 2 normal, 3 low; undefined when not given. */
   priority?: number;

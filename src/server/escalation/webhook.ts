@@ -24,6 +24,8 @@ export interface WebhookTicket {
   summary: string;
   transcript: { role: string; content: string; sources: { title: string; url: string }[] }[];
   customer: { email: string; name: string };
+  /** What the visitor added in the escalation form; null when nothing. */
+  note: string | null;
   label_type_ids: string[];
   priority: number | null;
   created_at: string;
@@ -77,6 +79,7 @@ export function createWebhookIntegration(options: WebhookIntegrationOptions): Es
         summary: draft.summary,
         transcript: draft.transcript,
         customer: draft.customer,
+        note: draft.note ?? null,
         label_type_ids: draft.labelTypeIds,
         priority: draft.priority ?? null,
         created_at: new Date(now()).toISOString(),

@@ -4,7 +4,7 @@ import { MESSAGES, type Scope } from '../../protocol/index.js';
 import type { ConnectionInfo } from '../../protocol/node-http.js';
 import { parseJsonObject } from './body.js';
 import { fromFetch, toFetchResponse, type ApiRequest, type ApiResponse } from './exchange.js';
-import { badRequest, conflict, forbidden, HttpError, internal, notFound, unauthorized } from './errors.js';
+import { badRequest, forbidden, HttpError, internal, notFound, unauthorized } from './errors.js';
 import { setRateLimitHeaders, type Bucket, type RateDecision, type RateLimiter, type RateLimits } from './rate-limit.js';
 import type { Route, RouteContext, RouteMatch, Router } from './router.js';
 import type { Services } from './services.js';
@@ -133,7 +133,12 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
       const fingerprint = IdempotencyStore.fingerprint(request.method, search ? request.url.slice(0, -search.length) : request.url, bodyText);
       const begun = services.idempotency.begin(auth.id, key, fingerprint);
       if (begun.kind === 'mismatch') throw badRequest('Idempotency-Key was already used with a different request');
-      if (begun.kind === 'in_progress') throw conflict('A request with this Idempotency-Key is still in progress');
+      if (begun.kind === 'in_progress') {
+        throw new HttpError(409, 'conflict', 'A request with this Idempotency-Key is still in progress', {
+          retryable: true,
+          headers: { 'Retry-After': String(begun.retryAfterSeconds) },
+        });
+      }
       if (begun.kind === 'replay') {
         log.replayed = true;
         return { status: begun.status, headers: { 'content-type': 'application/json', 'Idempotent-Replayed': 'true' }, body: begun.body };

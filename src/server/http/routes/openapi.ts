@@ -1,5 +1,5 @@
 /** @module GET /v0/openapi.json: the OpenAPI 3.1 description of this server, the reference its tests validate against. */
-import { ERROR_CODES, INTEGRATIONS, MAX_PREFER_WAIT_SECONDS, MESSAGE_MAX_LENGTH, SCOPES } from '../../../protocol/index.js';
+import { ERROR_CODES, INTEGRATIONS, MAX_PREFER_WAIT_SECONDS, MESSAGE_MAX_LENGTH, NOTE_MAX_LENGTH, SCOPES } from '../../../protocol/index.js';
 import type { Route } from '../router.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -222,6 +222,7 @@ export const openApiDocument = {
           name: { type: 'string', minLength: 1 },
           title: { type: 'string' },
           summary: { type: 'string' },
+          note: { type: 'string', maxLength: NOTE_MAX_LENGTH, description: "The visitor's own words for the helpdesk, added to the ticket" },
           additional_fields: {
             type: 'object',
             additionalProperties: false,

@@ -57,6 +57,7 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
   function run(request: ApiRequest, log: RequestLog, outcome: { decision: RateDecision | undefined }): MaybePromise<ApiResponse> {
     const queryAt = request.url.indexOf('?');
     const pathname = queryAt < 0 ? request.url : request.url.slice(0, queryAt);
+    const search = queryAt < 0 ? '' : request.url.slice(queryAt);
     if (!pathname.startsWith('/')) return badRequest('Malformed request URL').toResponse();
     const match = router.match(request.method, pathname);
     log.route = match.route?.pattern ?? 'unmatched';
@@ -72,16 +73,50 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
       log.org = auth.orgId;
       log.token = auth.prefix;
       bucketList = buckets(auth, match.route);
+    } else if (match.route?.publicBucket && match.route.genuine) {
+      // Counted once the body shows whether the sender is genuine (see countPublic).
+      const route = match.route;
+      const params = match.params;
+      return request.text().then((bodyText) => countPublic(request, search, route, params, log, outcome, bodyText));
     } else if (match.route?.publicBucket) {
       bucketList = [{ key: match.route.publicBucket(match.params), limit: limits.perOrganization }];
     } else {
       bucketList = [{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }];
     }
-    const search = queryAt < 0 ? '' : request.url.slice(queryAt);
     // The in-memory limiter answers at once (no closure made); a shared one (Redis) answers later.
     const decision = limiter.consume(bucketList);
     if (decision instanceof Promise) return decision.then((settled) => limited(settled, request, search, match, auth, log, outcome));
     return limited(decision, request, search, match, auth, log, outcome);
+  }
+
+  /**
+   * A public route whose requests prove who sent them (a helpdesk's signature): genuine ones count
+   * in the route's own bucket, forged ones against the client address, so forgeries can never use
+   * up the quota of the sender they impersonate.
+   */
+  function countPublic(
+    request: ApiRequest,
+    search: string,
+    route: Route,
+    params: Record<string, string>,
+    log: RequestLog,
+    outcome: { decision: RateDecision | undefined },
+    bodyText: string,
+  ): MaybePromise<ApiResponse> {
+    let genuine = false;
+    try {
+      genuine = route.genuine!(new Context(request, search, params, undefined, services, bodyText));
+    } catch {
+      // Treated as forged: the handler gives the precise error.
+    }
+    const bucketList = genuine ? [{ key: route.publicBucket!(params), limit: limits.perOrganization }] : [{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }];
+    const next = (decision: RateDecision): MaybePromise<ApiResponse> => {
+      outcome.decision = decision;
+      if (!decision.allowed) return new HttpError(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true }).toResponse();
+      return dispatch(request, search, route, params, undefined, log, bodyText);
+    };
+    const decision = limiter.consume(bucketList);
+    return decision instanceof Promise ? decision.then(next) : next(decision);
   }
 
   function limited(

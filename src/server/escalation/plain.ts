@@ -3,7 +3,7 @@
  * upserted by email; the thread's `externalId` is the conversation id, looked up before creating
  * so that a retry never makes a second thread. Sync reads threads with Relay pagination.
  */
-import { IntegrationError, type CreatedTicket, type EscalationIntegration, type TicketDraft } from './types.js';
+import { IntegrationError, type CreatedTicket, type EscalationIntegration, type FollowUp, type TicketDraft } from './types.js';
 import { expectString, graphql, type HttpClientOptions } from './http.js';
 import { messageMarkdown, splitText } from './transcript.js';
 
@@ -52,6 +52,9 @@ const THREAD_BY_EXTERNAL_ID = `query threadByExternalId($customerId: ID!, $exter
 }`;
 const CREATE_THREAD = `mutation createThread($input: CreateThreadInput!) {
   createThread(input: $input) { thread { id } ${MUTATION_ERROR} }
+}`;
+const CREATE_THREAD_EVENT = `mutation createThreadEvent($input: CreateThreadEventInput!) {
+  createThreadEvent(input: $input) { threadEvent { id } ${MUTATION_ERROR} }
 }`;
 const MY_WORKSPACE = `query myWorkspace { myWorkspace { id } }`;
 const THREADS = `query threads($first: Int!, $after: String) {
@@ -112,6 +115,20 @@ export class PlainClient {
     const out = data.createThread;
     if (out.error) throw mutationError('createThread', out.error);
     return expectString(out.thread?.id, 'the thread id', 'Plain');
+  }
+
+  /**
+   * Adds an event to the thread's timeline (visible to the team only). `externalId` makes it
+   * once-only: Plain refuses a second event with the same one, which counts as already added.
+   */
+  async createThreadEvent(input: { threadId: string; title: string; components: { componentText: { text: string } }[]; externalId: string }, signal?: AbortSignal): Promise<void> {
+    const data = await this.#call<{ createThreadEvent: { threadEvent: { id: string } | null; error: MutationError | null } }>('createThreadEvent', CREATE_THREAD_EVENT, { input }, signal);
+    const out = data.createThreadEvent;
+    if (out.error) {
+      if (out.error.fields.some((f) => f.field === 'externalId')) return;
+      throw mutationError('createThreadEvent', out.error);
+    }
+    expectString(out.threadEvent?.id, 'the thread event id', 'Plain');
   }
 
   async workspaceId(signal?: AbortSignal): Promise<string> {
@@ -180,6 +197,17 @@ export function createPlainIntegration(options: PlainOptions): EscalationIntegra
         );
       }
       return { ticketId: threadId, ticketUrl: await client.threadUrl(threadId, signal) };
+    },
+    async addFollowUp(followUp: FollowUp, signal?: AbortSignal): Promise<void> {
+      await client.createThreadEvent(
+        {
+          threadId: followUp.ticketId,
+          title: 'The visitor wrote in the support chat',
+          components: splitText(followUp.content, PLAIN_COMPONENT_MAX).map((text) => ({ componentText: { text } })),
+          externalId: `${followUp.conversationId}:${followUp.seq}`,
+        },
+        signal,
+      );
     },
   };
 }

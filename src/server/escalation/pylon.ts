@@ -5,9 +5,9 @@
  * first searches the issues created since the first attempt for it. Sync reads
  * `POST /issues/search` with cursor pagination.
  */
-import { IntegrationError, type CreatedTicket, type EscalationIntegration, type TicketDraft } from './types.js';
+import { IntegrationError, type CreatedTicket, type EscalationIntegration, type FollowUp, type TicketDraft } from './types.js';
 import { callJson, expectString, type HttpClientOptions } from './http.js';
-import { conversationHtml, ticketHtml } from './transcript.js';
+import { conversationHtml, followUpHtml, ticketHtml } from './transcript.js';
 
 export const PYLON_API_URL = 'https://api.usepylon.com';
 
@@ -53,6 +53,12 @@ export class PylonClient {
   async createIssue(body: Record<string, unknown>, signal?: AbortSignal): Promise<PylonIssue> {
     const { body: answer } = await callJson(`${this.#base}/issues`, { method: 'POST', headers: this.#headers, body, signal }, this.#http);
     return issueOf(answer);
+  }
+
+  /** Posts an internal note on the issue (`POST /issues/{id}/note`; never shown to the requester). */
+  async createNote(issueId: string, bodyHtml: string, signal?: AbortSignal): Promise<void> {
+    const { body } = await callJson(`${this.#base}/issues/${encodeURIComponent(issueId)}/note`, { method: 'POST', headers: this.#headers, body: { body_html: bodyHtml }, signal }, this.#http);
+    expectString((body as { data?: { id?: unknown } }).data?.id, 'the note id', 'Pylon');
   }
 
   /** One page of issues created after `since`. */
@@ -127,6 +133,10 @@ export function createPylonIntegration(options: PylonOptions): EscalationIntegra
         signal,
       );
       return { ticketId: issue.id, ticketUrl: issue.link };
+    },
+    async addFollowUp(followUp: FollowUp, signal?: AbortSignal): Promise<void> {
+      // Pylon takes no client-chosen id for notes: a retry after a lost answer may add the note twice.
+      await client.createNote(followUp.ticketId, followUpHtml(followUp.content), signal);
     },
   };
 }

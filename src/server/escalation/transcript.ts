@@ -34,6 +34,11 @@ export function ticketMarkdown(draft: TicketDraft): string {
   ].join('\n');
 }
 
+/** A visitor's message sent after escalation, as Markdown (Linear comments). */
+export function followUpMarkdown(content: string): string {
+  return `**Visitor (in the support chat):**\n\n${content.trim()}`;
+}
+
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 export function escapeHtml(text: string): string {
@@ -75,6 +80,11 @@ export function ticketHtml(draft: TicketDraft): string {
     '<hr>',
     `<p>Escalated from support chat by ${escapeHtml(draft.customer.name)} &lt;${escapeHtml(draft.customer.email)}&gt; · ${conversationHtml(draft.conversationId)}`,
   ].join('');
+}
+
+/** A visitor's message sent after escalation, as escaped HTML (Pylon notes). */
+export function followUpHtml(content: string): string {
+  return `<p><strong>Visitor (in the support chat):</strong></p>${paragraphs(content)}`;
 }
 
 /**

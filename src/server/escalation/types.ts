@@ -21,6 +21,19 @@ export interface CreatedTicket {
   ticketUrl: string;
 }
 
+/** A visitor message sent after escalation, for the ticket the conversation became. */
+export interface FollowUp {
+  orgId: string;
+  conversationId: string;
+  /** The ticket's id in the helpdesk (as returned by createTicket). */
+  ticketId: string;
+  /** The message's position in the conversation: with the conversation id, it names the message. */
+  seq: number;
+  content: string;
+  /** When the visitor sent it, ISO 8601. */
+  sentAt: string;
+}
+
 export interface EscalationIntegration {
   readonly name: Integration;
   /**
@@ -29,6 +42,11 @@ export interface EscalationIntegration {
    * or use a client-chosen id derived from it.
    */
   createTicket(draft: TicketDraft, signal?: AbortSignal): Promise<CreatedTicket>;
+  /**
+   * Adds a visitor's later message to the ticket. Must be safe to call again for the same
+   * message after a failure (no second copy) where the helpdesk allows it.
+   */
+  addFollowUp?(followUp: FollowUp, signal?: AbortSignal): Promise<void>;
 }
 
 /** A helpdesk call that failed. `retryable: false` for configuration errors that a retry cannot fix. */

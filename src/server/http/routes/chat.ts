@@ -17,6 +17,7 @@ async function send(ctx: RouteContext): Promise<ApiResponse> {
     if (outcome.reason === 'not_found') throw notFound();
     throw conflict(MESSAGES.stillProcessing);
   }
+  if (conversationId !== undefined) ctx.services.followUps.queue(ctx.auth!.orgId, conversationId);
   const result: SendMessageResult = { conversation_id: outcome.conversationId, status: 'processing' };
   return json(result, 202);
 }

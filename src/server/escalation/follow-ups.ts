@@ -143,7 +143,6 @@ export class FollowUpForwarder {
   start(): void {
     if (this.#started) return;
     this.#started = true;
-    this.#abort = new AbortController();
     this.#schedule(0);
   }
 
@@ -153,12 +152,14 @@ export class FollowUpForwarder {
     clearTimeout(this.#timer);
     this.#abort.abort(new Error('forwarder stopping'));
     await this.#running;
+    this.#abort = new AbortController();
   }
 
   /** Delivers every follow-up that is ready now (tests call this instead of start()). Returns how many were attempted. */
   async runOnce(): Promise<number> {
     let attempted = 0;
     for (;;) {
+      if (this.#abort.signal.aborted) return attempted;
       const now = this.#now();
       const row = this.#claim.get(now + LEASE_MS, now, now) as ClaimedRow | undefined;
       if (!row) return attempted;

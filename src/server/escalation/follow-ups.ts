@@ -87,6 +87,7 @@ export class FollowUpForwarder {
   readonly #now: () => number;
   readonly #pollMs: number;
   readonly #queue;
+  readonly #ready;
   readonly #claim;
   readonly #ticket;
   #timer: NodeJS.Timeout | undefined;
@@ -109,6 +110,8 @@ export class FollowUpForwarder {
        WHERE c.id = ? AND c.org_id = ? AND c.escalation_state IS NOT NULL
          AND EXISTS (SELECT 1 FROM messages WHERE conversation_id = c.id AND role = 'user')`,
     );
+    // A read first: an idle forwarder polls without writing (a write would invalidate this process's read caches).
+    this.#ready = options.db.prepare("SELECT 1 FROM ticket_follow_ups WHERE state = 'queued' AND run_after <= ? LIMIT 1").pluck();
     // The oldest ready follow-up whose conversation has no earlier one still waiting: order is kept per conversation.
     this.#claim = options.db.prepare(
       `UPDATE ticket_follow_ups SET attempts = attempts + 1, lease_until = ?
@@ -161,6 +164,7 @@ export class FollowUpForwarder {
     for (;;) {
       if (this.#abort.signal.aborted) return attempted;
       const now = this.#now();
+      if (this.#ready.get(now) === undefined) return attempted;
       const row = this.#claim.get(now + LEASE_MS, now, now) as ClaimedRow | undefined;
       if (!row) return attempted;
       attempted++;

@@ -1,6 +1,7 @@
 /**
  * @module A local Pylon REST API (`Authorization: Bearer <token>`): `POST /issues`,
- * `POST /issues/search`, `GET /issues/{id}` and `POST /issues/{id}/note` (an internal note) with Pylon's documented request and response
+ * `POST /issues/search`, `GET /issues/{id}`, `POST /issues/{id}/note` (an internal note) and
+ * `GET /issues/{id}/messages` (the issue's first message and its notes) with Pylon's documented request and response
  * shapes — results under `data` with a `request_id`, lists with `pagination {cursor,
  * has_next_page}` — and stricter than Pylon about fields: an unknown or mistyped field is a 400
  * here, so a typo in the client cannot pass unnoticed.
@@ -163,6 +164,16 @@ export async function fakePylon(apiKey = 'pylon_test_token'): Promise<FakePylon>
         notes.push(record);
         issue.latest_message_time = tick();
         return { status: 200, body: { data: { id: record.id, issue_id: record.issue_id }, request_id: requestId() } };
+      }
+      const messages = /^\/issues\/([^/?]+)\/messages$/.exec(path);
+      if (method === 'GET' && messages) {
+        const issue = issues.find((i) => i.id === decodeURIComponent(messages[1]!));
+        if (!issue) return error(404, 'issue not found');
+        const data = [
+          { id: `${issue.id}-first`, message_html: issue.body_html, is_private: false, thread_id: null, timestamp: issue.created_at },
+          ...notes.filter((n) => n.issue_id === issue.id).map((n) => ({ id: n.id, message_html: n.body_html, is_private: true, thread_id: 'internal', timestamp: issue.latest_message_time })),
+        ];
+        return { status: 200, body: { data, request_id: requestId() } };
       }
       const one = /^\/issues\/([^/?]+)$/.exec(path);
       if (method === 'GET' && one) {

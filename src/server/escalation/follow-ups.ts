@@ -213,7 +213,7 @@ export class FollowUpForwarder {
       const integration = this.#integrations(row.org_id, integrationName);
       if (!integration.addFollowUp) throw new IntegrationError(`The ${integrationName} integration cannot add messages to a ticket`, { retryable: false });
       await integration.addFollowUp(
-        { orgId: row.org_id, conversationId: row.conversation_id, ticketId: ticket.ticket_id, seq: row.seq, content: ticket.content, sentAt: ticket.created_at ?? new Date(this.#now()).toISOString() },
+        { orgId: row.org_id, conversationId: row.conversation_id, ticketId: ticket.ticket_id, seq: row.seq, content: ticket.content, sentAt: ticket.created_at ?? new Date(this.#now()).toISOString(), attempt: row.attempts },
         this.#abort.signal,
       );
       this.#db.prepare("UPDATE ticket_follow_ups SET state = 'done', lease_until = NULL, last_error = NULL WHERE id = ?").run(row.id);

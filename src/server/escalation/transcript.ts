@@ -82,9 +82,14 @@ export function ticketHtml(draft: TicketDraft): string {
   ].join('');
 }
 
-/** A visitor's message sent after escalation, as escaped HTML (Pylon notes). */
-export function followUpHtml(content: string): string {
-  return `<p><strong>Visitor (in the support chat):</strong></p>${paragraphs(content)}`;
+/** The end of a follow-up note that names its message; a retry finds an earlier note by it. */
+export function followUpMarkerHtml(conversationId: string, seq: number): string {
+  return `conversation ${escapeHtml(conversationId)} · message ${seq}</p>`;
+}
+
+/** A visitor's message sent after escalation, as escaped HTML (Pylon notes), ending with its marker. */
+export function followUpHtml(content: string, conversationId: string, seq: number): string {
+  return `<p><strong>Visitor (in the support chat):</strong></p>${paragraphs(content)}<p>Support chat · ${followUpMarkerHtml(conversationId, seq)}`;
 }
 
 /**

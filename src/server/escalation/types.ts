@@ -32,6 +32,8 @@ export interface FollowUp {
   content: string;
   /** When the visitor sent it, ISO 8601. */
   sentAt: string;
+  /** 1 for the first try; a later one may follow a try whose answer was lost. */
+  attempt: number;
 }
 
 export interface EscalationIntegration {

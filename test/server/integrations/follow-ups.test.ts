@@ -136,6 +136,25 @@ describe('Pylon', () => {
   });
 });
 
+describe('Pylon retries', () => {
+  it('finds the note a lost answer had added (by its marker in the issue’s messages) instead of adding a second', async () => {
+    const pylon = await fakePylon();
+    closers.push(() => pylon.close());
+    const t = serverWith({ PYLON_API_KEY: pylon.apiKey, PYLON_API_URL: pylon.apiUrl });
+    const token = t.token();
+    const { id } = await escalated(t, token, 'pylon');
+    await followUp(t, token, id, 'Any news?');
+    pylon.failNext({ mode: 'lose-answer' }, 'POST /issues/{id}/note');
+    await t.server.followUps.runOnce();
+    expect(rows(t)[0]).toMatchObject({ state: 'queued', attempts: 1 });
+    skew += 3_000;
+    await t.server.followUps.runOnce();
+    expect(rows(t)[0]).toMatchObject({ state: 'done', attempts: 2 });
+    expect(pylon.notes).toHaveLength(1);
+    expect(pylon.requests.filter((r) => r.operation === 'GET /issues/{id}/messages')).toHaveLength(1);
+  });
+});
+
 describe('webhook', () => {
   const SECRET = 'webhook-secret-for-tests';
 

@@ -10,11 +10,16 @@ const rateHeaders = {
   'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
 };
 const error = (description: string) => ({ description, headers: rateHeaders, content: json(ref('Error')) });
+/** A 409 whose outcome is still being decided (an escalation or `Idempotency-Key` in progress) is `retryable` with `Retry-After`. */
+const conflictResponse = {
+  ...error('Conflict'),
+  headers: { ...rateHeaders, 'Retry-After': { required: false, schema: { type: 'integer', minimum: 0 }, description: 'Seconds to wait before retrying a request still in progress' } },
+};
 const errors = (...statuses: number[]) =>
   Object.fromEntries(
     statuses.map((s) => [
       String(s),
-      s === 429 ? { $ref: '#/components/responses/RateLimited' } : error(ERROR_DESCRIPTIONS[s] ?? 'Error'),
+      s === 429 ? { $ref: '#/components/responses/RateLimited' } : s === 409 ? conflictResponse : error(ERROR_DESCRIPTIONS[s] ?? 'Error'),
     ]),
   );
 const ERROR_DESCRIPTIONS: Record<number, string> = {

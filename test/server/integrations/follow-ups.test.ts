@@ -225,6 +225,21 @@ describe('webhook', () => {
     expect(receiver.deliveries.map((d) => JSON.parse(d.body).message?.content)).toEqual([undefined, 'Still waiting']);
   });
 
+  it('forwards by itself in a server started as `serve` starts it (worker and forwarder running)', async () => {
+    const receiver = await webhookReceiver();
+    closers.push(() => receiver.close());
+    const t = serverWith({ SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET }, { startWorker: true });
+    const token = t.token();
+    const settled = (id: string) => t.call('GET', `/v0/chat/${id}`, { token, headers: { prefer: 'wait=10' } });
+    const id = (await t.call('POST', '/v0/chat', { token, body: { message: 'My invoice is wrong' } })).body.conversation_id as string;
+    expect((await settled(id)).body.status).toBe('completed');
+    expect((await t.call('POST', `/v0/chat/${id}/escalate`, { token, body: { ...customer, integration: 'webhook' } })).status).toBe(200);
+    expect((await t.call('POST', '/v0/chat', { token, body: { message: 'Are you there?', conversation_id: id } })).status).toBe(202);
+    await vi.waitFor(() => expect(receiver.deliveries).toHaveLength(2), { timeout: 10_000 });
+    expect(JSON.parse(receiver.deliveries[1]!.body).message.content).toBe('Are you there?');
+    expect((await settled(id)).body.messages).toHaveLength(4);
+  });
+
   it('answers the POST at once while the helpdesk hangs: forwarding happens in the background', async () => {
     const plain = await fakePlain();
     closers.push(() => plain.close());

@@ -3,7 +3,6 @@
  * as the in-memory limiter, counted in Redis by one Lua script per request, so the check of every
  * bucket and the consumption of all of them is atomic across processes.
  */
-import type { createClient } from 'redis';
 import type { Bucket, RateDecision, RateLimiter } from './rate-limit.js';
 
 const WINDOW_MS = 60_000;
@@ -42,7 +41,21 @@ export interface RedisRateLimiterOptions {
   onError?: (error: unknown) => void;
 }
 
-type Client = ReturnType<typeof createClient<{}, {}, {}, 3>>;
+/**
+ * A client that fails commands at once while disconnected (no offline queue), so a request never
+ * waits on Redis; it keeps reconnecting in the background.
+ */
+function newClient(redis: typeof import('redis'), url: string) {
+  const client = redis.createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 2_000) },
+  });
+  client.on('error', () => undefined);
+  return client;
+}
+
+type Client = ReturnType<typeof newClient>;
 
 /**
  * `redis` is an optional peer dependency: only a deployment that shares limits installs it, so it
@@ -71,18 +84,7 @@ export class RedisRateLimiter implements RateLimiter {
     this.#prefix = options.prefix ?? 'support-chat';
     this.#now = options.now ?? Date.now;
     this.#onError = options.onError ?? (() => undefined);
-    this.#created = loadRedis(options.url).then(({ createClient }) => {
-      // Commands fail at once while disconnected (no offline queue), so a request never waits on
-      // Redis; the client keeps reconnecting in the background.
-      const client = createClient({
-        url: options.url,
-        disableOfflineQueue: true,
-        socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 2_000) },
-      });
-      client.on('error', () => undefined);
-      this.#client = client;
-      return client;
-    });
+    this.#created = loadRedis(options.url).then((redis) => (this.#client = newClient(redis, options.url)));
     this.#ready = this.#created.then((client) => client.connect());
     this.#ready.catch(() => undefined);
   }

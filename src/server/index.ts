@@ -34,6 +34,7 @@ import { SqliteTicketStore, ticketMigrations } from './tickets/store.js';
 import type { TicketStore } from './tickets/types.js';
 import type { ConnectionInfo } from '../protocol/node-http.js';
 import { fromNode, writeNode, type ApiRequest, type ApiResponse } from './http/exchange.js';
+import { clientErrorListener } from './http/client-error.js';
 
 export { TokenService, TOKEN_PREFIX, type TokenRecord } from './store/tokens.js';
 export { openApiDocument } from './http/routes/openapi.js';
@@ -213,6 +214,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<{ u
     if (response instanceof Promise) response.then((r) => send(res, r), () => res.destroy());
     else send(res, response);
   });
+  // Requests Node's parser refuses get the spec's error body and rate limit headers, not a bare 400/431.
+  http.on('clientError', clientErrorListener((request) => server.handle(request)));
   http.keepAliveTimeout = 5_000;
   http.headersTimeout = 10_000;
   http.requestTimeout = 60_000;

@@ -1,17 +1,18 @@
 /** @module POST /v0/chat (send a message) and GET /v0/chat/{id} (get a conversation, with `Prefer: wait=N`). */
-import { MAX_PREFER_WAIT_SECONDS, MESSAGE_MAX_LENGTH, MESSAGES, type SendMessageResult } from '../../../protocol/index.js';
+import { CONVERSATION_MAX_TURNS, isConversationId, MAX_PREFER_WAIT_SECONDS, MESSAGES, readMessage, type SendMessageResult } from '../../../protocol/index.js';
 import { conflict, notFound } from '../errors.js';
 import { stringField } from '../body.js';
 import { json, type ApiResponse } from '../exchange.js';
 import type { Route, RouteContext } from '../router.js';
 
-const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
-
 async function send(ctx: RouteContext): Promise<ApiResponse> {
   const body = ctx.body();
-  const message = stringField(body, 'message', { required: true, min: 1, max: MESSAGE_MAX_LENGTH });
+  const message = readMessage(body);
   const conversationId = stringField(body, 'conversation_id', { required: false, min: 1, max: 128 });
-  if (conversationId !== undefined && !ID_PATTERN.test(conversationId)) throw notFound();
+  if (conversationId !== undefined && !isConversationId(conversationId)) throw notFound();
+  if (conversationId !== undefined && turns(ctx, conversationId) >= CONVERSATION_MAX_TURNS) {
+    throw conflict(`Conversation has reached its limit of ${CONVERSATION_MAX_TURNS} turns; start a new conversation`);
+  }
   const outcome = ctx.services.lifecycle.send(ctx.auth!.orgId, message, conversationId);
   if (!outcome.ok) {
     if (outcome.reason === 'not_found') throw notFound();
@@ -20,6 +21,14 @@ async function send(ctx: RouteContext): Promise<ApiResponse> {
   if (conversationId !== undefined) ctx.services.followUps.queue(ctx.auth!.orgId, conversationId);
   const result: SendMessageResult = { conversation_id: outcome.conversationId, status: 'processing' };
   return json(result, 202);
+}
+
+/** Visitor messages in a conversation of the caller's organization (0 when it is not one). */
+function turns(ctx: RouteContext, id: string): number {
+  if (!ctx.services.conversations.get(ctx.auth!.orgId, id)) return 0;
+  let count = 0;
+  for (const message of ctx.services.conversations.messages(id)) if (message.role === 'user') count++;
+  return count;
 }
 
 /** Seconds asked for by `Prefer: wait=N`, capped; null when absent or malformed (then ignored, as RFC 7240 says). */
@@ -35,7 +44,7 @@ export function preferWait(header: string | null): number | null {
 /** Synchronous unless it has to wait (`Prefer: wait=N` on a conversation still processing): a plain read takes no promise. */
 function get(ctx: RouteContext): ApiResponse | Promise<ApiResponse> {
   const id = ctx.params.id!;
-  if (!ID_PATTERN.test(id)) throw notFound();
+  if (!isConversationId(id)) throw notFound();
   const { conversations, lifecycle, closing } = ctx.services;
   const orgId = ctx.auth!.orgId;
   const record = conversations.get(orgId, id);

@@ -1,11 +1,8 @@
 /** @module POST /v0/chat/{id}/escalate: exactly one helpdesk ticket per conversation. */
 import {
   INTEGRATIONS,
-  isPlausibleEmail,
   MESSAGES,
-  NAME_MAX_LENGTH,
-  EMAIL_MAX_LENGTH,
-  NOTE_MAX_LENGTH,
+  readEscalationContact,
   SUMMARY_MAX_LENGTH,
   TITLE_MAX_LENGTH,
   type EscalationResult,
@@ -32,16 +29,6 @@ interface EscalationInput {
 
 const KNOWN_FIELDS = new Set(['integration', 'email', 'name', 'title', 'summary', 'note', 'additional_fields']);
 
-/** The optional note: a string of at most NOTE_MAX_LENGTH characters (code points); blank counts as absent. */
-function noteField(body: Record<string, unknown>): string | undefined {
-  const note = body.note;
-  if (note === undefined || note === null) return undefined;
-  if (typeof note !== 'string') throw badRequest('"note" must be a string');
-  let count = 0;
-  for (const _ of note) if (++count > NOTE_MAX_LENGTH) throw badRequest(`"note" must be at most ${NOTE_MAX_LENGTH} characters`);
-  return note.trim() === '' ? undefined : note.trim();
-}
-
 function validate(body: Record<string, unknown>): EscalationInput {
   for (const key of Object.keys(body)) if (!KNOWN_FIELDS.has(key)) throw badRequest(`Unknown field "${key}"`);
   const integration = body.integration;
@@ -49,12 +36,10 @@ function validate(body: Record<string, unknown>): EscalationInput {
   if (typeof integration !== 'string' || !(INTEGRATIONS as readonly string[]).includes(integration)) {
     throw badRequest(`"integration" must be one of ${INTEGRATIONS.join(', ')}`);
   }
-  const email = stringField(body, 'email', { required: true, min: 1, max: EMAIL_MAX_LENGTH }).trim();
-  if (!isPlausibleEmail(email)) throw badRequest('"email" must be an email address');
-  const name = stringField(body, 'name', { required: true, min: 1, max: NAME_MAX_LENGTH }).trim();
+  // Name, email and note are checked as the proxy checks them (the protocol's one reader).
+  const { name, email, note } = readEscalationContact(body);
   const title = stringField(body, 'title', { required: false, min: 1, max: TITLE_MAX_LENGTH });
   const summary = stringField(body, 'summary', { required: false, min: 1, max: SUMMARY_MAX_LENGTH });
-  const note = noteField(body);
   let labelTypeIds: string[] = [];
   let priority: number | undefined;
   const extra = body.additional_fields;

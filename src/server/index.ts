@@ -8,6 +8,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createAnswerEngine, kbMigrations, type KnowledgeBase } from './answers/index.js';
 import type { AnswerEngine } from './answers/types.js';
 import { createIntegrationResolver, effectiveSettings, integrationMigrations, IntegrationSettingsStore } from './escalation/index.js';
+import { FollowUpForwarder, followUpMigrations } from './escalation/follow-ups.js';
 import type { IntegrationResolver } from './escalation/types.js';
 import { createApp } from './http/app.js';
 import { jsonLogger, type Logger } from './http/log.js';
@@ -64,7 +65,7 @@ export interface ServerOptions {
   jobLeaseMs?: number;
   /** Attempts before a conversation is `failed`. @default 3 */
   maxAttempts?: number;
-  /** Start the answer worker at once. @default true */
+  /** Start the answer worker (and the follow-up forwarder) at once. @default true */
   startWorker?: boolean;
 }
 
@@ -82,17 +83,22 @@ export interface SupportServer {
   /** Sends user turns, settles them, and counts the long polls waiting. */
   lifecycle: ConversationLifecycle;
   worker: { start(): void; stop(): Promise<void>; runOnce(): Promise<boolean> };
+  /** Forwards visitor messages sent after escalation to the ticket (started with the worker). */
+  followUps: { start(): void; stop(): Promise<void>; runOnce(): Promise<number> };
   /** Answers waiting long polls at once with the current state (the first step of shutting down). */
   drain(): void;
   /** Ends long polls, stops the worker and closes the database. */
   close(): Promise<void>;
 }
 
+/** An escalation claim (and an `Idempotency-Key` reservation) older than this belonged to a process that died. */
+const ESCALATION_CLAIM_STALE_MS = 120_000;
+
 export function createServer(options: ServerOptions = {}): SupportServer {
   const now = options.now ?? Date.now;
   const env = options.env ?? process.env;
   const logger = options.logger ?? jsonLogger();
-  const migrations: Migration[] = [...coreMigrations, ...ticketMigrations, ...kbMigrations, ...integrationMigrations];
+  const migrations: Migration[] = [...coreMigrations, ...ticketMigrations, ...kbMigrations, ...integrationMigrations, ...followUpMigrations];
   const db = openDatabase({ dataDir: options.dataDir ?? '.support-chat', migrations });
   const engine =
     typeof options.engine === 'function' ? options.engine(db) : (options.engine ?? createAnswerEngine({ db, env }));
@@ -116,18 +122,21 @@ export function createServer(options: ServerOptions = {}): SupportServer {
   });
   const integrationSettings = new IntegrationSettingsStore(db);
   const tokens = new TokenService(db, now);
+  const integrations = options.integrations ?? createIntegrationResolver({ env, db, now });
+  const followUps = new FollowUpForwarder({ db, integrations, logger, now });
   const services: Services = {
     tokens,
     conversations,
     lifecycle,
-    idempotency: new IdempotencyStore(db, now),
+    idempotency: new IdempotencyStore(db, now, ESCALATION_CLAIM_STALE_MS),
     tickets,
     engine,
-    integrations: options.integrations ?? createIntegrationResolver({ env, db, now }),
+    integrations,
+    followUps,
     integrationSettings: (orgId, name) => effectiveSettings(integrationSettings.stored(orgId, name), env, name),
     logger,
     closing: closing.signal,
-    escalationClaimStaleMs: 120_000,
+    escalationClaimStaleMs: ESCALATION_CLAIM_STALE_MS,
     now,
   };
   const router = new Router([...chatRoutes, ...escalateRoutes, ...ticketRoutes, ...meRoutes, ...openApiRoutes, ...helpdeskWebhookRoutes]);
@@ -139,7 +148,10 @@ export function createServer(options: ServerOptions = {}): SupportServer {
       ? new RedisRateLimiter({ url: redisUrl, now, onError: (error) => logger.warn({ msg: 'rate limiter unavailable; letting requests through', error: error instanceof Error ? error.message : String(error) }) })
       : new MemoryRateLimiter(now));
   const app = createApp({ router, services, limiter, limits, changes: changeTracker(db) });
-  if (options.startWorker ?? true) worker.start();
+  if (options.startWorker ?? true) {
+    worker.start();
+    followUps.start();
+  }
   let closed = false;
   return {
     fetch: app.fetch,
@@ -150,6 +162,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     engine,
     lifecycle,
     worker,
+    followUps,
     ready: async () => {
       await limiter.ready?.();
     },
@@ -159,6 +172,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
       closed = true;
       closing.abort();
       await worker.stop();
+      await followUps.stop();
       await limiter.close?.();
       db.close();
     },

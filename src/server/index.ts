@@ -124,6 +124,10 @@ export function createServer(options: ServerOptions = {}): SupportServer {
   const tokens = new TokenService(db, now);
   const integrations = options.integrations ?? createIntegrationResolver({ env, db, now });
   const followUps = new FollowUpForwarder({ db, integrations, logger, now });
+  // A message sent after escalation is queued for the ticket in the transaction that stores it.
+  lifecycle.onSent((orgId, id, continued) => {
+    if (continued) followUps.queue(orgId, id);
+  });
   const services: Services = {
     tokens,
     conversations,
@@ -132,7 +136,6 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     tickets,
     engine,
     integrations,
-    followUps,
     integrationSettings: (orgId, name) => effectiveSettings(integrationSettings.stored(orgId, name), env, name),
     logger,
     closing: closing.signal,

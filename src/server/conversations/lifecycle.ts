@@ -62,6 +62,7 @@ export class ConversationLifecycle {
   readonly #queue: JobQueue;
   readonly #settled = new EventEmitter();
   readonly #queued = new Set<() => void>();
+  readonly #sent = new Set<(orgId: string, conversationId: string, continued: boolean) => void>();
   #waiting = 0;
 
   constructor(store: ConversationStore, queue: JobQueue, policy: LifecyclePolicy) {
@@ -85,9 +86,23 @@ export class ConversationLifecycle {
    * already holds `maxTurns` user messages is `full`.
    */
   send(orgId: string, message: string, conversationId: string | undefined): SendOutcome {
-    const outcome = this.#store.send(orgId, message, conversationId, this.policy.maxTurns);
+    const continued = conversationId !== undefined;
+    const record = this.#sent.size === 0 ? undefined : (id: string) => {
+      for (const listener of this.#sent) listener(orgId, id, continued);
+    };
+    const outcome = this.#store.send(orgId, message, conversationId, this.policy.maxTurns, record);
     if (outcome.ok) for (const wake of this.#queued) wake();
     return outcome;
+  }
+
+  /**
+   * Calls `listener` inside the transaction that stores each user message (`continued` when it was
+   * sent to an existing conversation), so what it writes is committed with the message or not at
+   * all. It must be synchronous and write to the same database. Returns the unsubscribe function.
+   */
+  onSent(listener: (orgId: string, conversationId: string, continued: boolean) => void): () => void {
+    this.#sent.add(listener);
+    return () => this.#sent.delete(listener);
   }
 
   /** Calls `listener` whenever a job is queued in this process. Returns the unsubscribe function. */

@@ -9,8 +9,8 @@
  * @example
  * const followUps = new FollowUpForwarder({ db, integrations, logger });
  * followUps.start();
- * // in the send path, after the user message is stored:
- * followUps.queue(orgId, conversationId);
+ * // inside the transaction that stores a message sent to an existing conversation:
+ * lifecycle.onSent((orgId, id, continued) => continued && followUps.queue(orgId, id));
  */
 import type { Integration } from '../../protocol/index.js';
 import type { Logger } from '../http/log.js';
@@ -132,8 +132,8 @@ export class FollowUpForwarder {
 
   /**
    * Records the conversation's newest visitor message for its ticket when the conversation has
-   * been escalated; does nothing otherwise. One synchronous INSERT: the send path calls it right
-   * after storing the message and answers at once; delivery happens in the background.
+   * been escalated; does nothing otherwise. One synchronous INSERT, run inside the transaction
+   * that stores the message (`ConversationLifecycle.onSent`); delivery happens in the background.
    * Returns whether a follow-up was queued.
    */
   queue(orgId: string, conversationId: string): boolean {

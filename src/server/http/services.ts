@@ -3,7 +3,6 @@ import type { Integration } from '../../protocol/index.js';
 import type { AnswerEngine } from '../answers/types.js';
 import type { ConversationLifecycle } from '../conversations/lifecycle.js';
 import type { IntegrationSettings } from '../escalation/settings.js';
-import type { FollowUpForwarder } from '../escalation/follow-ups.js';
 import type { IntegrationResolver } from '../escalation/types.js';
 import type { ConversationStore } from '../store/conversations.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
@@ -20,8 +19,6 @@ export interface Services {
   tickets: TicketStore;
   engine: AnswerEngine;
   integrations: IntegrationResolver;
-  /** Records visitor messages sent after escalation for their ticket (delivered in the background). */
-  followUps: Pick<FollowUpForwarder, 'queue'>;
   /** An organization's effective settings for an integration (its own, else the environment's). */
   integrationSettings(orgId: string, integration: Integration): IntegrationSettings;
   logger: Logger;

@@ -83,9 +83,11 @@ export class ConversationStore {
       "INSERT INTO jobs (conversation_id, org_id, state, attempts, run_after, created_at, updated_at) VALUES (?, ?, 'queued', 0, ?, ?, ?)",
     );
     this.#userTurns = db.prepare("SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND role = 'user'").pluck();
-    this.#send = db.transaction((orgId: string, message: string, conversationId: string | undefined, maxTurns: number): SendOutcome =>
-      this.#sendNow(orgId, message, conversationId, maxTurns),
-    );
+    this.#send = db.transaction((orgId: string, message: string, conversationId: string | undefined, maxTurns: number, inTransaction?: (id: string) => void): SendOutcome => {
+      const outcome = this.#sendNow(orgId, message, conversationId, maxTurns);
+      if (outcome.ok) inTransaction?.(outcome.conversationId);
+      return outcome;
+    });
   }
 
   /** The conversation when it exists in `orgId`; another organization's is treated as absent. */
@@ -132,10 +134,11 @@ export class ConversationStore {
   /**
    * Appends a user message and queues the job that answers it, in one transaction.
    * Starts a new conversation when `conversationId` is undefined; refuses one that already holds
-   * `maxTurns` user messages.
+   * `maxTurns` user messages. `inTransaction` runs inside the same transaction once the message is
+   * stored (work that must be recorded with the message, or not at all).
    */
-  send(orgId: string, message: string, conversationId: string | undefined, maxTurns: number): SendOutcome {
-    return this.#send(orgId, message, conversationId, maxTurns);
+  send(orgId: string, message: string, conversationId: string | undefined, maxTurns: number, inTransaction?: (id: string) => void): SendOutcome {
+    return this.#send(orgId, message, conversationId, maxTurns, inTransaction);
   }
 
   #sendNow(orgId: string, message: string, conversationId: string | undefined, maxTurns: number): SendOutcome {

@@ -16,7 +16,6 @@ async function send(ctx: RouteContext): Promise<ApiResponse> {
     if (outcome.reason === 'full') throw conflict(`Conversation has reached its limit of ${CONVERSATION_MAX_TURNS} turns; start a new conversation`);
     throw conflict(MESSAGES.stillProcessing);
   }
-  if (conversationId !== undefined) ctx.services.followUps.queue(ctx.auth!.orgId, conversationId);
   const result: SendMessageResult = { conversation_id: outcome.conversationId, status: 'processing' };
   return json(result, 202);
 }

@@ -4,7 +4,7 @@ import { MESSAGES, setRateLimitHeaders, type Scope } from '../../protocol/index.
 import type { ConnectionInfo } from '../../protocol/node-http.js';
 import { parseJsonObject } from './body.js';
 import { fromFetch, toFetchResponse, type ApiRequest, type ApiResponse } from './exchange.js';
-import { badRequest, conflict, forbidden, HttpError, internal, notFound, unauthorized } from './errors.js';
+import { badRequest, forbidden, HttpError, internal, notFound, unauthorized } from './errors.js';
 import type { Bucket, RateDecision, RateLimiter, RateLimits } from './rate-limit.js';
 import type { Route, RouteContext, RouteMatch, Router } from './router.js';
 import type { Services } from './services.js';
@@ -58,6 +58,7 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
     if (request.refused) return unparsed(request.refused, request, log, outcome);
     const queryAt = request.url.indexOf('?');
     const pathname = queryAt < 0 ? request.url : request.url.slice(0, queryAt);
+    const search = queryAt < 0 ? '' : request.url.slice(queryAt);
     if (!pathname.startsWith('/')) return toResponse(badRequest('Malformed request URL'));
     const match = router.match(request.method, pathname);
     log.route = match.route?.pattern ?? 'unmatched';
@@ -73,12 +74,16 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
       log.org = auth.orgId;
       log.token = auth.prefix;
       bucketList = buckets(auth, match.route);
+    } else if (match.route?.publicBucket && match.route.genuine) {
+      // Counted once the body shows whether the sender is genuine (see countPublic).
+      const route = match.route;
+      const params = match.params;
+      return request.text().then((bodyText) => countPublic(request, search, route, params, log, outcome, bodyText));
     } else if (match.route?.publicBucket) {
       bucketList = [{ key: match.route.publicBucket(match.params), limit: limits.perOrganization }];
     } else {
       bucketList = [{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }];
     }
-    const search = queryAt < 0 ? '' : request.url.slice(queryAt);
     // The in-memory limiter answers at once (no closure made); a shared one (Redis) answers later.
     const decision = limiter.consume(bucketList);
     if (decision instanceof Promise) return decision.then((settled) => limited(settled, request, search, match, auth, log, outcome));
@@ -94,6 +99,36 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
     };
     const decision = limiter.consume([{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }]);
     return decision instanceof Promise ? decision.then(answer) : answer(decision);
+  }
+
+  /**
+   * A public route whose requests prove who sent them (a helpdesk's signature): genuine ones count
+   * in the route's own bucket, forged ones against the client address, so forgeries can never use
+   * up the quota of the sender they impersonate.
+   */
+  function countPublic(
+    request: ApiRequest,
+    search: string,
+    route: Route,
+    params: Record<string, string>,
+    log: RequestLog,
+    outcome: { decision: RateDecision | undefined },
+    bodyText: string,
+  ): MaybePromise<ApiResponse> {
+    let genuine = false;
+    try {
+      genuine = route.genuine!(new Context(request, search, params, undefined, services, bodyText));
+    } catch {
+      // Treated as forged: the handler gives the precise error.
+    }
+    const bucketList = genuine ? [{ key: route.publicBucket!(params), limit: limits.perOrganization }] : [{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }];
+    const next = (decision: RateDecision): MaybePromise<ApiResponse> => {
+      outcome.decision = decision;
+      if (!decision.allowed) return toResponse(new HttpError(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true }));
+      return dispatch(request, search, route, params, undefined, log, bodyText);
+    };
+    const decision = limiter.consume(bucketList);
+    return decision instanceof Promise ? decision.then(next) : next(decision);
   }
 
   function limited(
@@ -145,7 +180,12 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
       const fingerprint = IdempotencyStore.fingerprint(request.method, search ? request.url.slice(0, -search.length) : request.url, bodyText);
       const begun = services.idempotency.begin(auth.id, key, fingerprint);
       if (begun.kind === 'mismatch') throw badRequest('Idempotency-Key was already used with a different request');
-      if (begun.kind === 'in_progress') throw conflict('A request with this Idempotency-Key is still in progress');
+      if (begun.kind === 'in_progress') {
+        throw new HttpError(409, 'conflict', 'A request with this Idempotency-Key is still in progress', {
+          retryable: true,
+          headers: { 'Retry-After': String(begun.retryAfterSeconds) },
+        });
+      }
       if (begun.kind === 'replay') {
         log.replayed = true;
         return { status: begun.status, headers: { 'content-type': 'application/json', 'Idempotent-Replayed': 'true' }, body: begun.body };

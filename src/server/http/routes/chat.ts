@@ -10,24 +10,14 @@ async function send(ctx: RouteContext): Promise<ApiResponse> {
   const message = readMessage(body);
   const conversationId = stringField(body, 'conversation_id', { required: false, min: 1, max: 128 });
   if (conversationId !== undefined && !isConversationId(conversationId)) throw notFound();
-  if (conversationId !== undefined && turns(ctx, conversationId) >= CONVERSATION_MAX_TURNS) {
-    throw conflict(`Conversation has reached its limit of ${CONVERSATION_MAX_TURNS} turns; start a new conversation`);
-  }
   const outcome = ctx.services.lifecycle.send(ctx.auth!.orgId, message, conversationId);
   if (!outcome.ok) {
     if (outcome.reason === 'not_found') throw notFound();
+    if (outcome.reason === 'full') throw conflict(`Conversation has reached its limit of ${CONVERSATION_MAX_TURNS} turns; start a new conversation`);
     throw conflict(MESSAGES.stillProcessing);
   }
   const result: SendMessageResult = { conversation_id: outcome.conversationId, status: 'processing' };
   return json(result, 202);
-}
-
-/** Visitor messages in a conversation of the caller's organization (0 when it is not one). */
-function turns(ctx: RouteContext, id: string): number {
-  if (!ctx.services.conversations.get(ctx.auth!.orgId, id)) return 0;
-  let count = 0;
-  for (const message of ctx.services.conversations.messages(id)) if (message.role === 'user') count++;
-  return count;
 }
 
 /** Seconds asked for by `Prefer: wait=N`, capped; null when absent or malformed (then ignored, as RFC 7240 says). */

@@ -1,5 +1,5 @@
 /** @module GET /v0/openapi.json: the OpenAPI 3.1 description of this server, the reference its tests validate against. */
-import { ERROR_CODES, INTEGRATIONS, MAX_PREFER_WAIT_SECONDS, MESSAGE_MAX_LENGTH, SCOPES } from '../../../protocol/index.js';
+import { ERROR_CODES, INTEGRATIONS, MAX_PREFER_WAIT_SECONDS, MESSAGE_MAX_LENGTH, NOTE_MAX_LENGTH, SCOPES } from '../../../protocol/index.js';
 import { FEEDBACK_COMMENT_MAX_LENGTH } from '../../insights/feedback.js';
 import type { Route } from '../router.js';
 
@@ -11,6 +11,11 @@ const rateHeaders = {
   'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
 };
 const error = (description: string) => ({ description, headers: rateHeaders, content: json(ref('Error')) });
+/** A 409 whose outcome is still being decided (an escalation or `Idempotency-Key` in progress) is `retryable` with `Retry-After`. */
+const conflictResponse = {
+  ...error('Conflict'),
+  headers: { ...rateHeaders, 'Retry-After': { required: false, schema: { type: 'integer', minimum: 0 }, description: 'Seconds to wait before retrying a request still in progress' } },
+};
 /** A 401 carries the Bearer challenge (RFC 9110 §11.6.1). */
 const unauthorized = {
   description: 'Invalid or expired API token',
@@ -21,7 +26,7 @@ const errors = (...statuses: number[]) =>
   Object.fromEntries(
     statuses.map((s) => [
       String(s),
-      s === 429 ? { $ref: '#/components/responses/RateLimited' } : s === 401 ? unauthorized : error(ERROR_DESCRIPTIONS[s] ?? 'Error'),
+      s === 429 ? { $ref: '#/components/responses/RateLimited' } : s === 401 ? unauthorized : s === 409 ? conflictResponse : error(ERROR_DESCRIPTIONS[s] ?? 'Error'),
     ]),
   );
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -267,6 +272,7 @@ export const openApiDocument = {
           name: { type: 'string', minLength: 1 },
           title: { type: 'string' },
           summary: { type: 'string' },
+          note: { type: 'string', maxLength: NOTE_MAX_LENGTH, description: "The visitor's own words for the helpdesk, added to the ticket" },
           additional_fields: {
             type: 'object',
             additionalProperties: false,

@@ -13,6 +13,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createAnswerEngine } from '../../src/server/answers/index.js';
 import { parseFile } from '../../src/server/answers/knowledge-base.js';
+import { answerSignals } from '../../src/server/answers/compose.js';
 import type { Message } from '../../src/protocol/index.js';
 import { quantile, type BenchTable } from './table.js';
 
@@ -112,6 +113,8 @@ interface Reply {
   /** The answer's sources, at the set's level. */
   cited: string[];
   text: string;
+  /** The decision's signals (see answerSignals), for calibrating it. */
+  signals?: unknown;
 }
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
@@ -171,7 +174,8 @@ export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies
       if (set.name === 'docs') latencies.push(performance.now() - started);
       const history = q.first ? [q.first] : [];
       const hits = await engine.search(set.name, q.question, { history, limit });
-      return { ranked: distinct(hits.map((h) => set.level(h.section.url))), cited: distinct(answer.sources.map((s) => set.level(s.url))), text: answer.content };
+      const signals = answerSignals(q.question, hits.slice(0, 10), await engine.vocabulary(set.name));
+      return { ranked: distinct(hits.map((h) => set.level(h.section.url))), cited: distinct(answer.sources.map((s) => set.level(s.url))), text: answer.content, signals };
     };
     const replies: Reply[] = [];
     for (const q of set.questions) replies.push(await ours(q));

@@ -332,6 +332,12 @@ export class KnowledgeStore {
       .slice(0, limit);
   }
 
+  /** Whether the organization's knowledge base holds a term anywhere (as `tokenize` returns it). */
+  async vocabulary(orgId: string): Promise<(term: string) => boolean> {
+    const { index } = await this.#load(orgId);
+    return (term) => index.has(term);
+  }
+
   stats(orgId: string): { documents: number; sections: number } {
     const documents = (this.#db.prepare('SELECT COUNT(*) AS n FROM kb_documents WHERE org_id = ?').get(orgId) as { n: number }).n;
     const sections = (this.#db.prepare('SELECT COUNT(*) AS n FROM kb_sections WHERE org_id = ?').get(orgId) as { n: number }).n;

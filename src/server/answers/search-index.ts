@@ -185,6 +185,11 @@ export class SearchIndex {
     return adjacent;
   }
 
+  /** Whether any section holds a term (as `tokenize` returns it). */
+  has(term: string): boolean {
+    return this.#termIds.has(term);
+  }
+
   /** How many sections contain a term, given its number (none for an unknown term). */
   #df(id: number | undefined): number {
     return id === undefined ? 0 : (this.#offsets[id + 1]! - this.#offsets[id]!) / STRIDE;

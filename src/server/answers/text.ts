@@ -14,14 +14,14 @@ const STOPWORDS = new Set(
 
 /**
  * Words that frame a support question rather than name its subject ("what are the two main
- * benefits…", "how does X differ…", "what do you recommend…"). In a query they count for less,
+ * benefits…", "how does X differ…", "what do you recommend…", "how long…", "how many…"). In a query they count for less,
  * so the subject words decide the ranking; in the indexed text they are ordinary words.
  */
 const QUESTION_FRAMING = new Set(
   `one two three four five six seven eight nine ten first second third key main primary important specific particular
   several various certain kind sort recommend recommended recommendation suggest suggested benefit benefits advantage
   advantages differ difference differences different help helps explain describe mean means meaning happen happens need
-  needs want able possible exactly actually typically generally usually`
+  needs want able possible exactly actually typically generally usually long often much many`
     .split(/\s+/)
     .filter(Boolean)
     .map((w) => stem(w)),

@@ -125,28 +125,96 @@ export function toSource(hit: SearchHit): Source {
  */
 const isRunOn = (s: string) => s.length > 200 && !/[.!?:;)]["'”’]?$/.test(s);
 
+const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/;
+const TABLE_ROW = /^\s*\|.*\|\s*$/;
+
+/** A piece of a section that can be quoted whole: a sentence, or a Markdown list or table. */
+interface Unit {
+  text: string;
+  /** Position in the section. */
+  i: number;
+  /** A list or table, quoted as Markdown on its own lines. */
+  block: boolean;
+}
+
+/** Wiki-style links (`[[Page|label]]`) read as their label; other Markdown is kept. */
+const readable = (text: string) => text.replace(/\[\[([^\]|]*\|)?([^\]]*)\]\]/g, '$2');
+
+/** A table's rows as Markdown: the header row, its separator (site exports lose it), the rest. */
+function tableMarkdown(rows: string[]): string {
+  const body = rows.filter((row) => !/^\s*\|[\s:|-]*\|\s*$/.test(row));
+  const columns = (body[0]!.match(/(?<!\\)\|/g)?.length ?? 2) - 1;
+  return [body[0]!, `|${' --- |'.repeat(Math.max(1, columns))}`, ...body.slice(1, 12)].join('\n');
+}
+
 /**
- * The sentences of a section that say most about the question, in their original order. Each is
- * quoted once: exported pages repeat a passage once per tab or language switcher.
+ * The quotable units of a section's text: each paragraph's sentences (its lines joined first, so
+ * a sentence wrapped over two lines is one sentence), and each list or table whole.
+ */
+function units(text: string): Unit[] {
+  const out: Unit[] = [];
+  const blocks = text.split(/\n\s*\n/);
+  let pending: { rows: string[]; kind: 'list' | 'table' } | null = null;
+  const flush = () => {
+    if (!pending) return;
+    const markdown = pending.kind === 'table' ? tableMarkdown(pending.rows) : pending.rows.slice(0, 12).join('\n');
+    out.push({ text: readable(markdown), i: out.length, block: true });
+    pending = null;
+  };
+  for (const block of blocks) {
+    let paragraph: string[] = [];
+    const flushParagraph = () => {
+      for (const sentence of sentences(paragraph.join(' ').replace(/\s+/g, ' '))) out.push({ text: readable(sentence), i: out.length, block: false });
+      paragraph = [];
+    };
+    for (const line of block.split('\n')) {
+      if (!line.trim()) continue;
+      const kind: 'list' | 'table' | null = TABLE_ROW.test(line) ? 'table' : LIST_ITEM.test(line) || (pending?.kind === 'list' && /^\s{2,}\S/.test(line)) ? 'list' : null;
+      if (kind) {
+        flushParagraph();
+        if (pending && pending.kind !== kind) flush();
+        pending ??= { rows: [], kind };
+        pending.rows.push(line);
+        continue;
+      }
+      flush();
+      // A long line with no sentence end (a menu kept by a site export) is not joined to the prose around it.
+      if (isRunOn(line.trim())) {
+        flushParagraph();
+        paragraph.push(line.trim());
+        flushParagraph();
+      } else paragraph.push(line.trim());
+    }
+    flushParagraph();
+    // A table whose header row the export set apart by a blank line continues in the next block.
+    if (pending && (pending as { kind: string }).kind === 'list') flush();
+  }
+  flush();
+  return out;
+}
+
+/**
+ * What a section says about the question: its sentences, lists and tables that share the most
+ * (specific) words with it, the one that says most first, each quoted once: exported pages repeat
+ * a passage once per tab or language switcher.
  */
 export function bestSentences(text: string, terms: Set<string>, max: number): string[] {
   const seen = new Set<string>();
-  const candidates = text
-    .split(/\n+/)
-    .flatMap((line) => sentences(line))
-    .filter((s) => {
-      if (s.length <= 20 || s.length >= 600) return false;
-      const key = normalized(s);
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
-  const quotable = candidates.filter((s) => !isRunOn(s));
-  const scored = (quotable.length > 0 ? quotable : candidates).map((s, i) => {
-    const words = new Set(tokenize(s));
+  const candidates = units(text).filter((u) => {
+    if (u.text.length <= 20 || (!u.block && u.text.length >= 600)) return false;
+    const key = normalized(u.text);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const quotable = candidates.filter((u) => u.block || !isRunOn(u.text));
+  const scored = (quotable.length > 0 ? quotable : candidates).map((u) => {
+    const words = new Set(tokenize(u.text));
     let score = 0;
-    for (const t of terms) if (words.has(t)) score++;
-    return { s, i, score, key: normalized(s) };
+    for (const t of terms) if (words.has(t)) score += specificity(t);
+    // A long list or table matches many words by its length alone.
+    if (u.block) score /= Math.max(1, Math.sqrt(u.text.split('\n').length / 3));
+    return { ...u, score, key: normalized(u.text) };
   });
   const chosen: typeof scored = [];
   for (const c of scored.filter((c) => c.score > 0).sort((a, b) => b.score - a.score || a.i - b.i)) {
@@ -155,17 +223,70 @@ export function bestSentences(text: string, terms: Set<string>, max: number): st
     if (chosen.some((other) => other.key.includes(c.key) || c.key.includes(other.key))) continue;
     chosen.push(c);
   }
-  if (chosen.length === 0 && scored[0]) return [scored[0].s];
-  return chosen.sort((a, b) => a.i - b.i).map((c) => c.s);
+  if (chosen.length === 0) return scored[0] ? [scored[0].text] : [];
+  // The answering unit first; the rest in the section's order, so they read on from it.
+  const [first, ...rest] = chosen;
+  return [first!, ...rest.sort((a, b) => a.i - b.i)].map((c) => c.text);
+}
+
+/** Joins quoted units: sentences run on as prose, lists and tables stand on their own lines. */
+function joinUnits(quoted: string[]): string {
+  let out = '';
+  for (const unit of quoted) {
+    const block = unit.includes('\n') || LIST_ITEM.test(unit) || TABLE_ROW.test(unit);
+    out = out === '' ? unit : block || /\n$/.test(out) ? `${out.trimEnd()}\n\n${unit}` : `${out} ${unit}`;
+    if (block) out += '\n';
+  }
+  return out.trim();
 }
 
 /** A sentence's letters and digits, lowercased: exported tabs repeat passages with their spaces lost ("CriteriaBadThe"). */
 const normalized = (sentence: string) => sentence.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 
-function codeExcerpt(code: string, lines: number): string {
+const IMPORT_LINE = /^\s*(?:import\b|export\s+\*|export\s+\{[^}]*\}\s+from\b|from\s+\S+\s+import\b|use\s+[\w:{}, *]+;|#include\b|require\b|package\s|using\s+[\w.]+;|extern\s+crate\b|mod\s+\w+;)|^\s*(?:const|let|var)\s+.*=\s*require\(/;
+
+/** Bracket depth change of a line of code (strings and comments are not told apart: good enough to find statement ends). */
+const depthChange = (line: string) => (line.match(/[({[]/g)?.length ?? 0) - (line.match(/[)}\]]/g)?.length ?? 0);
+
+/**
+ * About `lines` lines of code around the lines that match the question best: never the import
+ * block, starting where a statement starts and ending where the brackets opened inside it close,
+ * with nothing left out in between (what is shown is what "Copy code" copies).
+ */
+export function codeExcerpt(code: string, lines: number, terms: Set<string>): string {
   const all = code.split('\n');
-  const excerpt = all.slice(0, lines).join('\n');
-  return all.length > lines ? `${excerpt}\n…` : excerpt;
+  if (all.length <= lines && !all.some((l) => IMPORT_LINE.test(l))) return code;
+  const body = all.map((line, i) => ({ line, i })).filter(({ line }) => !IMPORT_LINE.test(line));
+  if (body.length === 0) return all.slice(0, lines).join('\n');
+  // The best line: the most specific question words; the first code line when none match.
+  let best = body.find(({ line }) => line.trim())?.i ?? 0;
+  let bestScore = 0;
+  for (const { line, i } of body) {
+    const words = new Set(tokenize(line));
+    let score = 0;
+    for (const t of terms) if (words.has(t)) score += specificity(t);
+    if (score > bestScore) [best, bestScore] = [i, score];
+  }
+  // Start at the statement holding the best line: go up to a line at the same or lower indentation
+  // whose previous line ends a statement, a block or is blank.
+  const indent = (l: string) => l.match(/^\s*/)![0].length;
+  let start = best;
+  while (start > 0 && !IMPORT_LINE.test(all[start - 1]!) && best - start < Math.floor(lines / 3)) {
+    const previous = all[start - 1]!.trim();
+    if (indent(all[start]!) <= indent(all[best]!) && (previous === '' || /[;{}]$/.test(previous) || previous.startsWith('//') || previous.startsWith('#'))) break;
+    start--;
+  }
+  while (start < best && !all[start]!.trim()) start++;
+  // End where the brackets opened since the start close again, after at least `lines` lines when the code goes on.
+  let end = start;
+  let depth = 0;
+  const limit = Math.min(all.length, start + lines * 2);
+  while (end < limit) {
+    depth += depthChange(all[end]!);
+    end++;
+    if (end - start >= lines && depth <= 0 && /[;})\],]\s*$|^\s*$/.test(all[end - 1]!)) break;
+  }
+  return all.slice(start, end).join('\n').replace(/\s+$/, '');
 }
 
 function fence(code: string, lang: string): string {
@@ -184,13 +305,14 @@ export function composeAnswer(question: string, hits: SearchHit[], known: (term:
   const top = cited.slice(0, cited[1] && cited[1].score >= cited[0]!.score * 0.6 ? 2 : 1);
   top.forEach((hit, i) => {
     const { section } = hit;
-    const label = i === 0 ? `From **${section.title}**:` : `Also relevant, **${section.title}**:`;
     const said = bestSentences(section.body, terms, i === 0 ? 3 : 2);
-    const block: string[] = [label];
-    if (said.length) block.push(said.join(' '));
+    const block: string[] = [];
+    if (said.length) block.push(joinUnits(said));
     if (section.code && (section.kind === 'code' || said.length === 0 || i === 0)) {
-      block.push(fence(codeExcerpt(section.code, section.kind === 'code' ? 14 : 10), section.lang));
+      block.push(fence(codeExcerpt(section.code, section.kind === 'code' ? 14 : 10, terms), section.lang));
     }
+    if (block.length === 0) return;
+    block.push(`— ${toSource(hit).title}`);
     parts.push(block.join('\n\n'));
   });
   return { content: parts.join('\n\n'), sources: cited.map(toSource) };

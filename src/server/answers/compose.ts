@@ -154,7 +154,7 @@ function tableMarkdown(rows: string[]): string {
 function units(text: string): Unit[] {
   const out: Unit[] = [];
   const blocks = text.split(/\n\s*\n/);
-  let pending: { rows: string[]; kind: 'list' | 'table' } | null = null;
+  let pending = null as { rows: string[]; kind: 'list' | 'table' } | null;
   const flush = () => {
     if (!pending) return;
     const markdown = pending.kind === 'table' ? tableMarkdown(pending.rows) : pending.rows.slice(0, 12).join('\n');
@@ -187,7 +187,7 @@ function units(text: string): Unit[] {
     }
     flushParagraph();
     // A table whose header row the export set apart by a blank line continues in the next block.
-    if (pending && (pending as { kind: string }).kind === 'list') flush();
+    if (pending?.kind === 'list') flush();
   }
   flush();
   return out;

@@ -84,7 +84,7 @@ const MAX_FILE_BYTES = 1024 * 1024;
 /** How much the page's relevance adds to a section's (both normalised to the best hit). */
 const PAGE_WEIGHT = 0.2;
 /** Support questions are answered from docs first; code wins when it is clearly the better match. */
-const CODE_PRIOR = 0.8;
+const CODE_PRIOR = 0.5;
 
 /** Thrown for paths that cannot be ingested at all (missing, unreadable). */
 export class IngestError extends Error {

@@ -174,7 +174,7 @@ export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies
       if (set.name === 'docs') latencies.push(performance.now() - started);
       const history = q.first ? [q.first] : [];
       const hits = await engine.search(set.name, q.question, { history, limit });
-      const signals = answerSignals(q.question, hits.slice(0, 10), await engine.vocabulary(set.name));
+      const signals = answerSignals(q.question, hits.slice(0, 10), await engine.vocabulary(set.name), history);
       return { ranked: distinct(hits.map((h) => set.level(h.section.url))), cited: distinct(answer.sources.map((s) => set.level(s.url))), text: answer.content, signals };
     };
     const replies: Reply[] = [];

@@ -46,18 +46,27 @@ function termsOfSection(hit: SearchHit): { all: Set<string>; heading: Set<string
   return terms;
 }
 
-/** The signals of the answer/no-answer decision for a question and its ranked hits; null without hits. */
-export function answerSignals(question: string, hits: SearchHit[], known: (term: string) => boolean): AnswerSignals | null {
+/**
+ * The signals of the answer/no-answer decision for a question and its ranked hits; null without
+ * hits. The words of earlier user turns (`earlier`) count half: a follow-up ("and on Windows?")
+ * keeps its conversation's subject.
+ */
+export function answerSignals(question: string, hits: SearchHit[], known: (term: string) => boolean, earlier: string[] = []): AnswerSignals | null {
   const best = hits[0];
   if (!best) return null;
-  const asked = [...new Set(tokenize(question))];
-  const subject = asked.filter((t) => !isQuestionFraming(t));
-  const terms = subject.length > 0 ? subject : asked;
+  const subjectOf = (text: string) => {
+    const asked = [...new Set(tokenize(text))];
+    const subject = asked.filter((t) => !isQuestionFraming(t));
+    return subject.length > 0 ? subject : asked;
+  };
+  const weights = new Map<string, number>();
+  for (const turn of earlier) for (const term of subjectOf(turn)) weights.set(term, 0.5);
+  for (const term of subjectOf(question)) weights.set(term, 1);
   const { all, heading } = termsOfSection(best);
   const others = hits.slice(1, 3).map((hit) => termsOfSection(hit).all);
   let total = 0, found = 0, titled = 0, inKb = 0, inTop3 = 0;
-  for (const term of terms) {
-    const weight = specificity(term);
+  for (const [term, share] of weights) {
+    const weight = share * specificity(term);
     total += weight;
     if (all.has(term)) found += weight;
     if (heading.has(term)) titled += weight;
@@ -296,8 +305,8 @@ function fence(code: string, lang: string): string {
 }
 
 /** A short Markdown reply from the best passages, with its sources; the no-answer reply when nothing fits. */
-export function composeAnswer(question: string, hits: SearchHit[], known: (term: string) => boolean): { content: string; sources: Source[] } {
-  if (!shouldAnswer(answerSignals(question, hits, known))) return { content: NO_ANSWER, sources: [] };
+export function composeAnswer(question: string, hits: SearchHit[], known: (term: string) => boolean, earlier: string[] = []): { content: string; sources: Source[] } {
+  if (!shouldAnswer(answerSignals(question, hits, known, earlier))) return { content: NO_ANSWER, sources: [] };
   const cited = relevantHits(hits);
   if (cited.length === 0) return { content: NO_ANSWER, sources: [] };
   const terms = new Set(tokenize(question));

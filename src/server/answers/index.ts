@@ -97,7 +97,7 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
           // The provider failed: the local answer is still faithful to the sources.
         }
       }
-      return composeAnswer(question, hits, await store.vocabulary(request.orgId));
+      return composeAnswer(question, hits, await store.vocabulary(request.orgId), earlier);
     },
 
     async summarize(request: SummaryRequest): Promise<string> {

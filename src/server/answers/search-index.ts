@@ -21,6 +21,8 @@ const K1 = 2.0;
 const HEADING_BONUS = 0.5;
 /** How much a question-framing word of the query counts (see isQuestionFraming). */
 const FRAMING_WEIGHT = 0.5;
+/** How much a word of the latest earlier user turn counts in a follow-up (each turn before it 0.7 times less). */
+const HISTORY_WEIGHT = 0.6;
 
 /** A posting record: [doc, tf in title, tf in context, tf in body, tf in code]. */
 const STRIDE = 1 + FIELDS.length;
@@ -210,7 +212,7 @@ export class SearchIndex {
     for (const t of queryTerms) weights.set(t, Math.max(weights.get(t) ?? 0, isQuestionFraming(t) ? FRAMING_WEIGHT : 1));
     const history = options.history ?? [];
     history.forEach((turn, i) => {
-      const w = 0.35 * 0.7 ** (history.length - 1 - i);
+      const w = HISTORY_WEIGHT * 0.7 ** (history.length - 1 - i);
       for (const t of tokenize(turn)) if (!weights.has(t)) weights.set(t, w);
     });
     if (weights.size === 0 || this.size === 0) return [];

@@ -40,6 +40,8 @@ export function isQuestionFraming(term: string): boolean {
  */
 export function stem(word: string): string {
   if (word.length <= 2 || /\d/.test(word)) return word;
+  // Plurals of acronyms ("SDKs", "URLs", "PRs"): Porter2 keeps an s that no vowel precedes.
+  if (/^[^aeiouy]+s$/.test(word)) return word.slice(0, -1);
   const verb = lemmatizer.verb(word);
   const lemma = verb !== word ? verb : lemmatizer.noun(word);
   return porter2(lemma);

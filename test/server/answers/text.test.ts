@@ -11,6 +11,7 @@ describe('words as users say them', () => {
       ['invoices', 'invoice'],
       ['configuration', 'configure'],
       ['running', 'run'],
+      ['SDKs'.toLowerCase(), 'sdk'],
     ];
     for (const [a, b] of same) expect(stem(a), `${a} / ${b}`).toBe(stem(b));
   });

@@ -55,7 +55,8 @@ export function answerSignals(question: string, hits: SearchHit[], known: (term:
   const best = hits[0];
   if (!best) return null;
   const subjectOf = (text: string) => {
-    const asked = [...new Set(tokenize(text))];
+    // A hyphenated word ("pre-filling", "end-to-end") is judged by its words; identifiers stay whole too.
+    const asked = [...new Set(tokenize(text.replace(/(\p{L})-(?=\p{L})/gu, '$1 ')))];
     const subject = asked.filter((t) => !isQuestionFraming(t));
     return subject.length > 0 ? subject : asked;
   };
@@ -311,7 +312,7 @@ export function composeAnswer(question: string, hits: SearchHit[], known: (term:
   if (cited.length === 0) return { content: NO_ANSWER, sources: [] };
   const terms = new Set(tokenize(question));
   const parts: string[] = [];
-  const top = cited.slice(0, cited[1] && cited[1].score >= cited[0]!.score * 0.6 ? 2 : 1);
+  const top = cited.slice(0, 3).filter((hit, i) => i === 0 || hit.score >= cited[0]!.score * 0.5);
   top.forEach((hit, i) => {
     const { section } = hit;
     const said = bestSentences(section.body, terms, i === 0 ? 3 : 2);

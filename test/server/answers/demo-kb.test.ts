@@ -23,9 +23,24 @@ describe("the demo answers its own users from the docs that explain it", () => {
     ['Does it support dark mode?', 'README#embed-the-widget', /`theme` \(`light` \| `dark` \| `auto`\)/],
     ['Which languages does it support?', 'docs/widget#attributes-and-properties', /`lang`/],
     ['How do I configure an LLM?', 'docs/engine#answers-with-an-llm', /SUPPORT_CHAT_LLM_BASE_URL/],
+    ['How do I add my own docs?', 'docs/engine#add-your-own-docs', /npx support-chat kb ingest/],
+    ['Where is the data stored?', 'README#run-the-server', /Data lives in `--data DIR`/],
+    ['Is it accessible?', 'docs/widget#behaviour', /\*\*Accessibility\.\*\* Labelled launcher/],
   ])('%s', async (question, source, phrase) => {
     const answer = await ask(question);
     expect(answer.sources[0]?.url).toBe(`http://localhost:8080/source/${source}`);
     expect(answer.content).toMatch(phrase);
+  });
+
+  it('answers "What CSP does the widget need?" with the widget reference\'s CSP item', async () => {
+    const answer = await ask('What CSP does the widget need?');
+    expect(answer.sources.slice(0, 2).map((s) => s.url)).toContain('http://localhost:8080/source/docs/widget#behaviour');
+    expect(answer.content).toContain("- **CSP.** Works under `script-src 'self'; style-src 'self'; require-trusted-types-for 'script';");
+  });
+
+  it('cites a second piece of one source file only when it adds a word of the question', async () => {
+    const answer = await ask('Where is the data stored?');
+    const files = answer.sources.filter((s) => s.url.includes('/src/')).map((s) => s.url.replace(/#.*$/, ''));
+    expect(new Set(files).size).toBe(files.length);
   });
 });

@@ -157,8 +157,11 @@ interface Unit {
   block: boolean;
 }
 
-/** Wiki-style links (`[[Page|label]]`) read as their label; other Markdown is kept. */
-const readable = (text: string) => text.replace(/\[\[([^\]|]*\|)?([^\]]*)\]\]/g, '$2');
+/**
+ * Wiki-style links (`[[Page|label]]`) read as their label, and callout markers (`[!note]-`) go;
+ * other Markdown is kept.
+ */
+const readable = (text: string) => text.replace(/\[\[([^\]|]*\|)?([^\]]*)\]\]/g, '$2').replace(/\[![\w-]+\][-+]?\s*/g, '');
 
 /** A table's rows as Markdown: the header row, its separator (site exports lose it), the rest. */
 function tableMarkdown(rows: string[]): string {

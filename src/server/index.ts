@@ -4,7 +4,6 @@
  * @example
  * const { url, close } = await startServer({ dataDir: './data', port: 8787 });
  */
-import { EventEmitter } from 'node:events';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createAnswerEngine, kbMigrations, type KnowledgeBase } from './answers/index.js';
 import type { AnswerEngine } from './answers/types.js';
@@ -22,6 +21,7 @@ import { meRoutes } from './http/routes/me.js';
 import { openApiRoutes } from './http/routes/openapi.js';
 import { ticketRoutes } from './http/routes/tickets.js';
 import type { Services } from './http/services.js';
+import { ConversationLifecycle, DEFAULT_JOB_LEASE_MS, DEFAULT_MAX_ATTEMPTS } from './conversations/lifecycle.js';
 import { JobQueue } from './jobs/queue.js';
 import { Worker } from './jobs/worker.js';
 import { ConversationStore } from './store/conversations.js';
@@ -77,6 +77,8 @@ export interface SupportServer {
   tokens: TokenService;
   tickets: TicketStore;
   engine: AnswerEngine;
+  /** Sends user turns, settles them, and counts the long polls waiting. */
+  lifecycle: ConversationLifecycle;
   worker: { start(): void; stop(): Promise<void>; runOnce(): Promise<boolean> };
   /** Answers waiting long polls at once with the current state (the first step of shutting down). */
   drain(): void;
@@ -94,23 +96,17 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     typeof options.engine === 'function' ? options.engine(db) : (options.engine ?? createAnswerEngine({ db, env }));
   const limits: RateLimits = {
     ...DEFAULT_RATE_LIMITS,
-    ...options.rateLimits,
-    endpoints: { ...DEFAULT_RATE_LIMITS.endpoints, ...options.rateLimits?.endpoints },
+    ...definedOnly(options.rateLimits),
+    endpoints: { ...DEFAULT_RATE_LIMITS.endpoints, ...definedOnly(options.rateLimits?.endpoints) },
   };
   const conversations = new ConversationStore(db, now);
-  const queue = new JobQueue(db, now);
-  const events = new EventEmitter();
-  events.setMaxListeners(0);
-  const closing = new AbortController();
-  const worker = new Worker({
-    queue,
-    conversations,
-    engine,
-    logger,
-    leaseMs: options.jobLeaseMs,
-    maxAttempts: options.maxAttempts,
-    onSettled: (id) => events.emit(`settled:${id}`),
+  // The lifecycle's policy is resolved here, once: an option left undefined keeps its default.
+  const lifecycle = new ConversationLifecycle(conversations, new JobQueue(db, now), {
+    leaseMs: options.jobLeaseMs ?? DEFAULT_JOB_LEASE_MS,
+    maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
   });
+  const closing = new AbortController();
+  const worker = new Worker({ lifecycle, conversations, engine, logger });
   const tickets = new SqliteTicketStore(db, {
     forget: (orgId, source, externalId) => engine.forgetTicket(orgId, source, externalId),
     index: 'indexTicket' in engine ? (orgId, ticket) => (engine as AnswerEngine & KnowledgeBase).indexTicket(orgId, ticket) : undefined,
@@ -120,15 +116,13 @@ export function createServer(options: ServerOptions = {}): SupportServer {
   const services: Services = {
     tokens,
     conversations,
-    queue,
-    worker,
+    lifecycle,
     idempotency: new IdempotencyStore(db, now),
     tickets,
     engine,
     integrations: options.integrations ?? createIntegrationResolver({ env, db, now }),
     integrationSettings: (orgId, name) => effectiveSettings(integrationSettings.stored(orgId, name), env, name),
     logger,
-    events,
     closing: closing.signal,
     escalationClaimStaleMs: 120_000,
     now,
@@ -151,6 +145,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     tokens,
     tickets,
     engine,
+    lifecycle,
     worker,
     ready: async () => {
       await limiter.ready?.();
@@ -165,6 +160,11 @@ export function createServer(options: ServerOptions = {}): SupportServer {
       db.close();
     },
   };
+}
+
+/** The fields that are set: spread over defaults, a field given as `undefined` keeps its default. */
+function definedOnly<T extends object>(value: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function send(res: Parameters<typeof writeNode>[0], response: ApiResponse): void {

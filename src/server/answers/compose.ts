@@ -1,6 +1,6 @@
 /** @module Answers and summaries built only from the sources' own sentences: nothing the sources don't say. */
 import type { Message, Source } from '../../protocol/index.js';
-import type { SearchHit } from './knowledge-base.js';
+import type { SearchHit, Vocabulary } from './knowledge-base.js';
 import { specificity } from './specificity.js';
 import { isQuestionFraming, sentences, tokenize } from './text.js';
 
@@ -51,12 +51,12 @@ function termsOfSection(hit: SearchHit): { all: Set<string>; heading: Set<string
  * hits. The words of earlier user turns (`earlier`) count half: a follow-up ("and on Windows?")
  * keeps its conversation's subject.
  */
-export function answerSignals(question: string, hits: SearchHit[], known: (term: string) => boolean, earlier: string[] = []): AnswerSignals | null {
+export function answerSignals(question: string, hits: SearchHit[], vocabulary: Vocabulary, earlier: string[] = []): AnswerSignals | null {
   const best = hits[0];
   if (!best) return null;
   const subjectOf = (text: string) => {
     // A hyphenated word ("pre-filling", "end-to-end") is judged by its words; identifiers stay whole too.
-    const asked = [...new Set(tokenize(text.replace(/(\p{L})-(?=\p{L})/gu, '$1 ')))];
+    const asked = [...new Set(tokenize(text.replace(/(\p{L})-(?=\p{L})/gu, '$1 ')).map((t) => vocabulary.correct(t)))];
     const subject = asked.filter((t) => !isQuestionFraming(t));
     return subject.length > 0 ? subject : asked;
   };
@@ -71,7 +71,7 @@ export function answerSignals(question: string, hits: SearchHit[], known: (term:
     total += weight;
     if (all.has(term)) found += weight;
     if (heading.has(term)) titled += weight;
-    if (known(term)) inKb += weight;
+    if (vocabulary.has(term)) inKb += weight;
     if (all.has(term) || others.some((o) => o.has(term))) inTop3 += weight;
   }
   const next = hits.slice(1, 5);
@@ -352,11 +352,11 @@ function fence(code: string, lang: string): string {
 }
 
 /** A short Markdown reply from the best passages, with its sources; the no-answer reply when nothing fits. */
-export function composeAnswer(question: string, hits: SearchHit[], known: (term: string) => boolean, earlier: string[] = []): { content: string; sources: Source[] } {
-  if (!shouldAnswer(answerSignals(question, hits, known, earlier))) return { content: NO_ANSWER, sources: [] };
+export function composeAnswer(question: string, hits: SearchHit[], vocabulary: Vocabulary, earlier: string[] = []): { content: string; sources: Source[] } {
+  if (!shouldAnswer(answerSignals(question, hits, vocabulary, earlier))) return { content: NO_ANSWER, sources: [] };
   const cited = relevantHits(hits, question);
   if (cited.length === 0) return { content: NO_ANSWER, sources: [] };
-  const terms = new Set(tokenize(question));
+  const terms = new Set(tokenize(question).map((t) => vocabulary.correct(t)));
   const parts: string[] = [];
   const top = cited.slice(0, 3).filter((hit, i) => i === 0 || hit.score >= cited[0]!.score * 0.5);
   top.forEach((hit, i) => {

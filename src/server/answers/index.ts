@@ -5,7 +5,7 @@
 import type { Message, Source } from '../../protocol/index.js';
 import { migrate, type Db } from '../store/database.js';
 import { composeAnswer, extractiveSummary, extractiveTitle, NO_ANSWER, relevantHits, toSource } from './compose.js';
-import { KnowledgeStore, kbMigrations, type IngestOptions, type IngestReport, type SearchHit, type TicketDocument } from './knowledge-base.js';
+import { KnowledgeStore, kbMigrations, type IngestOptions, type IngestReport, type SearchHit, type TicketDocument, type Vocabulary } from './knowledge-base.js';
 import { complete, llmConfigFromEnv, type ChatMessage, type LlmConfig } from './llm.js';
 import type { Answer, AnswerEngine, AnswerRequest, SummaryRequest } from './types.js';
 
@@ -17,8 +17,8 @@ export interface KnowledgeBase {
   search(orgId: string, query: string, options?: { history?: string[]; limit?: number; includeTickets?: boolean }): Promise<SearchHit[]>;
   indexTicket(orgId: string, ticket: TicketDocument): Promise<void>;
   stats(orgId: string): Promise<{ documents: number; sections: number }>;
-  /** Whether the organization's knowledge base holds a term anywhere (as the tokenizer returns it). */
-  vocabulary(orgId: string): Promise<(term: string) => boolean>;
+  /** What the organization's knowledge base knows of a term (as the tokenizer returns it). */
+  vocabulary(orgId: string): Promise<Vocabulary>;
 }
 
 export interface AnswerEngineOptions {

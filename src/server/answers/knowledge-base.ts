@@ -54,6 +54,14 @@ export interface SearchHit extends Hit {
   section: StoredSection;
 }
 
+/** What the knowledge base knows of a term (as `tokenize` returns it). */
+export interface Vocabulary {
+  /** Whether any section holds the term. */
+  has(term: string): boolean;
+  /** The term a misspelled one most likely means (see `SearchIndex.correct`); else the term. */
+  correct(term: string): string;
+}
+
 export interface IngestOptions {
   /** Prefix of every source URL without frontmatter `url`: base URL + path relative to the ingested folder's parent. */
   baseUrl?: string;
@@ -363,9 +371,9 @@ export class KnowledgeStore {
   }
 
   /** Whether the organization's knowledge base holds a term anywhere (as `tokenize` returns it). */
-  async vocabulary(orgId: string): Promise<(term: string) => boolean> {
+  async vocabulary(orgId: string): Promise<Vocabulary> {
     const { index } = await this.#load(orgId);
-    return (term) => index.has(term);
+    return { has: (term) => index.has(term), correct: (term) => index.correct(term) };
   }
 
   stats(orgId: string): { documents: number; sections: number } {

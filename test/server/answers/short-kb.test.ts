@@ -27,6 +27,8 @@ describe('a two-page help center', () => {
     ['refund policy', 'refunds', /Refunds are issued/],
     ['when are invoices sent?', 'invoices', /first day of each month/],
     ['where do I find my invoice', 'invoices', /Billing page/],
+    ['how long do refnuds take', 'refunds', /within 14 days/],
+    ['when are invioces sent?', 'invoices', /first day of each month/],
   ])('answers "%s" from the right page', async (question, page, phrase) => {
     const answer = await (await twoPages())(question);
     expect(answer.sources.length).toBeGreaterThan(0);

@@ -133,9 +133,14 @@ export function relevantHits(hits: SearchHit[], question?: string): SearchHit[] 
   return out;
 }
 
+/**
+ * A source's title as a person reads it: the section and its page ("Mounting — The proxy"), the
+ * page alone when the section repeats its name, a code piece with its file.
+ */
 export function toSource(hit: SearchHit): Source {
   const { section } = hit;
-  const title = section.kind === 'code' ? `${section.title} — ${section.context}` : section.context && section.context !== section.title ? `${section.title} — ${section.context.split(' › ')[0]}` : section.title;
+  const page = section.context.split(' › ')[0] ?? '';
+  const title = section.kind === 'code' ? `${section.title} — ${section.context}` : page && page.toLowerCase() !== section.title.toLowerCase() ? `${section.title} — ${page}` : section.title;
   return { title, url: section.url };
 }
 

@@ -51,7 +51,7 @@ describe('a two-page help center with an LLM', () => {
     expect(llm.requests).toHaveLength(1);
     expect(llm.requests[0]!.messages[0]!.content).toContain('Refunds are issued within 14 days');
     expect(answer.content).toBe('Refunds are issued within 14 days of your request [1].');
-    expect(answer.sources.map((s) => s.url)).toEqual(['https://help.shop.test/help/refunds#refunds']);
+    expect(answer.sources).toEqual([{ title: 'Refunds', url: 'https://help.shop.test/help/refunds#refunds' }]);
   });
 
   it('lets the LLM decide on passages the local decision refuses; its refusal cites nothing', async () => {

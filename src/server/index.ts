@@ -8,6 +8,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createAnswerEngine, kbMigrations, type KnowledgeBase } from './answers/index.js';
 import type { AnswerEngine } from './answers/types.js';
 import { createIntegrationResolver, effectiveSettings, integrationMigrations, IntegrationSettingsStore } from './escalation/index.js';
+import { FollowUpForwarder, followUpMigrations } from './escalation/follow-ups.js';
 import type { IntegrationResolver } from './escalation/types.js';
 import { createApp } from './http/app.js';
 import { jsonLogger, type Logger } from './http/log.js';
@@ -32,7 +33,9 @@ import { TokenService } from './store/tokens.js';
 import { SqliteTicketStore, ticketMigrations } from './tickets/store.js';
 import type { TicketStore } from './tickets/types.js';
 import type { ConnectionInfo } from '../protocol/node-http.js';
+import { CONVERSATION_MAX_TURNS } from '../protocol/limits.js';
 import { fromNode, writeNode, type ApiRequest, type ApiResponse } from './http/exchange.js';
+import { clientErrorListener } from './http/client-error.js';
 
 export { TokenService, TOKEN_PREFIX, type TokenRecord } from './store/tokens.js';
 export { openApiDocument } from './http/routes/openapi.js';
@@ -62,7 +65,7 @@ export interface ServerOptions {
   jobLeaseMs?: number;
   /** Attempts before a conversation is `failed`. @default 3 */
   maxAttempts?: number;
-  /** Start the answer worker at once. @default true */
+  /** Start the answer worker (and the follow-up forwarder) at once. @default true */
   startWorker?: boolean;
 }
 
@@ -80,17 +83,22 @@ export interface SupportServer {
   /** Sends user turns, settles them, and counts the long polls waiting. */
   lifecycle: ConversationLifecycle;
   worker: { start(): void; stop(): Promise<void>; runOnce(): Promise<boolean> };
+  /** Forwards visitor messages sent after escalation to the ticket (started with the worker). */
+  followUps: { start(): void; stop(): Promise<void>; runOnce(): Promise<number> };
   /** Answers waiting long polls at once with the current state (the first step of shutting down). */
   drain(): void;
   /** Ends long polls, stops the worker and closes the database. */
   close(): Promise<void>;
 }
 
+/** An escalation claim (and an `Idempotency-Key` reservation) older than this belonged to a process that died. */
+const ESCALATION_CLAIM_STALE_MS = 120_000;
+
 export function createServer(options: ServerOptions = {}): SupportServer {
   const now = options.now ?? Date.now;
   const env = options.env ?? process.env;
   const logger = options.logger ?? jsonLogger();
-  const migrations: Migration[] = [...coreMigrations, ...ticketMigrations, ...kbMigrations, ...integrationMigrations];
+  const migrations: Migration[] = [...coreMigrations, ...ticketMigrations, ...kbMigrations, ...integrationMigrations, ...followUpMigrations];
   const db = openDatabase({ dataDir: options.dataDir ?? '.support-chat', migrations });
   const engine =
     typeof options.engine === 'function' ? options.engine(db) : (options.engine ?? createAnswerEngine({ db, env }));
@@ -104,6 +112,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
   const lifecycle = new ConversationLifecycle(conversations, new JobQueue(db, now), {
     leaseMs: options.jobLeaseMs ?? DEFAULT_JOB_LEASE_MS,
     maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    maxTurns: CONVERSATION_MAX_TURNS,
   });
   const closing = new AbortController();
   const worker = new Worker({ lifecycle, conversations, engine, logger });
@@ -113,18 +122,24 @@ export function createServer(options: ServerOptions = {}): SupportServer {
   });
   const integrationSettings = new IntegrationSettingsStore(db);
   const tokens = new TokenService(db, now);
+  const integrations = options.integrations ?? createIntegrationResolver({ env, db, now });
+  const followUps = new FollowUpForwarder({ db, integrations, logger, now });
+  // A message sent after escalation is queued for the ticket in the transaction that stores it.
+  lifecycle.onSent((orgId, id, continued) => {
+    if (continued) followUps.queue(orgId, id);
+  });
   const services: Services = {
     tokens,
     conversations,
     lifecycle,
-    idempotency: new IdempotencyStore(db, now),
+    idempotency: new IdempotencyStore(db, now, ESCALATION_CLAIM_STALE_MS),
     tickets,
     engine,
-    integrations: options.integrations ?? createIntegrationResolver({ env, db, now }),
+    integrations,
     integrationSettings: (orgId, name) => effectiveSettings(integrationSettings.stored(orgId, name), env, name),
     logger,
     closing: closing.signal,
-    escalationClaimStaleMs: 120_000,
+    escalationClaimStaleMs: ESCALATION_CLAIM_STALE_MS,
     now,
   };
   const router = new Router([...chatRoutes, ...escalateRoutes, ...ticketRoutes, ...meRoutes, ...openApiRoutes, ...helpdeskWebhookRoutes]);
@@ -136,7 +151,10 @@ export function createServer(options: ServerOptions = {}): SupportServer {
       ? new RedisRateLimiter({ url: redisUrl, now, onError: (error) => logger.warn({ msg: 'rate limiter unavailable; letting requests through', error: error instanceof Error ? error.message : String(error) }) })
       : new MemoryRateLimiter(now));
   const app = createApp({ router, services, limiter, limits, changes: changeTracker(db) });
-  if (options.startWorker ?? true) worker.start();
+  if (options.startWorker ?? true) {
+    worker.start();
+    followUps.start();
+  }
   let closed = false;
   return {
     fetch: app.fetch,
@@ -147,6 +165,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     engine,
     lifecycle,
     worker,
+    followUps,
     ready: async () => {
       await limiter.ready?.();
     },
@@ -156,6 +175,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
       closed = true;
       closing.abort();
       await worker.stop();
+      await followUps.stop();
       await limiter.close?.();
       db.close();
     },
@@ -199,6 +219,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<{ u
     if (response instanceof Promise) response.then((r) => send(res, r), () => res.destroy());
     else send(res, response);
   });
+  // Requests Node's parser refuses get the spec's error body and rate limit headers, not a bare 400/431.
+  http.on('clientError', clientErrorListener((request) => server.handle(request)));
   http.keepAliveTimeout = 5_000;
   http.headersTimeout = 10_000;
   http.requestTimeout = 60_000;

@@ -20,6 +20,8 @@ export interface LifecyclePolicy {
   leaseMs: number;
   /** Attempts before the conversation is `failed`. */
   maxAttempts: number;
+  /** User messages one conversation may hold; the next one is refused (start a new conversation). */
+  maxTurns: number;
 }
 
 /** The delay before attempt `attempts + 1` of a failed answer: exponential, capped at 30 s. */
@@ -60,11 +62,13 @@ export class ConversationLifecycle {
   readonly #queue: JobQueue;
   readonly #settled = new EventEmitter();
   readonly #queued = new Set<() => void>();
+  readonly #sent = new Set<(orgId: string, conversationId: string, continued: boolean) => void>();
   #waiting = 0;
 
   constructor(store: ConversationStore, queue: JobQueue, policy: LifecyclePolicy) {
     if (!Number.isFinite(policy.leaseMs) || policy.leaseMs < 100) throw new RangeError(`leaseMs must be a number of milliseconds ≥ 100, got ${policy.leaseMs}`);
     if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) throw new RangeError(`maxAttempts must be an integer ≥ 1, got ${policy.maxAttempts}`);
+    if (!Number.isInteger(policy.maxTurns) || policy.maxTurns < 1) throw new RangeError(`maxTurns must be an integer ≥ 1, got ${policy.maxTurns}`);
     this.policy = Object.freeze({ ...policy });
     this.#store = store;
     this.#queue = queue;
@@ -78,12 +82,27 @@ export class ConversationLifecycle {
 
   /**
    * Appends a user message and queues its answer job in one transaction (a new conversation when
-   * `conversationId` is undefined), then wakes the workers of this process.
+   * `conversationId` is undefined), then wakes the workers of this process. A conversation that
+   * already holds `maxTurns` user messages is `full`.
    */
   send(orgId: string, message: string, conversationId: string | undefined): SendOutcome {
-    const outcome = this.#store.send(orgId, message, conversationId);
+    const continued = conversationId !== undefined;
+    const record = this.#sent.size === 0 ? undefined : (id: string) => {
+      for (const listener of this.#sent) listener(orgId, id, continued);
+    };
+    const outcome = this.#store.send(orgId, message, conversationId, this.policy.maxTurns, record);
     if (outcome.ok) for (const wake of this.#queued) wake();
     return outcome;
+  }
+
+  /**
+   * Calls `listener` inside the transaction that stores each user message (`continued` when it was
+   * sent to an existing conversation), so what it writes is committed with the message or not at
+   * all. It must be synchronous and write to the same database. Returns the unsubscribe function.
+   */
+  onSent(listener: (orgId: string, conversationId: string, continued: boolean) => void): () => void {
+    this.#sent.add(listener);
+    return () => this.#sent.delete(listener);
   }
 
   /** Calls `listener` whenever a job is queued in this process. Returns the unsubscribe function. */

@@ -1,20 +1,19 @@
 /** @module POST /v0/chat (send a message) and GET /v0/chat/{id} (get a conversation, with `Prefer: wait=N`). */
-import { MAX_PREFER_WAIT_SECONDS, MESSAGE_MAX_LENGTH, MESSAGES, type SendMessageResult } from '../../../protocol/index.js';
+import { CONVERSATION_MAX_TURNS, isConversationId, MAX_PREFER_WAIT_SECONDS, MESSAGES, readMessage, type SendMessageResult } from '../../../protocol/index.js';
 import { conflict, notFound } from '../errors.js';
 import { stringField } from '../body.js';
 import { json, type ApiResponse } from '../exchange.js';
 import type { Route, RouteContext } from '../router.js';
 
-const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
-
 async function send(ctx: RouteContext): Promise<ApiResponse> {
   const body = ctx.body();
-  const message = stringField(body, 'message', { required: true, min: 1, max: MESSAGE_MAX_LENGTH });
+  const message = readMessage(body);
   const conversationId = stringField(body, 'conversation_id', { required: false, min: 1, max: 128 });
-  if (conversationId !== undefined && !ID_PATTERN.test(conversationId)) throw notFound();
+  if (conversationId !== undefined && !isConversationId(conversationId)) throw notFound();
   const outcome = ctx.services.lifecycle.send(ctx.auth!.orgId, message, conversationId);
   if (!outcome.ok) {
     if (outcome.reason === 'not_found') throw notFound();
+    if (outcome.reason === 'full') throw conflict(`Conversation has reached its limit of ${CONVERSATION_MAX_TURNS} turns; start a new conversation`);
     throw conflict(MESSAGES.stillProcessing);
   }
   const result: SendMessageResult = { conversation_id: outcome.conversationId, status: 'processing' };
@@ -34,7 +33,7 @@ export function preferWait(header: string | null): number | null {
 /** Synchronous unless it has to wait (`Prefer: wait=N` on a conversation still processing): a plain read takes no promise. */
 function get(ctx: RouteContext): ApiResponse | Promise<ApiResponse> {
   const id = ctx.params.id!;
-  if (!ID_PATTERN.test(id)) throw notFound();
+  if (!isConversationId(id)) throw notFound();
   const { conversations, lifecycle, closing } = ctx.services;
   const orgId = ctx.auth!.orgId;
   const record = conversations.get(orgId, id);

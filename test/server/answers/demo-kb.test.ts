@@ -28,7 +28,10 @@ describe("the demo answers its own users from the docs that explain it", () => {
     ['Is it accessible?', 'docs/widget#behaviour', /\*\*Accessibility\.\*\* Labelled launcher/],
   ])('%s', async (question, source, phrase) => {
     const answer = await ask(question);
-    expect(answer.sources[0]?.url).toBe(`http://localhost:8080/source/${source}`);
+    // The section that explains it leads, or follows another section of the same page.
+    const [first, second] = answer.sources.map((s) => s.url);
+    const expected = `http://localhost:8080/source/${source}`;
+    expect(first === expected || (first?.startsWith(expected.replace(/#.*$/, '#')) && second === expected), `${first}, ${second}`).toBe(true);
     expect(answer.content).toMatch(phrase);
   });
 

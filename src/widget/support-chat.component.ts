@@ -5,6 +5,7 @@ import { isPlausibleEmail, MESSAGE_MAX_LENGTH, type Conversation, type Conversat
 import { ApiError, NetworkError, ProxyClient, TimeoutError } from './client.js';
 import type { SupportChatErrorDetail } from './events.js';
 import { safeUrl } from './markdown.js';
+import { ConnectivityController } from './controllers/connectivity.js';
 import { ConversationPoller } from './poller.js';
 import { renderMarkdown } from './render-markdown.js';
 import { clear, load, save, storageKey, type SavedState } from './storage.js';
@@ -15,6 +16,8 @@ type Escalation = SavedState['escalation'];
 type Notice = { detail: SupportChatErrorDetail; retry: (() => void) | null };
 
 let instances = 0;
+/** The character count shows from here on, before the limit is reached. */
+const COUNTER_FROM = MESSAGE_MAX_LENGTH - 1_000;
 
 /**
  * An AI support chat that answers from the site's docs and code, shows its sources, and hands the
@@ -106,7 +109,12 @@ export class SupportChat extends LitElement {
   @state() private formErrors: { name?: string; email?: string } = {};
   @state() private submitting = false;
   @state() private notice: Notice | null = null;
-  @state() private offline = false;
+  /** Messages asked while an answer was on its way (or while offline), sent in order once it can be. */
+  @state() private queue: string[] = [];
+  /** Length of the text in the message field, for the counter near the limit. */
+  @state() private draftLength = 0;
+  /** Why the message field's text was not sent (too long). */
+  @state() private composerError = '';
   @state() private announcement = '';
 
   @query('.messages') private messagesEl?: HTMLElement;
@@ -127,9 +135,7 @@ export class SupportChat extends LitElement {
     {
       onUpdate: (conversation) => this.#applyConversation(conversation),
       onError: (error) => this.#fail(error, () => this.#resume()),
-      onTransient: (error) => {
-        if (error instanceof NetworkError) this.offline = !navigator.onLine;
-      },
+      onTransient: () => undefined,
     },
     () => ({ timeoutMs: this.pollTimeout }),
   );
@@ -137,12 +143,7 @@ export class SupportChat extends LitElement {
   readonly #onStorage = (event: StorageEvent) => {
     if (event.key === this.#key && !this.noPersist) this.#restore();
   };
-  readonly #onOnline = () => {
-    this.offline = false;
-  };
-  readonly #onOffline = () => {
-    this.offline = true;
-  };
+  readonly #net = new ConnectivityController(this, () => this.#flush());
 
   get #locale() {
     return localeFor(this.lang || document.documentElement.lang || navigator.language);
@@ -167,16 +168,11 @@ export class SupportChat extends LitElement {
   override connectedCallback(): void {
     super.connectedCallback();
     window.addEventListener('storage', this.#onStorage);
-    window.addEventListener('online', this.#onOnline);
-    window.addEventListener('offline', this.#onOffline);
-    this.offline = !navigator.onLine;
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     window.removeEventListener('storage', this.#onStorage);
-    window.removeEventListener('online', this.#onOnline);
-    window.removeEventListener('offline', this.#onOffline);
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
@@ -232,7 +228,7 @@ export class SupportChat extends LitElement {
   /** Sends `text` as the visitor's question (opening the panel in launcher mode). */
   async ask(text: string): Promise<void> {
     const message = String(text ?? '').trim();
-    if (!message || this.sending || this.status === 'processing') return;
+    if (!message) return;
     if (!this.endpoint) {
       this.#fail(new ApiError(0, 'bad_request', 'The endpoint attribute is not set', false, undefined), null);
       return;
@@ -242,6 +238,29 @@ export class SupportChat extends LitElement {
       this.#fail(new ApiError(400, 'bad_request', `Messages can be at most ${MESSAGE_MAX_LENGTH} characters`, false, undefined), null);
       return;
     }
+    // Never lost: while an answer is on its way, or while offline, the message waits visibly in order.
+    if (this.#busy || !this.#net.online || this.queue.length) {
+      this.queue = [...this.queue, message];
+      this.#scrollToEnd = true;
+      this.#flush();
+      return;
+    }
+    await this.#send(message);
+  }
+
+  get #busy(): boolean {
+    return this.sending || this.status === 'processing';
+  }
+
+  /** Sends the next queued message once no answer is on its way and the browser is online. */
+  #flush(): void {
+    if (this.#busy || !this.#net.online || !this.queue.length) return;
+    const [next, ...rest] = this.queue;
+    this.queue = rest;
+    void this.#send(next!);
+  }
+
+  async #send(message: string): Promise<void> {
     this.notice = null;
     this.sending = true;
     const previous = { messages: this.messages, status: this.status, id: this.conversationId };
@@ -266,11 +285,18 @@ export class SupportChat extends LitElement {
       this.conversationId = result.conversation_id;
       this.#persist();
       this.#poller.start(result.conversation_id);
+      // Sent by "Try again" (or from the queue): the text it left in the box has gone out.
+      if (this.inputEl && this.inputEl.value.trim() === message) this.#clearInput();
     } catch (error) {
       this.messages = previous.messages;
       this.status = previous.status;
-      if (this.inputEl && !this.inputEl.value) this.inputEl.value = message;
-      this.#fail(error, () => void this.ask(message));
+      if (error instanceof NetworkError && !navigator.onLine) {
+        // Offline: the one offline notice says so, and the message goes out when the browser is back.
+        this.queue = [message, ...this.queue];
+      } else {
+        if (this.inputEl && !this.inputEl.value) this.#setInput(message);
+        this.#fail(error, () => void this.ask(message));
+      }
     } finally {
       this.sending = false;
     }
@@ -287,8 +313,29 @@ export class SupportChat extends LitElement {
     this.formErrors = {};
     this.notice = null;
     this.announcement = '';
+    this.queue = [];
     if (!this.noPersist) clear(this.#key);
-    if (this.inputEl) this.inputEl.value = '';
+    this.#clearInput();
+  }
+
+  #setInput(text: string): void {
+    const input = this.inputEl;
+    if (!input) return;
+    input.value = text;
+    this.#sizeInput(input);
+  }
+
+  #clearInput(): void {
+    this.#setInput('');
+    this.composerError = '';
+  }
+
+  /** The field grows with its text up to its CSS max-block-size, then scrolls. */
+  #sizeInput(input: HTMLTextAreaElement): void {
+    this.draftLength = input.value.length;
+    if (typeof CSS !== 'undefined' && CSS.supports?.('field-sizing', 'content')) return;
+    input.style.height = 'auto';
+    input.style.height = `${input.scrollHeight + 2}px`;
   }
 
   // State
@@ -326,7 +373,6 @@ export class SupportChat extends LitElement {
     const before = this.messages.filter((m) => m.role === 'assistant').length;
     this.messages = conversation.messages;
     this.status = conversation.status;
-    this.offline = false;
     if (this.notice?.detail.code === 'network_error') this.notice = null;
     const answers = conversation.messages.filter((m) => m.role === 'assistant');
     if (conversation.status === 'completed' && wasProcessing && answers.length > before) {
@@ -339,6 +385,7 @@ export class SupportChat extends LitElement {
       this.announcement = this.#text.failed;
     }
     this.#persist();
+    if (conversation.status !== 'processing') queueMicrotask(() => this.#flush());
   }
 
   #fail(error: unknown, retry: (() => void) | null): void {
@@ -350,7 +397,7 @@ export class SupportChat extends LitElement {
     } else if (error instanceof TimeoutError) {
       detail = { code: 'timeout', message: t.errorTimeout, retryable: true, status: null };
     } else if (error instanceof NetworkError) {
-      detail = { code: 'network_error', message: navigator.onLine ? t.errorNetwork : t.offline, retryable: true, status: null };
+      detail = { code: 'network_error', message: t.errorNetwork, retryable: true, status: null };
     } else {
       detail = { code: 'internal_error', message: t.errorGeneric, retryable: true, status: null };
     }
@@ -368,10 +415,22 @@ export class SupportChat extends LitElement {
     event.preventDefault();
     const input = this.inputEl;
     if (!input) return;
-    const text = input.value;
-    if (!text.trim()) return;
-    input.value = '';
+    const text = input.value.trim();
+    if (!text) return;
+    if (text.length > MESSAGE_MAX_LENGTH) {
+      // Refused, never cut: the visitor decides what to leave out.
+      this.composerError = format(this.#text.tooLong, { max: MESSAGE_MAX_LENGTH.toLocaleString(this.#locale.code), count: text.length.toLocaleString(this.#locale.code) });
+      input.focus();
+      return;
+    }
+    this.#clearInput();
     void this.ask(text);
+  }
+
+  private handleInput(event: Event): void {
+    const input = event.currentTarget as HTMLTextAreaElement;
+    this.#sizeInput(input);
+    if (this.composerError && input.value.trim().length <= MESSAGE_MAX_LENGTH) this.composerError = '';
   }
 
   private handleInputKeydown(event: KeyboardEvent): void {
@@ -526,6 +585,7 @@ export class SupportChat extends LitElement {
     const t = this.#text;
     const locale = this.#locale;
     const busy = this.status === 'processing';
+    const showCounter = this.draftLength >= COUNTER_FROM;
     const headingId = `${this.#id}-heading`;
     return html`<section
       class="panel"
@@ -557,9 +617,16 @@ export class SupportChat extends LitElement {
             </div>`
           : nothing}
         ${this.status === 'failed' ? html`<p class="message" part="message" data-role="status">${t.failed}</p>` : nothing}
+        ${this.queue.map(
+          (text) => html`<article class="message pending" part="message pending" data-role="user" data-pending>
+            <span class="who">${t.you}:</span>
+            <div class="content" dir="auto">${text}</div>
+            <p class="caption">${this.#net.online ? t.queued : t.queuedOffline}</p>
+          </article>`,
+        )}
       </div>
       <div class="visually-hidden" role="status" aria-live="polite">${this.announcement}</div>
-      ${this.offline ? html`<p class="notice" role="status">${t.offline}</p>` : nothing}
+      ${this.#net.online ? nothing : html`<p class="notice" part="offline" role="status">${t.offline}</p>`}
       ${this.notice
         ? html`<div class="notice error" part="error" role="alert">
             <span>${this.notice.detail.message}</span>
@@ -573,12 +640,24 @@ export class SupportChat extends LitElement {
           id="${this.#id}-input"
           part="input"
           rows="1"
-          maxlength=${MESSAGE_MAX_LENGTH}
           placeholder=${this.placeholder || t.placeholder}
           dir="auto"
+          aria-invalid=${this.composerError ? 'true' : 'false'}
+          aria-describedby=${showCounter || this.composerError ? `${this.#id}-input-help` : nothing}
           @keydown=${this.handleInputKeydown}
+          @input=${this.handleInput}
         ></textarea>
-        <button type="submit" class="primary" part="send-button" ?disabled=${this.sending || busy}>${t.send}</button>
+        <button type="submit" class="primary" part="send-button">${t.send}</button>
+        ${showCounter || this.composerError
+          ? html`<p class="composer-help" id="${this.#id}-input-help">
+              ${this.composerError ? html`<span class="field-error" role="alert">${this.composerError}</span>` : nothing}
+              ${showCounter
+                ? html`<span class="counter" part="counter" data-over=${this.draftLength > MESSAGE_MAX_LENGTH ? 'true' : 'false'}
+                    >${format(t.counter, { count: this.draftLength.toLocaleString(locale.code), max: MESSAGE_MAX_LENGTH.toLocaleString(locale.code) })}</span
+                  >`
+                : nothing}
+            </p>`
+          : nothing}
       </form>
     </section>`;
   }

@@ -191,7 +191,19 @@ export const styles = css`
   .message[data-role='user'] {
     align-self: flex-end;
     background: var(--sc-user-bubble);
+  }
+  /* Only the visitor's own text keeps its line breaks: the template's whitespace around it must not show. */
+  .message[data-role='user'] > .content {
     white-space: pre-wrap;
+  }
+  .message.pending {
+    opacity: 0.85;
+    border: 1px dashed var(--sc-line);
+  }
+  .caption {
+    margin: 4px 0 0;
+    font-size: 12px;
+    color: var(--sc-muted);
   }
   .message[data-role='assistant'] {
     align-self: flex-start;
@@ -440,6 +452,7 @@ export const styles = css`
   }
   .composer {
     display: flex;
+    flex-wrap: wrap;
     gap: 8px;
     padding: 10px 14px 14px;
     border-block-start: 1px solid var(--sc-line);
@@ -452,8 +465,26 @@ export const styles = css`
     border-radius: 10px;
     padding: 8px 10px;
     background: var(--sc-bg);
-    max-block-size: 140px;
+    max-block-size: 160px;
     min-block-size: 40px;
+    field-sizing: content;
+    min-inline-size: 0;
+  }
+  .composer-help {
+    flex-basis: 100%;
+    margin: 0;
+    display: flex;
+    gap: 8px;
+    justify-content: space-between;
+    font-size: 13px;
+  }
+  .counter {
+    color: var(--sc-muted);
+    margin-inline-start: auto;
+  }
+  .counter[data-over='true'] {
+    color: var(--sc-danger);
+    font-weight: 600;
   }
   @media (max-width: 480px), (pointer: coarse) {
     textarea,

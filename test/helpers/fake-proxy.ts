@@ -83,6 +83,8 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
 
       if (req.method === 'POST' && path === '/chat') {
         const body = JSON.parse(raw) as { message: string; conversation_id?: string };
+        // As the real proxy: an id it does not know (or that is not this visitor's) is a 404, never a new conversation.
+        if (body.conversation_id !== undefined && !ns.conversations.has(body.conversation_id)) return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
         const id = body.conversation_id ?? `conv_${++ids}`;
         const conversation = ns.conversations.get(id) ?? { messages: [], readyAt: 0, status: 'processing' };
         conversation.messages.push({ role: 'user', content: body.message, sources: [] });

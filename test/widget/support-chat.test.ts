@@ -69,7 +69,7 @@ describe('asking and answering', () => {
     expect(source.rel).toBe('noopener noreferrer');
     expect(answer.querySelector('.content')!.getAttribute('dir')).toBe('auto');
     const status = m.el.shadowRoot!.querySelector('[role="status"][aria-live="polite"]')!;
-    expect(status.textContent).toMatch(/^New answer: Use the reset link/);
+    expect(status.textContent).toMatch(/^Answer ready: Use the reset link/);
     await expect(m.el).to.be.accessible();
   });
 

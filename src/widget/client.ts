@@ -57,7 +57,9 @@ export class ProxyClient {
     return { conversation: data, longPoll: response.headers.has('preference-applied') };
   }
 
-  async escalate(id: string, customer: { name: string; email: string }, signal?: AbortSignal): Promise<EscalationResult> {
-    return (await this.#request<EscalationResult>('POST', `/chat/${encodeURIComponent(id)}/escalate`, { body: customer, signal })).data;
+  /** Escalates; `note` (optional, at most 2,000 characters) is relayed into the ticket. */
+  async escalate(id: string, customer: { name: string; email: string; note?: string }, signal?: AbortSignal): Promise<EscalationResult> {
+    const body = customer.note ? { name: customer.name, email: customer.email, note: customer.note } : { name: customer.name, email: customer.email };
+    return (await this.#request<EscalationResult>('POST', `/chat/${encodeURIComponent(id)}/escalate`, { body, signal })).data;
   }
 }

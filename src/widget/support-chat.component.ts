@@ -1,21 +1,45 @@
 /** @module The `<support-chat>` element: launcher or inline panel, answers with sources, escalation to a human. */
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
+import { Task, TaskStatus } from '@lit/task';
 import { property, query, state } from 'lit/decorators.js';
 import { isPlausibleEmail, MESSAGE_MAX_LENGTH, type Conversation, type ConversationStatus, type Message, type Source } from '../protocol/index.js';
 import { ApiError, NetworkError, ProxyClient, TimeoutError } from './client.js';
 import type { SupportChatErrorDetail } from './events.js';
 import { safeUrl } from './markdown.js';
 import { ConnectivityController } from './controllers/connectivity.js';
+import { asksForHuman } from './intent.js';
 import { ConversationPoller } from './poller.js';
 import { renderMarkdown } from './render-markdown.js';
 import { clear, load, save, storageKey, type SavedState } from './storage.js';
 import { format, localeFor, type Strings } from './strings.js';
 import { styles } from './support-chat.styles.js';
+import { escalationForm, ticket } from './templates/escalation.js';
 
 type Escalation = SavedState['escalation'];
 type Notice = { detail: SupportChatErrorDetail; retry: (() => void) | null };
+type FormErrors = { name?: string; email?: string; note?: string };
+type Customer = { name: string; email: string; note: string };
+
+/** The escalation note's limit, as the proxy enforces it. */
+const NOTE_MAX_LENGTH = 2_000;
+
+const abortableSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
 
 let instances = 0;
+
+/** The `starters` attribute: a JSON array of strings; anything else is no starters. */
+function parseStarters(value: string | null): string[] {
+  try {
+    const parsed: unknown = JSON.parse(value ?? '[]');
+    return Array.isArray(parsed) ? parsed.filter((s): s is string => typeof s === 'string' && s.trim() !== '') : [];
+  } catch {
+    return [];
+  }
+}
 /** The character count shows from here on, before the limit is reached. */
 const COUNTER_FROM = MESSAGE_MAX_LENGTH - 1_000;
 
@@ -94,6 +118,12 @@ export class SupportChat extends LitElement {
   /** Overrides any built-in text. */
   @property({ attribute: false }) strings: Partial<Strings> = {};
 
+  /**
+   * Up to four questions offered in the empty state, each a button (part `starter`) that asks it.
+   * As an attribute, a JSON array: `starters='["How do I reset my password?"]'`.
+   */
+  @property({ converter: { fromAttribute: parseStarters } }) starters: string[] = [];
+
   /** How long to wait for an answer before offering a retry, in ms. */
   @property({ type: Number, attribute: 'poll-timeout' }) pollTimeout = 120_000;
 
@@ -106,8 +136,11 @@ export class SupportChat extends LitElement {
   @state() private sending = false;
   @state() private escalation: Escalation = null;
   @state() private formOpen = false;
-  @state() private formErrors: { name?: string; email?: string } = {};
-  @state() private submitting = false;
+  @state() private formErrors: FormErrors = {};
+  /** The proxy said the ticket is being created (409 retryable): waiting for the outcome. */
+  @state() private creatingTicket = false;
+  /** Messages from this index on were sent after the conversation went to the team. */
+  @state() private escalatedFrom: number | null = null;
   @state() private notice: Notice | null = null;
   /** Messages asked while an answer was on its way (or while offline), sent in order once it can be. */
   @state() private queue: string[] = [];
@@ -128,6 +161,10 @@ export class SupportChat extends LitElement {
   #scrollToAnswer = false;
   #scrollToEnd = false;
   #restoring = false;
+  /** The visitor's own words asking for a person, used to start a conversation if there is none yet. */
+  #humanRequest = '';
+  /** Escalations waiting for the answer on its way (see #settled). */
+  #waiters: (() => void)[] = [];
 
   readonly #poller = new ConversationPoller(
     this,
@@ -182,6 +219,7 @@ export class SupportChat extends LitElement {
   }
 
   protected override updated(): void {
+    if (this.#waiters.length && !this.#busy) for (const resolve of this.#waiters.splice(0)) resolve();
     const el = this.messagesEl;
     if (!el) return;
     if (this.#scrollToEnd) {
@@ -234,6 +272,12 @@ export class SupportChat extends LitElement {
       return;
     }
     if (this.mode === 'launcher' && !this.opened) this.open();
+    // "Can I talk to a human?" opens the form rather than asking the bot.
+    if (!this.noEscalation && !this.escalation && asksForHuman(message)) {
+      this.#humanRequest = message;
+      this.handleOpenForm();
+      return;
+    }
     if (message.length > MESSAGE_MAX_LENGTH) {
       this.#fail(new ApiError(400, 'bad_request', `Messages can be at most ${MESSAGE_MAX_LENGTH} characters`, false, undefined), null);
       return;
@@ -277,11 +321,15 @@ export class SupportChat extends LitElement {
         if (error instanceof ApiError && error.status === 404 && this.conversationId) {
           this.conversationId = null;
           this.escalation = null;
+          this.escalatedFrom = null;
           this.messages = [{ role: 'user', content: message, sources: [] }];
           result = await this.#proxy().send(message, undefined);
         } else throw error;
       }
-      if (result.conversation_id !== this.conversationId) this.escalation = null;
+      if (result.conversation_id !== this.conversationId) {
+        this.escalation = null;
+        this.escalatedFrom = null;
+      }
       this.conversationId = result.conversation_id;
       this.#persist();
       this.#poller.start(result.conversation_id);
@@ -309,6 +357,7 @@ export class SupportChat extends LitElement {
     this.conversationId = null;
     this.status = 'idle';
     this.escalation = null;
+    this.escalatedFrom = null;
     this.formOpen = false;
     this.formErrors = {};
     this.notice = null;
@@ -352,6 +401,7 @@ export class SupportChat extends LitElement {
     this.conversationId = saved.conversationId;
     this.status = saved.status;
     this.escalation = saved.escalation;
+    this.escalatedFrom = saved.escalatedFrom ?? null;
     if (saved.open && this.mode === 'launcher') this.opened = true;
     this.#restoring = false;
     // An answer still processing when the page was left resumes now.
@@ -360,7 +410,7 @@ export class SupportChat extends LitElement {
 
   #persist(): void {
     if (this.noPersist || !this.endpoint || this.#restoring) return;
-    save(this.#key, { conversationId: this.conversationId, status: this.status, messages: this.messages, escalation: this.escalation, open: this.opened });
+    save(this.#key, { conversationId: this.conversationId, status: this.status, messages: this.messages, escalation: this.escalation, escalatedFrom: this.escalatedFrom, open: this.opened });
   }
 
   #resume(): void {
@@ -465,46 +515,87 @@ export class SupportChat extends LitElement {
   private handleOpenForm(): void {
     this.formOpen = true;
     this.formErrors = {};
+    this.#scrollToEnd = true;
     void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLInputElement>('input[name="name"]')?.focus());
   }
 
-  private async handleEscalate(event: Event): Promise<void> {
+  private handleCancelForm(): void {
+    this.formOpen = false;
+    this.formErrors = {};
+    // Focus stays in the widget: back on the offer that opened the form (or the message field).
+    void this.updateComplete.then(() => (this.renderRoot.querySelector<HTMLButtonElement>('.offer') ?? this.inputEl)?.focus());
+  }
+
+  private handleEscalate(event: Event): void {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    const name = (form.elements.namedItem('name') as HTMLInputElement).value.trim();
-    const email = (form.elements.namedItem('email') as HTMLInputElement).value.trim();
+    const value = (name: string) => (form.elements.namedItem(name) as HTMLInputElement | HTMLTextAreaElement).value.trim();
+    const customer = { name: value('name'), email: value('email'), note: value('note') };
     const t = this.#text;
-    const errors: { name?: string; email?: string } = {};
-    if (!name) errors.name = t.nameRequired;
-    if (!isPlausibleEmail(email)) errors.email = t.emailInvalid;
+    const errors: FormErrors = {};
+    if (!customer.name) errors.name = t.nameRequired;
+    if (!isPlausibleEmail(customer.email)) errors.email = t.emailInvalid;
+    if (customer.note.length > NOTE_MAX_LENGTH) errors.note = format(t.tooLong, { count: customer.note.length.toLocaleString(this.#locale.code), max: NOTE_MAX_LENGTH.toLocaleString(this.#locale.code) });
     this.formErrors = errors;
-    if (errors.name || errors.email) {
-      await this.updateComplete;
-      this.renderRoot.querySelector<HTMLInputElement>('input[aria-invalid="true"]')?.focus();
+    if (errors.name || errors.email || errors.note) {
+      void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('.escalation-form [aria-invalid="true"]')?.focus());
       return;
     }
-    const id = this.conversationId;
-    if (!id) return;
-    this.submitting = true;
     this.notice = null;
-    try {
-      const result = await this.#proxy().escalate(id, { name, email });
+    void this.#escalation.run([customer]);
+  }
+
+  /** Resolves once no message is being sent and no answer is on its way. */
+  #settled(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (!this.#busy) return resolve();
+      this.#waiters.push(resolve);
+      signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+  }
+
+  /** Escalation: starts a conversation if there is none, waits for the answer, retries while the ticket is being created. */
+  readonly #escalation = new Task(this, {
+    autoRun: false,
+    task: async ([customer]: readonly [Customer], { signal }) => {
+      if (!this.conversationId) await this.#send(this.#humanRequest || customer.note || this.#text.talkToHuman);
+      await this.#settled(signal);
+      const id = this.conversationId;
+      if (!id) throw new ApiError(0, 'bad_request', this.#text.errorGeneric, true, undefined);
+      for (;;) {
+        try {
+          return { id, result: await this.#proxy().escalate(id, customer, signal) };
+        } catch (error) {
+          // 409 retryable: the ticket is being created (by this request or an earlier one); ask again after Retry-After.
+          if (!(error instanceof ApiError && error.status === 409 && error.retryable)) throw error;
+          this.creatingTicket = true;
+          await abortableSleep(Math.max(1, error.retryAfter ?? 1) * 1000, signal);
+        }
+      }
+    },
+    onComplete: ({ id, result }) => {
       const url = safeUrl(result.ticket_url) ?? '';
-      this.escalation = { ticketId: result.ticket_id, ticketUrl: url };
-      this.formOpen = false;
-      this.announcement = t.ticketCreated;
+      this.#escalated({ ticketId: result.ticket_id, ticketUrl: url });
       this.#emit('support-chat-escalate', { conversationId: id, ticketId: result.ticket_id, ticketUrl: url || null });
-      this.#persist();
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 409 && this.status !== 'processing') {
-        // Already escalated (here, in another tab, or by a retry that got through): show that state.
-        this.escalation = 'already';
-        this.formOpen = false;
-        this.#persist();
-      } else this.#fail(error, () => this.renderRoot.querySelector<HTMLFormElement>('form.escalation-form')?.requestSubmit());
-    } finally {
-      this.submitting = false;
-    }
+    },
+    onError: (error) => {
+      this.creatingTicket = false;
+      // 409 without `retryable`: already with the team (here, in another tab, or by a retry that got through).
+      if (error instanceof ApiError && error.status === 409) this.#escalated('already');
+      else this.#fail(error, () => this.renderRoot.querySelector<HTMLFormElement>('form.escalation-form')?.requestSubmit());
+    },
+  });
+
+  #escalated(escalation: NonNullable<Escalation>): void {
+    this.escalation = escalation;
+    this.escalatedFrom = this.messages.length;
+    this.formOpen = false;
+    this.creatingTicket = false;
+    this.#humanRequest = '';
+    this.announcement = escalation === 'already' ? this.#text.alreadyEscalated : this.#text.ticketCreated;
+    this.#persist();
+    // The form that had focus is gone: focus moves to the outcome, inside the widget.
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('[part~="ticket"]')?.focus());
   }
 
   // Rendering
@@ -521,6 +612,7 @@ export class SupportChat extends LitElement {
     return html`<article class="message" part="message" data-role=${message.role} data-index=${index}>
       <span class="who">${isUser ? t.you : t.assistant}:</span>
       <div class="content" dir="auto">${isUser ? message.content : renderMarkdown(message.content, renderOptions)}</div>
+      ${isUser && this.escalatedFrom !== null && index >= this.escalatedFrom ? html`<p class="caption">${t.alsoSent}</p>` : nothing}
       ${!isUser && sources.length
         ? html`<nav class="sources" part="sources" aria-label=${t.sources}>
             <h3>${t.sources}</h3>
@@ -536,48 +628,30 @@ export class SupportChat extends LitElement {
     </article>`;
   }
 
+  /** The area above the composer: the offer to talk to a human, or the ticket once there is one. */
   private renderEscalation() {
     const t = this.#text;
-    if (this.noEscalation || !this.conversationId) return nothing;
-    if (this.escalation === 'already') {
-      return html`<div class="escalation" part="escalation"><p class="ticket" part="ticket">${t.alreadyEscalated}</p></div>`;
-    }
-    if (this.escalation) {
-      const { ticketId, ticketUrl } = this.escalation;
-      return html`<div class="escalation" part="escalation">
-        <div class="ticket" part="ticket">
-          <p>${t.ticketCreated}</p>
-          ${ticketUrl
-            ? html`<a href=${ticketUrl} target="_blank" rel="noopener noreferrer">${format(t.ticketLink, { id: ticketId })}</a>`
-            : html`<span>${format(t.ticketLink, { id: ticketId })}</span>`}
-        </div>
-      </div>`;
-    }
-    if (this.status !== 'completed' && this.status !== 'failed') return nothing;
-    if (!this.formOpen) {
-      return html`<div class="escalation" part="escalation">
-        <button type="button" class="secondary" @click=${this.handleOpenForm}>${t.talkToHuman}</button>
-      </div>`;
-    }
-    const errors = this.formErrors;
+    if (this.noEscalation) return nothing;
+    if (this.escalation) return html`<div class="escalation" part="escalation">${ticket(t, this.escalation)}</div>`;
+    // Offered from the first exchange on, while the answer is still coming too.
+    if (this.formOpen || (!this.messages.length && !this.queue.length)) return nothing;
     return html`<div class="escalation" part="escalation">
-      <form class="escalation-form" part="escalation-form" novalidate @submit=${this.handleEscalate} aria-labelledby="${this.#id}-escalate">
-        <p id="${this.#id}-escalate">${t.escalateIntro}</p>
-        <div class="field">
-          <label for="${this.#id}-name">${t.name}</label>
-          <input id="${this.#id}-name" name="name" autocomplete="name" required maxlength="200" aria-invalid=${errors.name ? 'true' : 'false'} aria-describedby=${errors.name ? `${this.#id}-name-error` : nothing} />
-          ${errors.name ? html`<span class="field-error" id="${this.#id}-name-error">${errors.name}</span>` : nothing}
-        </div>
-        <div class="field">
-          <label for="${this.#id}-email">${t.email}</label>
-          <input id="${this.#id}-email" name="email" type="email" autocomplete="email" required maxlength="320" aria-invalid=${errors.email ? 'true' : 'false'} aria-describedby=${errors.email ? `${this.#id}-email-error` : nothing} />
-          ${errors.email ? html`<span class="field-error" id="${this.#id}-email-error">${errors.email}</span>` : nothing}
-        </div>
-        <div class="actions">
-          <button type="button" class="secondary" @click=${() => (this.formOpen = false)}>${t.cancel}</button>
-          <button type="submit" class="primary" ?disabled=${this.submitting}>${this.submitting ? t.submitting : t.submit}</button>
-        </div>
-      </form>
+      <button type="button" class="secondary offer" @click=${this.handleOpenForm}>${t.talkToHuman}</button>
+    </div>`;
+  }
+
+  /** The empty state: a greeting, what the assistant does, and up to four starter questions. */
+  private renderWelcome() {
+    const t = this.#text;
+    const starters = this.starters.slice(0, 4);
+    return html`<div class="welcome">
+      <p class="greeting">${t.greeting}</p>
+      <p>${t.welcome}</p>
+      ${starters.length
+        ? html`<ul class="starters" aria-label=${t.starters}>
+            ${starters.map((q) => html`<li><button type="button" part="starter" dir="auto" @click=${() => void this.ask(q)}>${q}</button></li>`)}
+          </ul>`
+        : nothing}
     </div>`;
   }
 
@@ -609,7 +683,7 @@ export class SupportChat extends LitElement {
           : nothing}
       </header>
       <div class="messages" part="messages" role="log" aria-live="off" aria-label=${this.heading || t.heading} aria-busy=${busy ? 'true' : 'false'} tabindex="0">
-        ${this.messages.length === 0 ? html`<p class="welcome">${t.welcome}</p>` : nothing}
+        ${this.messages.length === 0 && !this.queue.length ? this.renderWelcome() : nothing}
         ${this.messages.map((m, i) => this.renderMessage(m, i))}
         ${busy
           ? html`<div class="message working" part="message" data-role="status">
@@ -617,6 +691,17 @@ export class SupportChat extends LitElement {
             </div>`
           : nothing}
         ${this.status === 'failed' ? html`<p class="message" part="message" data-role="status">${t.failed}</p>` : nothing}
+        ${this.formOpen && !this.escalation && !this.noEscalation
+          ? escalationForm({
+              id: this.#id,
+              t,
+              errors: this.formErrors,
+              pending: this.#escalation.status === TaskStatus.PENDING,
+              creating: this.creatingTicket,
+              onSubmit: (e) => this.handleEscalate(e),
+              onCancel: () => this.handleCancelForm(),
+            })
+          : nothing}
         ${this.queue.map(
           (text) => html`<article class="message pending" part="message pending" data-role="user" data-pending>
             <span class="who">${t.you}:</span>
@@ -634,7 +719,7 @@ export class SupportChat extends LitElement {
           </div>`
         : nothing}
       ${this.renderEscalation()}
-      <form class="composer" part="composer" @submit=${this.handleSubmit}>
+      <form class="composer" part="composer" ?hidden=${this.formOpen && !this.escalation} @submit=${this.handleSubmit}>
         <label class="visually-hidden" for="${this.#id}-input">${t.inputLabel}</label>
         <textarea
           id="${this.#id}-input"

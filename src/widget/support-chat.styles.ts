@@ -179,7 +179,36 @@ export const styles = css`
   }
   .welcome {
     color: var(--sc-muted);
+    display: grid;
+    gap: 8px;
+  }
+  .welcome p {
     margin: 0;
+  }
+  .welcome .greeting {
+    color: var(--sc-fg);
+    font-size: 17px;
+    font-weight: 650;
+  }
+  .starters {
+    list-style: none;
+    margin: 4px 0 0;
+    padding: 0;
+    display: grid;
+    gap: 6px;
+  }
+  .starters button {
+    inline-size: 100%;
+    text-align: start;
+    border: 1px solid var(--sc-line);
+    background: var(--sc-bg);
+    color: var(--sc-fg);
+    border-radius: 10px;
+    padding: 8px 12px;
+    cursor: pointer;
+  }
+  .starters button:hover {
+    border-color: var(--sc-accent);
   }
   .message {
     max-inline-size: 92%;
@@ -408,7 +437,8 @@ export const styles = css`
     font-size: 14px;
     font-weight: 600;
   }
-  input {
+  input,
+  .escalation-form textarea {
     border: 1px solid var(--sc-muted);
     border-radius: 8px;
     padding: 8px 10px;

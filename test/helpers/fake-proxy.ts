@@ -18,6 +18,8 @@ export interface ProxyBehaviour {
   retryAfter: number;
   /** Status of the escalation endpoint (200, 409, 500…). */
   escalateStatus: number;
+  /** How many escalation requests are answered 409 retryable ("in progress", with Retry-After) before the ticket. */
+  escalateInProgress: number;
   /** Final status of answers. */
   finalStatus: 'completed' | 'failed';
 }
@@ -36,6 +38,7 @@ const defaults = (): ProxyBehaviour => ({
   failNext: [],
   retryAfter: 1,
   escalateStatus: 200,
+  escalateInProgress: 0,
   finalStatus: 'completed',
 });
 
@@ -114,6 +117,13 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
       }
       const escalate = /^\/chat\/([\w-]+)\/escalate$/.exec(path);
       if (req.method === 'POST' && escalate) {
+        const conversation = ns.conversations.get(escalate[1]!);
+        if (!conversation) return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
+        if (conversation.status === 'processing' && Date.now() < conversation.readyAt) return send(409, { error: { code: 'conflict', message: 'Conversation is still processing' } });
+        if (b.escalateInProgress > 0) {
+          b.escalateInProgress--;
+          return send(409, { error: { code: 'conflict', message: 'Escalation in progress', retryable: true } }, { 'retry-after': '1' });
+        }
         if (b.escalateStatus === 409) return send(409, { error: { code: 'conflict', message: 'Conversation has already been escalated' } });
         if (b.escalateStatus !== 200) return send(b.escalateStatus, { error: { code: 'internal_error', message: 'An internal error occurred', retryable: true } });
         return send(200, { success: true, integration: 'webhook', ticket_id: 'tkt_42', ticket_url: 'https://helpdesk.example.com/tickets/tkt_42' });

@@ -1,6 +1,6 @@
 /** Defects a visitor hit (issue 14): each test here failed before its fix. */
 import { describe, expect, it } from 'vitest';
-import { oneEvent, waitUntil } from '@open-wc/testing-helpers';
+import { oneEvent } from '@open-wc/testing-helpers';
 import './setup.js';
 import { mount, namespace, typeAndSend, type Mounted } from './helpers.js';
 

@@ -7,6 +7,8 @@ import { ApiError, NetworkError, ProxyClient, TimeoutError } from './client.js';
 import type { SupportChatErrorDetail } from './events.js';
 import { safeUrl } from './markdown.js';
 import { ConnectivityController } from './controllers/connectivity.js';
+import { MediaQueryController } from './controllers/media-query.js';
+import { focusables, trapTab } from './focus.js';
 import { asksForHuman } from './intent.js';
 import { ConversationPoller } from './poller.js';
 import { renderMarkdown } from './render-markdown.js';
@@ -40,6 +42,9 @@ function parseStarters(value: string | null): string[] {
     return [];
   }
 }
+/** Where the launcher's panel becomes full screen (and modal); the styles use the same width. */
+const PHONE = '(max-width: 480px)';
+
 /** The character count shows from here on, before the limit is reached. */
 const COUNTER_FROM = MESSAGE_MAX_LENGTH - 1_000;
 
@@ -181,6 +186,20 @@ export class SupportChat extends LitElement {
     if (event.key === this.#key && !this.noPersist) this.#restore();
   };
   readonly #net = new ConnectivityController(this, () => this.#flush());
+  /** Phones: the launcher's panel covers the screen, so it is a modal dialog there. */
+  readonly #phone = new MediaQueryController(this, PHONE);
+
+  /** The launcher's panel is open full screen: modal, focus kept inside. */
+  get #modal(): boolean {
+    return this.mode === 'launcher' && this.opened && this.#phone.matches;
+  }
+
+  /** While modal, focus that reaches the page behind (a click, a script) comes back into the panel. */
+  readonly #onFocusIn = (event: FocusEvent) => {
+    if (!this.#modal || event.composedPath().includes(this)) return;
+    const panel = this.renderRoot.querySelector<HTMLElement>('.panel');
+    if (panel) focusables(panel)[0]?.focus();
+  };
 
   get #locale() {
     return localeFor(this.lang || document.documentElement.lang || navigator.language);
@@ -205,11 +224,13 @@ export class SupportChat extends LitElement {
   override connectedCallback(): void {
     super.connectedCallback();
     window.addEventListener('storage', this.#onStorage);
+    document.addEventListener('focusin', this.#onFocusIn);
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     window.removeEventListener('storage', this.#onStorage);
+    document.removeEventListener('focusin', this.#onFocusIn);
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
@@ -243,8 +264,10 @@ export class SupportChat extends LitElement {
     this.#persist();
     this.#emit('support-chat-open', {});
     void this.updateComplete.then(() => {
-      // No autofocus on touch devices: the keyboard would cover the answer.
+      // No autofocus of the field on touch devices: the keyboard would cover the answer. A modal
+      // panel still takes focus (on its first control), as a dialog must.
       if (window.matchMedia?.('(pointer: fine)').matches) this.inputEl?.focus();
+      else if (this.#modal) this.renderRoot.querySelector<HTMLElement>('.panel button')?.focus();
     });
   }
 
@@ -494,7 +517,7 @@ export class SupportChat extends LitElement {
     if (event.key === 'Escape' && this.mode === 'launcher' && this.opened) {
       event.stopPropagation();
       this.close();
-    }
+    } else if (this.#modal) trapTab(event, event.currentTarget as HTMLElement, this.shadowRoot!.activeElement);
   }
 
   private handleSourceClick(source: Source): void {
@@ -666,14 +689,14 @@ export class SupportChat extends LitElement {
       part="panel"
       id="${this.#id}-panel"
       role=${this.mode === 'launcher' ? 'dialog' : 'region'}
-      aria-modal=${this.mode === 'launcher' ? 'false' : nothing}
+      aria-modal=${this.mode === 'launcher' ? (this.#modal ? 'true' : 'false') : nothing}
       aria-labelledby=${headingId}
       lang=${locale.code}
       dir=${locale.dir}
       ?hidden=${this.mode === 'launcher' && !this.opened}
       @keydown=${this.handleKeydown}
     >
-      <header part="header">
+      <div class="header" part="header">
         <h2 id=${headingId}>${this.heading || t.heading}</h2>
         ${this.messages.length
           ? html`<button type="button" class="icon-button" @click=${() => this.reset()}>${t.newConversation}</button>`
@@ -681,7 +704,7 @@ export class SupportChat extends LitElement {
         ${this.mode === 'launcher'
           ? html`<button type="button" class="icon-button" aria-label=${t.close} @click=${() => this.close()}>✕</button>`
           : nothing}
-      </header>
+      </div>
       <div class="messages" part="messages" role="log" aria-live="off" aria-label=${this.heading || t.heading} aria-busy=${busy ? 'true' : 'false'} tabindex="0">
         ${this.messages.length === 0 && !this.queue.length ? this.renderWelcome() : nothing}
         ${this.messages.map((m, i) => this.renderMessage(m, i))}

@@ -52,6 +52,8 @@ export const styles = css`
     flex-direction: column;
     height: 100%;
     min-height: 0;
+    min-width: 0;
+    max-inline-size: 100%;
   }
   *,
   *::before,
@@ -139,14 +141,14 @@ export const styles = css`
       display: none;
     }
   }
-  header {
+  .header {
     display: flex;
     align-items: center;
     gap: 8px;
     padding: 12px 14px;
     border-block-end: 1px solid var(--sc-line);
   }
-  header h2 {
+  .header h2 {
     margin: 0;
     font-size: 16px;
     font-weight: 650;
@@ -169,6 +171,8 @@ export const styles = css`
   .messages {
     position: relative;
     flex: 1;
+    /* A long code line scrolls inside its block; it never widens the panel or the page around it. */
+    contain: inline-size;
     overflow-y: auto;
     overscroll-behavior: contain;
     padding: 14px;

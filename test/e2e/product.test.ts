@@ -193,6 +193,15 @@ describe('the product, end to end', () => {
     await form.getByRole('button', { name: /send/i }).tap();
     await page.locator('[part~="ticket"]').waitFor({ timeout: 20_000 });
     await page.screenshot({ path: join(shots, 'ticket-phone.png') });
+
+    // The docs page with its inline help panel: nothing wider than the screen, before or after an answer with code.
+    await page.goto(`${stack.url}/docs.html`);
+    await page.locator('.help [part~="input"]').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await ask(page, 'Which environment variable sets the LLM base URL?');
+    await lastAnswer(page).waitFor({ timeout: 20_000 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: join(shots, 'docs-inline-phone.png'), fullPage: true });
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -1,7 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { page } from 'vitest/browser';
 import { oneEvent, waitUntil } from '@open-wc/testing-helpers';
 import './setup.js';
 import { mount, namespace, typeAndSend } from './helpers.js';
+
+// A desktop window: the launcher's panel is non-modal there (phone.test.ts covers phones).
+beforeAll(async () => {
+  await page.viewport(1280, 800);
+});
 
 describe('<support-chat> launcher', () => {
   it('opens a labelled, non-modal panel from the launcher and closes on Escape, returning focus', async () => {

@@ -2,7 +2,7 @@
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { Task, TaskStatus } from '@lit/task';
 import { property, query, state } from 'lit/decorators.js';
-import { isPlausibleEmail, MESSAGE_MAX_LENGTH, type Conversation, type ConversationStatus, type Message, type Source } from '../protocol/index.js';
+import { isPlausibleEmail, MESSAGE_MAX_LENGTH, type Conversation, type ConversationStatus, type Message } from '../protocol/index.js';
 import { ApiError, NetworkError, ProxyClient, TimeoutError } from './client.js';
 import type { SupportChatErrorDetail } from './events.js';
 import { safeUrl } from './markdown.js';
@@ -11,11 +11,12 @@ import { MediaQueryController } from './controllers/media-query.js';
 import { focusables, trapTab } from './focus.js';
 import { asksForHuman } from './intent.js';
 import { ConversationPoller } from './poller.js';
-import { renderMarkdown } from './render-markdown.js';
 import { clear, load, save, storageKey, type SavedState } from './storage.js';
 import { format, localeFor, type Strings } from './strings.js';
 import { styles } from './support-chat.styles.js';
 import { escalationForm, ticket } from './templates/escalation.js';
+import { message } from './templates/message.js';
+import { firstSentence } from './announce.js';
 
 type Escalation = SavedState['escalation'];
 type Notice = { detail: SupportChatErrorDetail; retry: (() => void) | null };
@@ -166,6 +167,8 @@ export class SupportChat extends LitElement {
   #scrollToAnswer = false;
   #scrollToEnd = false;
   #restoring = false;
+  /** Focus was inside the widget before this render. */
+  #hadFocus = false;
   /** The visitor's own words asking for a person, used to start a conversation if there is none yet. */
   #humanRequest = '';
   /** Escalations waiting for the answer on its way (see #settled). */
@@ -237,10 +240,17 @@ export class SupportChat extends LitElement {
     if ((changed.has('endpoint') || changed.has('storageKey') || changed.has('noPersist')) && this.endpoint) this.#restore();
     const el = this.messagesEl;
     if (el) this.#stick = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    this.#hadFocus = !!this.shadowRoot?.activeElement;
   }
 
   protected override updated(): void {
     if (this.#waiters.length && !this.#busy) for (const resolve of this.#waiters.splice(0)) resolve();
+    // The focused control went away (a starter, "New conversation", a retry button): focus stays in the widget.
+    if (this.#hadFocus && !this.shadowRoot?.activeElement && (this.mode === 'inline' || this.opened)) {
+      const input = this.inputEl;
+      if (input && input.getClientRects().length) input.focus();
+      else this.messagesEl?.focus();
+    }
     const el = this.messagesEl;
     if (!el) return;
     if (this.#scrollToEnd) {
@@ -452,7 +462,8 @@ export class SupportChat extends LitElement {
       const answer = answers[answers.length - 1]!;
       this.#scrollToAnswer = true;
       // Announced once, when the answer completes; polls that change nothing say nothing.
-      this.announcement = `${this.#text.answerReady}: ${answer.content.replace(/[`*_#>|[\]()]/g, '').slice(0, 200)}`;
+      const sentence = firstSentence(answer.content);
+      this.announcement = sentence ? `${this.#text.answerReady}: ${sentence}` : this.#text.answerReady;
       this.#emit('support-chat-answer', { conversationId: conversation.id, message: answer });
     } else if (conversation.status === 'failed' && wasProcessing) {
       this.announcement = this.#text.failed;
@@ -520,16 +531,12 @@ export class SupportChat extends LitElement {
     } else if (this.#modal) trapTab(event, event.currentTarget as HTMLElement, this.shadowRoot!.activeElement);
   }
 
-  private handleSourceClick(source: Source): void {
-    this.#emit('support-chat-source-click', { source });
-  }
-
+  /** Copies `text`; the button shows its `data-done` text for a moment (the DOM Lit renders is left alone). */
   private handleCopy(text: string, button: HTMLButtonElement): void {
-    const t = this.#text;
     void navigator.clipboard?.writeText(text).then(
       () => {
-        button.textContent = t.copied;
-        setTimeout(() => (button.textContent = t.copy), 1500);
+        button.toggleAttribute('data-copied', true);
+        setTimeout(() => button.toggleAttribute('data-copied', false), 1500);
       },
       () => undefined,
     );
@@ -623,34 +630,6 @@ export class SupportChat extends LitElement {
 
   // Rendering
 
-  private renderMessage(message: Message, index: number) {
-    const t = this.#text;
-    const isUser = message.role === 'user';
-    const renderOptions = {
-      copyLabel: t.copy,
-      imageLabel: t.image,
-      onCopy: (text: string, button: HTMLButtonElement) => this.handleCopy(text, button),
-    };
-    const sources = message.sources.filter((s) => safeUrl(s.url));
-    return html`<article class="message" part="message" data-role=${message.role} data-index=${index}>
-      <span class="who">${isUser ? t.you : t.assistant}:</span>
-      <div class="content" dir="auto">${isUser ? message.content : renderMarkdown(message.content, renderOptions)}</div>
-      ${isUser && this.escalatedFrom !== null && index >= this.escalatedFrom ? html`<p class="caption">${t.alsoSent}</p>` : nothing}
-      ${!isUser && sources.length
-        ? html`<nav class="sources" part="sources" aria-label=${t.sources}>
-            <h3>${t.sources}</h3>
-            <ol>
-              ${sources.map(
-                (source) => html`<li>
-                  <a part="source" href=${safeUrl(source.url)!} target="_blank" rel="noopener noreferrer" dir="auto" @click=${() => this.handleSourceClick(source)}>${source.title || source.url}</a>
-                </li>`,
-              )}
-            </ol>
-          </nav>`
-        : nothing}
-    </article>`;
-  }
-
   /** The area above the composer: the offer to talk to a human, or the ticket once there is one. */
   private renderEscalation() {
     const t = this.#text;
@@ -707,7 +686,16 @@ export class SupportChat extends LitElement {
       </div>
       <div class="messages" part="messages" role="log" aria-live="off" aria-label=${this.heading || t.heading} aria-busy=${busy ? 'true' : 'false'} tabindex="0">
         ${this.messages.length === 0 && !this.queue.length ? this.renderWelcome() : nothing}
-        ${this.messages.map((m, i) => this.renderMessage(m, i))}
+        ${this.messages.map((m, i) =>
+          message(m, i, {
+            t,
+            id: this.#id,
+            alsoSent: this.escalatedFrom !== null && i >= this.escalatedFrom,
+            complete: i < this.messages.length - 1 || this.status !== 'processing',
+            onSourceClick: (source) => this.#emit('support-chat-source-click', { source }),
+            onCopy: (text, button) => this.handleCopy(text, button),
+          }),
+        )}
         ${busy
           ? html`<div class="message working" part="message" data-role="status">
               <span class="dots" aria-hidden="true"><span></span><span></span><span></span></span>${t.working}

@@ -230,8 +230,7 @@ export const styles = css`
     white-space: pre-wrap;
   }
   .message.pending {
-    opacity: 0.85;
-    border: 1px dashed var(--sc-line);
+    border: 1px dashed var(--sc-muted);
   }
   .caption {
     margin: 4px 0 0;
@@ -338,7 +337,7 @@ export const styles = css`
     border-block-start: 1px solid var(--sc-line);
     font-size: 13px;
   }
-  .sources h3 {
+  .sources-title {
     font-size: 12px;
     text-transform: uppercase;
     letter-spacing: 0.04em;
@@ -347,14 +346,78 @@ export const styles = css`
   }
   .sources ol {
     margin: 0;
-    padding-inline-start: 20px;
+    padding-inline-start: 24px;
   }
-  /* Each source is a touch target of at least 24 × 24 px (WCAG 2.2 target size). */
+  .sources li {
+    padding-block: 2px;
+  }
+  .sources li::marker {
+    font-variant-numeric: tabular-nums;
+    color: var(--sc-muted);
+  }
+  /* A block link: the number lines up with the title's first line however it wraps, and each source
+     is a touch target of at least 24 × 24 px (WCAG 2.2 target size). */
   .sources a {
-    display: inline-block;
+    display: block;
     min-block-size: 24px;
+    line-height: 1.4;
+    padding-block: 2px;
+  }
+  .source-detail {
+    color: var(--sc-muted);
+    font-size: 12px;
+  }
+  .content a.cite {
+    display: inline-block;
     min-inline-size: 24px;
+    min-block-size: 24px;
     line-height: 24px;
+    text-align: center;
+    font-size: 12px;
+    vertical-align: baseline;
+    text-decoration: none;
+    border-radius: 6px;
+    background: var(--sc-code-bg);
+    margin-inline: 1px;
+  }
+  .content a.cite::before {
+    content: '[';
+  }
+  .content a.cite::after {
+    content: ']';
+  }
+  .content .code > .lang {
+    position: absolute;
+    inset-block-start: 6px;
+    inset-inline-start: 12px;
+    font-size: 12px;
+    color: var(--sc-muted);
+    font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  }
+  .answer-actions {
+    margin-block-start: 6px;
+    display: flex;
+    gap: 8px;
+  }
+  .text-button {
+    border: 1px solid transparent;
+    background: transparent;
+    color: var(--sc-muted);
+    font-size: 13px;
+    border-radius: 6px;
+    padding: 2px 6px;
+    min-block-size: 24px;
+    cursor: pointer;
+  }
+  .text-button:hover {
+    color: var(--sc-fg);
+    border-color: var(--sc-line);
+  }
+  [data-copied] > span {
+    display: none;
+  }
+  [data-copied]::after {
+    content: attr(data-done);
   }
   .working {
     display: flex;

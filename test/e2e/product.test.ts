@@ -180,11 +180,14 @@ describe('the product, end to end', () => {
     await panel.waitFor({ state: 'visible' });
     const box = await panel.boundingBox();
     expect(box?.width).toBeGreaterThanOrEqual(389);
+    expect(await panel.getAttribute('aria-modal')).toBe('true');
+    expect(await axeViolations(page), 'phone open').toEqual([]);
     const fontSize = await page.locator('[part~="input"]').evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
     expect(fontSize).toBeGreaterThanOrEqual(16);
     await ask(page, 'How do I ingest docs into the knowledge base?');
     await lastAnswer(page).locator('[part~="source"]').first().waitFor({ timeout: 20_000 });
     await page.screenshot({ path: join(shots, 'answer-phone.png') });
+    expect(await axeViolations(page), 'phone answered').toEqual([]);
     await page.getByRole('button', { name: /talk to a human/i }).tap();
     const form = page.locator('[part~="escalation-form"]');
     await form.getByLabel(/name/i).fill('Ada Lovelace');

@@ -15,7 +15,7 @@ export interface PollerCallbacks {
 }
 
 export interface PollerOptions {
-  /** Delay of the first poll, ms. @default 300 */
+  /** First backoff delay when the proxy does not long-poll, ms (the first poll itself goes out at once, as a long poll). @default 300 */
   firstDelayMs?: number;
   /** Longest delay between polls, ms. @default 5000 */
   maxDelayMs?: number;
@@ -100,7 +100,6 @@ export class ConversationPoller implements ReactiveController {
     const deadline = Date.now() + timeoutMs;
     let delay = firstDelayMs;
     let useLongPoll = true;
-    await sleep(firstDelayMs, signal);
     while (!signal.aborted) {
       await this.#ready(signal);
       if (signal.aborted) return;

@@ -1,7 +1,6 @@
 /** @module The `<support-chat>` element: launcher or inline panel, answers with sources, escalation to a human. */
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { Task, TaskStatus } from '@lit/task';
-import { property, query, state } from 'lit/decorators.js';
 import { isPlausibleEmail, MESSAGE_MAX_LENGTH, type Conversation, type ConversationStatus, type Message } from '../protocol/index.js';
 import { ApiError, NetworkError, ProxyClient, TimeoutError } from './client.js';
 import type { SupportChatErrorDetail } from './events.js';
@@ -93,72 +92,108 @@ const COUNTER_FROM = MESSAGE_MAX_LENGTH - 1_000;
  */
 export class SupportChat extends LitElement {
   static override styles = styles;
+  // Declared here rather than with decorators: the same reactive properties, a smaller bundle.
+  static override properties = {
+    endpoint: {},
+    mode: { reflect: true },
+    theme: { reflect: true },
+    lang: { reflect: true },
+    heading: {},
+    placeholder: {},
+    storageKey: { attribute: 'storage-key' },
+    noEscalation: { type: Boolean, attribute: 'no-escalation' },
+    noPersist: { type: Boolean, attribute: 'no-persist' },
+    strings: { attribute: false },
+    starters: { converter: { fromAttribute: parseStarters } },
+    pollTimeout: { type: Number, attribute: 'poll-timeout' },
+    opened: { type: Boolean, reflect: true, attribute: 'open' },
+    messages: { state: true },
+    conversationId: { state: true },
+    status: { state: true },
+    sending: { state: true },
+    escalation: { state: true },
+    formOpen: { state: true },
+    formErrors: { state: true },
+    creatingTicket: { state: true },
+    escalatedFrom: { state: true },
+    notice: { state: true },
+    queue: { state: true },
+    draftLength: { state: true },
+    composerError: { state: true },
+    announcement: { state: true },
+  };
 
   /** Base URL of the proxy, e.g. `/api/support`. */
-  @property() endpoint = '';
+  endpoint = '';
 
   /** `launcher`: a floating button opening a panel; `inline`: fills its container. */
-  @property({ reflect: true }) mode: 'launcher' | 'inline' = 'launcher';
+  mode: 'launcher' | 'inline' = 'launcher';
 
   /** `light`, `dark`, or `auto` (follows the system). */
-  @property({ reflect: true }) theme: 'light' | 'dark' | 'auto' = 'auto';
+  theme: 'light' | 'dark' | 'auto' = 'auto';
 
   /** Language of the built-in text (`en`, `es`, `fr`, `ar`); defaults to the page's. */
-  @property({ reflect: true }) override lang = '';
+  override lang = '';
 
   /** Panel title; defaults to the language's "Support". */
-  @property() heading = '';
+  heading = '';
 
   /** Placeholder of the message field. */
-  @property() placeholder = '';
+  placeholder = '';
 
   /** Separates stored conversations of several widgets on one site. */
-  @property({ attribute: 'storage-key' }) storageKey = '';
+  storageKey = '';
 
   /** Hides "Talk to a human". */
-  @property({ type: Boolean, attribute: 'no-escalation' }) noEscalation = false;
+  noEscalation = false;
 
   /** Keeps the conversation in memory only (not across reloads or tabs). */
-  @property({ type: Boolean, attribute: 'no-persist' }) noPersist = false;
+  noPersist = false;
 
   /** Overrides any built-in text. */
-  @property({ attribute: false }) strings: Partial<Strings> = {};
+  strings: Partial<Strings> = {};
 
   /**
    * Up to four questions offered in the empty state, each a button (part `starter`) that asks it.
    * As an attribute, a JSON array: `starters='["How do I reset my password?"]'`.
    */
-  @property({ converter: { fromAttribute: parseStarters } }) starters: string[] = [];
+  starters: string[] = [];
 
   /** How long to wait for an answer before offering a retry, in ms. */
-  @property({ type: Number, attribute: 'poll-timeout' }) pollTimeout = 120_000;
+  pollTimeout = 120_000;
 
   /** Whether the panel is open (launcher mode), reflected as the `open` attribute; use open(), close(), toggle(). */
-  @property({ type: Boolean, reflect: true, attribute: 'open' }) opened = false;
+  opened = false;
 
-  @state() private messages: Message[] = [];
-  @state() private conversationId: string | null = null;
-  @state() private status: ConversationStatus | 'idle' = 'idle';
-  @state() private sending = false;
-  @state() private escalation: Escalation = null;
-  @state() private formOpen = false;
-  @state() private formErrors: FormErrors = {};
+  private messages: Message[] = [];
+  private conversationId: string | null = null;
+  private status: ConversationStatus | 'idle' = 'idle';
+  private sending = false;
+  private escalation: Escalation = null;
+  private formOpen = false;
+  private formErrors: FormErrors = {};
   /** The proxy said the ticket is being created (409 retryable): waiting for the outcome. */
-  @state() private creatingTicket = false;
+  private creatingTicket = false;
   /** Messages from this index on were sent after the conversation went to the team. */
-  @state() private escalatedFrom: number | null = null;
-  @state() private notice: Notice | null = null;
+  private escalatedFrom: number | null = null;
+  private notice: Notice | null = null;
   /** Messages asked while an answer was on its way (or while offline), sent in order once it can be. */
-  @state() private queue: string[] = [];
+  private queue: string[] = [];
   /** Length of the text in the message field, for the counter near the limit. */
-  @state() private draftLength = 0;
+  private draftLength = 0;
   /** Why the message field's text was not sent (too long). */
-  @state() private composerError = '';
-  @state() private announcement = '';
+  private composerError = '';
+  private announcement = '';
 
-  @query('.messages') private messagesEl?: HTMLElement;
-  @query('textarea') private inputEl?: HTMLTextAreaElement;
-  @query('.launcher') private launcherEl?: HTMLButtonElement;
+  private get messagesEl() {
+    return this.renderRoot.querySelector<HTMLElement>('.messages');
+  }
+  private get inputEl() {
+    return this.renderRoot.querySelector<HTMLTextAreaElement>('.composer textarea');
+  }
+  private get launcherEl() {
+    return this.renderRoot.querySelector<HTMLButtonElement>('.launcher');
+  }
 
   readonly #id = `support-chat-${++instances}`;
   #client: ProxyClient | null = null;

@@ -120,4 +120,16 @@ describe('the composer and the conversation', () => {
     expect(bodies).toEqual([expect.objectContaining({ conversation_id: 'conv_gone' }), expect.not.objectContaining({ conversation_id: expect.anything() })]);
     expect(m.parts('message').filter((e) => e.dataset.role === 'user').map((e) => e.querySelector('.content')!.textContent)).toEqual(['fresh start']);
   });
+
+  it('asks for the answer at once with a long poll, so a quick answer shows without a fixed wait', async () => {
+    const m = await mount({ answerDelayMs: 50, longPoll: true }, { mode: 'inline' });
+    const answered = oneEvent(m.el, 'support-chat-answer');
+    const started = performance.now();
+    await typeAndSend(m, 'quick one');
+    await answered;
+    expect(performance.now() - started).toBeLessThan(250);
+    const gets = (await m.log()).filter((l) => l.method === 'GET');
+    expect(gets).toHaveLength(1);
+    expect(gets[0]!.prefer).toMatch(/^wait=\d+$/);
+  });
 });

@@ -9,7 +9,7 @@ const isAbort = (e: unknown) => e instanceof DOMException && e.name === 'AbortEr
 export class ProxyClient {
   readonly #base: string;
 
-  constructor(endpoint: string) {
+  constructor(readonly endpoint: string) {
     this.#base = endpoint.replace(/\/+$/, '');
   }
 

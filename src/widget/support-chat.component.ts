@@ -1,23 +1,21 @@
 /** @module The `<support-chat>` element: launcher or inline panel, answers with sources, escalation to a human. */
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { Task, TaskStatus } from '@lit/task';
-import { isPlausibleEmail, MESSAGE_MAX_LENGTH, type Conversation, type ConversationStatus, type Message } from '../protocol/index.js';
-import { ApiError, NetworkError, ProxyClient, TimeoutError } from './client.js';
+import { isPlausibleEmail, MESSAGE_MAX_LENGTH, type Message } from '../protocol/index.js';
+import { ApiError, NetworkError, TimeoutError } from './client.js';
 import type { SupportChatErrorDetail } from './events.js';
 import { safeUrl } from './markdown.js';
 import { ConnectivityController } from './controllers/connectivity.js';
+import { ConversationController, type Escalation } from './controllers/conversation.js';
 import { MediaQueryController } from './controllers/media-query.js';
 import { focusables, trapTab } from './focus.js';
 import { asksForHuman } from './intent.js';
-import { ConversationPoller } from './poller.js';
-import { clear, load, save, storageKey, type SavedState } from './storage.js';
 import { format, localeFor, type Strings } from './strings.js';
 import { styles } from './support-chat.styles.js';
 import { escalationForm, ticket } from './templates/escalation.js';
 import { message } from './templates/message.js';
 import { firstSentence } from './announce.js';
 
-type Escalation = SavedState['escalation'];
 type Notice = { detail: SupportChatErrorDetail; retry: (() => void) | null };
 type FormErrors = { name?: string; email?: string; note?: string };
 type Customer = { name: string; email: string; note: string };
@@ -107,17 +105,10 @@ export class SupportChat extends LitElement {
     starters: { converter: { fromAttribute: parseStarters } },
     pollTimeout: { type: Number, attribute: 'poll-timeout' },
     opened: { type: Boolean, reflect: true, attribute: 'open' },
-    messages: { state: true },
-    conversationId: { state: true },
-    status: { state: true },
-    sending: { state: true },
-    escalation: { state: true },
     formOpen: { state: true },
     formErrors: { state: true },
     creatingTicket: { state: true },
-    escalatedFrom: { state: true },
     notice: { state: true },
-    queue: { state: true },
     draftLength: { state: true },
     composerError: { state: true },
     announcement: { state: true },
@@ -165,20 +156,11 @@ export class SupportChat extends LitElement {
   /** Whether the panel is open (launcher mode), reflected as the `open` attribute; use open(), close(), toggle(). */
   opened = false;
 
-  private messages: Message[] = [];
-  private conversationId: string | null = null;
-  private status: ConversationStatus | 'idle' = 'idle';
-  private sending = false;
-  private escalation: Escalation = null;
   private formOpen = false;
   private formErrors: FormErrors = {};
   /** The proxy said the ticket is being created (409 retryable): waiting for the outcome. */
   private creatingTicket = false;
-  /** Messages from this index on were sent after the conversation went to the team. */
-  private escalatedFrom: number | null = null;
   private notice: Notice | null = null;
-  /** Messages asked while an answer was on its way (or while offline), sent in order once it can be. */
-  private queue: string[] = [];
   /** Length of the text in the message field, for the counter near the limit. */
   private draftLength = 0;
   /** Why the message field's text was not sent (too long). */
@@ -196,34 +178,41 @@ export class SupportChat extends LitElement {
   }
 
   readonly #id = `support-chat-${++instances}`;
-  #client: ProxyClient | null = null;
-  #clientEndpoint = '';
   #stick = true;
   #scrollToAnswer = false;
   #scrollToEnd = false;
-  #restoring = false;
   /** Focus was inside the widget before this render. */
   #hadFocus = false;
   /** The visitor's own words asking for a person, used to start a conversation if there is none yet. */
   #humanRequest = '';
-  /** Escalations waiting for the answer on its way (see #settled). */
-  #waiters: (() => void)[] = [];
 
-  readonly #poller = new ConversationPoller(
+  readonly #net = new ConnectivityController(this, () => this.#chat.flush());
+
+  /** The conversation: state, persistence, other tabs, polling, sending. */
+  readonly #chat = new ConversationController(
     this,
-    () => this.#proxy(),
+    () => ({ endpoint: this.endpoint, storageKey: this.storageKey, noPersist: this.noPersist, pollTimeout: this.pollTimeout, online: this.#net.online, open: this.opened }),
     {
-      onUpdate: (conversation) => this.#applyConversation(conversation),
-      onError: (error) => this.#fail(error, () => this.#resume()),
-      onTransient: () => undefined,
+      sent: (message, conversationId) => {
+        this.notice = null;
+        this.#scrollToEnd = true;
+        this.#emit('support-chat-send', { message, conversationId });
+      },
+      // Sent by "Try again" (or from the queue): the text it left in the box has gone out.
+      accepted: (message) => {
+        if (this.inputEl?.value.trim() === message) this.#clearInput();
+      },
+      sendFailed: (error, message) => {
+        if (this.inputEl && !this.inputEl.value) this.#setInput(message);
+        this.#fail(error, () => void this.ask(message));
+      },
+      updated: (_conversation, answer, failed) => this.#answered(answer, failed),
+      pollFailed: (error) => this.#fail(error, () => this.#resume()),
+      restored: (saved) => {
+        if (saved.open && this.mode === 'launcher') this.opened = true;
+      },
     },
-    () => ({ timeoutMs: this.pollTimeout }),
   );
-
-  readonly #onStorage = (event: StorageEvent) => {
-    if (event.key === this.#key && !this.noPersist) this.#restore();
-  };
-  readonly #net = new ConnectivityController(this, () => this.#flush());
   /** Phones: the launcher's panel covers the screen, so it is a modal dialog there. */
   readonly #phone = new MediaQueryController(this, PHONE);
 
@@ -247,39 +236,24 @@ export class SupportChat extends LitElement {
     return { ...this.#locale.strings, ...this.strings };
   }
 
-  get #key(): string {
-    return storageKey(this.storageKey, this.endpoint);
-  }
-
-  #proxy(): ProxyClient {
-    if (!this.#client || this.#clientEndpoint !== this.endpoint) {
-      this.#client = new ProxyClient(this.endpoint);
-      this.#clientEndpoint = this.endpoint;
-    }
-    return this.#client;
-  }
-
   override connectedCallback(): void {
     super.connectedCallback();
-    window.addEventListener('storage', this.#onStorage);
     document.addEventListener('focusin', this.#onFocusIn);
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    window.removeEventListener('storage', this.#onStorage);
     document.removeEventListener('focusin', this.#onFocusIn);
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if ((changed.has('endpoint') || changed.has('storageKey') || changed.has('noPersist')) && this.endpoint) this.#restore();
+    if ((changed.has('endpoint') || changed.has('storageKey') || changed.has('noPersist')) && this.endpoint) this.#chat.restore();
     const el = this.messagesEl;
     if (el) this.#stick = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
     this.#hadFocus = !!this.shadowRoot?.activeElement;
   }
 
   protected override updated(): void {
-    if (this.#waiters.length && !this.#busy) for (const resolve of this.#waiters.splice(0)) resolve();
     // The focused control went away (a starter, "New conversation", a retry button): focus stays in the widget.
     if (this.#hadFocus && !this.shadowRoot?.activeElement && (this.mode === 'inline' || this.opened)) {
       const input = this.inputEl;
@@ -306,7 +280,7 @@ export class SupportChat extends LitElement {
   open(): void {
     if (this.opened) return;
     this.opened = true;
-    this.#persist();
+    this.#chat.persist();
     this.#emit('support-chat-open', {});
     void this.updateComplete.then(() => {
       // No autofocus of the field on touch devices: the keyboard would cover the answer. A modal
@@ -320,7 +294,7 @@ export class SupportChat extends LitElement {
   close(): void {
     if (!this.opened) return;
     this.opened = false;
-    this.#persist();
+    this.#chat.persist();
     this.#emit('support-chat-close', {});
     void this.updateComplete.then(() => this.launcherEl?.focus());
   }
@@ -341,7 +315,7 @@ export class SupportChat extends LitElement {
     }
     if (this.mode === 'launcher' && !this.opened) this.open();
     // "Can I talk to a human?" opens the form rather than asking the bot.
-    if (!this.noEscalation && !this.escalation && asksForHuman(message)) {
+    if (!this.noEscalation && !this.#chat.escalation && asksForHuman(message)) {
       this.#humanRequest = message;
       this.handleOpenForm();
       return;
@@ -351,87 +325,17 @@ export class SupportChat extends LitElement {
       return;
     }
     // Never lost: while an answer is on its way, or while offline, the message waits visibly in order.
-    if (this.#busy || !this.#net.online || this.queue.length) {
-      this.queue = [...this.queue, message];
-      this.#scrollToEnd = true;
-      this.#flush();
-      return;
-    }
-    await this.#send(message);
-  }
-
-  get #busy(): boolean {
-    return this.sending || this.status === 'processing';
-  }
-
-  /** Sends the next queued message once no answer is on its way and the browser is online. */
-  #flush(): void {
-    if (this.#busy || !this.#net.online || !this.queue.length) return;
-    const [next, ...rest] = this.queue;
-    this.queue = rest;
-    void this.#send(next!);
-  }
-
-  async #send(message: string): Promise<void> {
-    this.notice = null;
-    this.sending = true;
-    const previous = { messages: this.messages, status: this.status, id: this.conversationId };
-    this.messages = [...this.messages, { role: 'user', content: message, sources: [] }];
-    this.status = 'processing';
     this.#scrollToEnd = true;
-    this.#emit('support-chat-send', { message, conversationId: this.conversationId });
-    try {
-      let result;
-      try {
-        result = await this.#proxy().send(message, this.conversationId ?? undefined);
-      } catch (error) {
-        // The proxy no longer knows this conversation (another browser, cleared cookies): start anew.
-        if (error instanceof ApiError && error.status === 404 && this.conversationId) {
-          this.conversationId = null;
-          this.escalation = null;
-          this.escalatedFrom = null;
-          this.messages = [{ role: 'user', content: message, sources: [] }];
-          result = await this.#proxy().send(message, undefined);
-        } else throw error;
-      }
-      if (result.conversation_id !== this.conversationId) {
-        this.escalation = null;
-        this.escalatedFrom = null;
-      }
-      this.conversationId = result.conversation_id;
-      this.#persist();
-      this.#poller.start(result.conversation_id);
-      // Sent by "Try again" (or from the queue): the text it left in the box has gone out.
-      if (this.inputEl && this.inputEl.value.trim() === message) this.#clearInput();
-    } catch (error) {
-      this.messages = previous.messages;
-      this.status = previous.status;
-      if (error instanceof NetworkError && !navigator.onLine) {
-        // Offline: the one offline notice says so, and the message goes out when the browser is back.
-        this.queue = [message, ...this.queue];
-      } else {
-        if (this.inputEl && !this.inputEl.value) this.#setInput(message);
-        this.#fail(error, () => void this.ask(message));
-      }
-    } finally {
-      this.sending = false;
-    }
+    this.#chat.ask(message);
   }
 
   /** Forgets the conversation and starts anew. */
   reset(): void {
-    this.#poller.stop();
-    this.messages = [];
-    this.conversationId = null;
-    this.status = 'idle';
-    this.escalation = null;
-    this.escalatedFrom = null;
+    this.#chat.reset();
     this.formOpen = false;
     this.formErrors = {};
     this.notice = null;
     this.announcement = '';
-    this.queue = [];
-    if (!this.noPersist) clear(this.#key);
     this.#clearInput();
   }
 
@@ -455,56 +359,21 @@ export class SupportChat extends LitElement {
     input.style.height = `${input.scrollHeight + 2}px`;
   }
 
-  // State
-
-  #restore(): void {
-    if (this.noPersist || !this.endpoint) return;
-    const saved = load(this.#key);
-    this.#restoring = true;
-    if (!saved) {
-      this.#restoring = false;
-      return;
-    }
-    this.messages = saved.messages;
-    this.conversationId = saved.conversationId;
-    this.status = saved.status;
-    this.escalation = saved.escalation;
-    this.escalatedFrom = saved.escalatedFrom ?? null;
-    if (saved.open && this.mode === 'launcher') this.opened = true;
-    this.#restoring = false;
-    // An answer still processing when the page was left resumes now.
-    if (saved.conversationId && saved.status === 'processing' && !this.#poller.running) this.#poller.start(saved.conversationId);
-  }
-
-  #persist(): void {
-    if (this.noPersist || !this.endpoint || this.#restoring) return;
-    save(this.#key, { conversationId: this.conversationId, status: this.status, messages: this.messages, escalation: this.escalation, escalatedFrom: this.escalatedFrom, open: this.opened });
-  }
-
   #resume(): void {
     this.notice = null;
-    if (this.conversationId) this.#poller.start(this.conversationId);
+    this.#chat.resume();
   }
 
-  #applyConversation(conversation: Conversation): void {
-    const wasProcessing = this.status === 'processing';
-    const before = this.messages.filter((m) => m.role === 'assistant').length;
-    this.messages = conversation.messages;
-    this.status = conversation.status;
+  /** A poll brought news: a completed answer is shown from its top, announced once, and emitted. */
+  #answered(answer: Message | null, failed: boolean): void {
     if (this.notice?.detail.code === 'network_error') this.notice = null;
-    const answers = conversation.messages.filter((m) => m.role === 'assistant');
-    if (conversation.status === 'completed' && wasProcessing && answers.length > before) {
-      const answer = answers[answers.length - 1]!;
+    if (answer) {
       this.#scrollToAnswer = true;
       // Announced once, when the answer completes; polls that change nothing say nothing.
       const sentence = firstSentence(answer.content);
       this.announcement = sentence ? `${this.#text.answerReady}: ${sentence}` : this.#text.answerReady;
-      this.#emit('support-chat-answer', { conversationId: conversation.id, message: answer });
-    } else if (conversation.status === 'failed' && wasProcessing) {
-      this.announcement = this.#text.failed;
-    }
-    this.#persist();
-    if (conversation.status !== 'processing') queueMicrotask(() => this.#flush());
+      this.#emit('support-chat-answer', { conversationId: this.#chat.conversationId!, message: answer });
+    } else if (failed) this.announcement = this.#text.failed;
   }
 
   #fail(error: unknown, retry: (() => void) | null): void {
@@ -610,26 +479,17 @@ export class SupportChat extends LitElement {
     void this.#escalation.run([customer]);
   }
 
-  /** Resolves once no message is being sent and no answer is on its way. */
-  #settled(signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      if (!this.#busy) return resolve();
-      this.#waiters.push(resolve);
-      signal.addEventListener('abort', () => resolve(), { once: true });
-    });
-  }
-
   /** Escalation: starts a conversation if there is none, waits for the answer, retries while the ticket is being created. */
   readonly #escalation = new Task(this, {
     autoRun: false,
     task: async ([customer]: readonly [Customer], { signal }) => {
-      if (!this.conversationId) await this.#send(this.#humanRequest || customer.note || this.#text.talkToHuman);
-      await this.#settled(signal);
-      const id = this.conversationId;
+      if (!this.#chat.conversationId) await this.#chat.send(this.#humanRequest || customer.note || this.#text.talkToHuman);
+      await this.#chat.settled(signal);
+      const id = this.#chat.conversationId;
       if (!id) throw new ApiError(0, 'bad_request', this.#text.errorGeneric, true, undefined);
       for (;;) {
         try {
-          return { id, result: await this.#proxy().escalate(id, customer, signal) };
+          return { id, result: await this.#chat.client.escalate(id, customer, signal) };
         } catch (error) {
           // 409 retryable: the ticket is being created (by this request or an earlier one); ask again after Retry-After.
           if (!(error instanceof ApiError && error.status === 409 && error.retryable)) throw error;
@@ -652,13 +512,11 @@ export class SupportChat extends LitElement {
   });
 
   #escalated(escalation: NonNullable<Escalation>): void {
-    this.escalation = escalation;
-    this.escalatedFrom = this.messages.length;
+    this.#chat.escalated(escalation);
     this.formOpen = false;
     this.creatingTicket = false;
     this.#humanRequest = '';
     this.announcement = escalation === 'already' ? this.#text.alreadyEscalated : this.#text.ticketCreated;
-    this.#persist();
     // The form that had focus is gone: focus moves to the outcome, inside the widget.
     void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('[part~="ticket"]')?.focus());
   }
@@ -669,9 +527,9 @@ export class SupportChat extends LitElement {
   private renderEscalation() {
     const t = this.#text;
     if (this.noEscalation) return nothing;
-    if (this.escalation) return html`<div class="escalation" part="escalation">${ticket(t, this.escalation)}</div>`;
+    if (this.#chat.escalation) return html`<div class="escalation" part="escalation">${ticket(t, this.#chat.escalation)}</div>`;
     // Offered from the first exchange on, while the answer is still coming too.
-    if (this.formOpen || (!this.messages.length && !this.queue.length)) return nothing;
+    if (this.formOpen || (!this.#chat.messages.length && !this.#chat.queue.length)) return nothing;
     return html`<div class="escalation" part="escalation">
       <button type="button" class="secondary offer" @click=${this.handleOpenForm}>${t.talkToHuman}</button>
     </div>`;
@@ -695,7 +553,7 @@ export class SupportChat extends LitElement {
   private renderPanel() {
     const t = this.#text;
     const locale = this.#locale;
-    const busy = this.status === 'processing';
+    const busy = this.#chat.status === 'processing';
     const showCounter = this.draftLength >= COUNTER_FROM;
     const headingId = `${this.#id}-heading`;
     return html`<section
@@ -712,7 +570,7 @@ export class SupportChat extends LitElement {
     >
       <div class="header" part="header">
         <h2 id=${headingId}>${this.heading || t.heading}</h2>
-        ${this.messages.length
+        ${this.#chat.messages.length
           ? html`<button type="button" class="icon-button" @click=${() => this.reset()}>${t.newConversation}</button>`
           : nothing}
         ${this.mode === 'launcher'
@@ -720,13 +578,13 @@ export class SupportChat extends LitElement {
           : nothing}
       </div>
       <div class="messages" part="messages" role="log" aria-live="off" aria-label=${this.heading || t.heading} aria-busy=${busy ? 'true' : 'false'} tabindex="0">
-        ${this.messages.length === 0 && !this.queue.length ? this.renderWelcome() : nothing}
-        ${this.messages.map((m, i) =>
+        ${this.#chat.messages.length === 0 && !this.#chat.queue.length ? this.renderWelcome() : nothing}
+        ${this.#chat.messages.map((m, i) =>
           message(m, i, {
             t,
             id: this.#id,
-            alsoSent: this.escalatedFrom !== null && i >= this.escalatedFrom,
-            complete: i < this.messages.length - 1 || this.status !== 'processing',
+            alsoSent: this.#chat.escalatedFrom !== null && i >= this.#chat.escalatedFrom,
+            complete: i < this.#chat.messages.length - 1 || this.#chat.status !== 'processing',
             onSourceClick: (source) => this.#emit('support-chat-source-click', { source }),
             onCopy: (text, button) => this.handleCopy(text, button),
           }),
@@ -736,8 +594,8 @@ export class SupportChat extends LitElement {
               <span class="dots" aria-hidden="true"><span></span><span></span><span></span></span>${t.working}
             </div>`
           : nothing}
-        ${this.status === 'failed' ? html`<p class="message" part="message" data-role="status">${t.failed}</p>` : nothing}
-        ${this.formOpen && !this.escalation && !this.noEscalation
+        ${this.#chat.status === 'failed' ? html`<p class="message" part="message" data-role="status">${t.failed}</p>` : nothing}
+        ${this.formOpen && !this.#chat.escalation && !this.noEscalation
           ? escalationForm({
               id: this.#id,
               t,
@@ -748,7 +606,7 @@ export class SupportChat extends LitElement {
               onCancel: () => this.handleCancelForm(),
             })
           : nothing}
-        ${this.queue.map(
+        ${this.#chat.queue.map(
           (text) => html`<article class="message pending" part="message pending" data-role="user" data-pending>
             <span class="who">${t.you}:</span>
             <div class="content" dir="auto">${text}</div>
@@ -765,7 +623,7 @@ export class SupportChat extends LitElement {
           </div>`
         : nothing}
       ${this.renderEscalation()}
-      <form class="composer" part="composer" ?hidden=${this.formOpen && !this.escalation} @submit=${this.handleSubmit}>
+      <form class="composer" part="composer" ?hidden=${this.formOpen && !this.#chat.escalation} @submit=${this.handleSubmit}>
         <label class="visually-hidden" for="${this.#id}-input">${t.inputLabel}</label>
         <textarea
           id="${this.#id}-input"

@@ -1,12 +1,12 @@
 /** @module The `<support-chat>` element: launcher or inline panel, answers with sources, escalation to a human. */
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
-import { Task, TaskStatus } from '@lit/task';
 import { isPlausibleEmail, MESSAGE_MAX_LENGTH, type Message } from '../protocol/index.js';
-import { ApiError, NetworkError, TimeoutError } from './client.js';
-import type { SupportChatErrorDetail } from './events.js';
+import { ApiError } from './client.js';
+import { errorDetail, type SupportChatErrorDetail } from './events.js';
 import { safeUrl } from './markdown.js';
 import { ConnectivityController } from './controllers/connectivity.js';
 import { ConversationController, type Escalation } from './controllers/conversation.js';
+import { EscalationController } from './controllers/escalation.js';
 import { MediaQueryController } from './controllers/media-query.js';
 import { focusables, trapTab } from './focus.js';
 import { asksForHuman } from './intent.js';
@@ -14,20 +14,14 @@ import { format, localeFor, type Strings } from './strings.js';
 import { styles } from './support-chat.styles.js';
 import { escalationForm, ticket } from './templates/escalation.js';
 import { message } from './templates/message.js';
+import { composer, launcher, notices, pending, welcome } from './templates/panel.js';
 import { firstSentence } from './announce.js';
 
 type Notice = { detail: SupportChatErrorDetail; retry: (() => void) | null };
 type FormErrors = { name?: string; email?: string; note?: string };
-type Customer = { name: string; email: string; note: string };
 
 /** The escalation note's limit, as the proxy enforces it. */
 const NOTE_MAX_LENGTH = 2_000;
-
-const abortableSleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
 
 let instances = 0;
 
@@ -43,8 +37,6 @@ function parseStarters(value: string | null): string[] {
 /** Where the launcher's panel becomes full screen (and modal); the styles use the same width. */
 const PHONE = '(max-width: 480px)';
 
-/** The character count shows from here on, before the limit is reached. */
-const COUNTER_FROM = MESSAGE_MAX_LENGTH - 1_000;
 
 /**
  * An AI support chat that answers from the site's docs and code, shows its sources, and hands the
@@ -107,7 +99,6 @@ export class SupportChat extends LitElement {
     opened: { type: Boolean, reflect: true, attribute: 'open' },
     formOpen: { state: true },
     formErrors: { state: true },
-    creatingTicket: { state: true },
     notice: { state: true },
     draftLength: { state: true },
     composerError: { state: true },
@@ -158,8 +149,6 @@ export class SupportChat extends LitElement {
 
   private formOpen = false;
   private formErrors: FormErrors = {};
-  /** The proxy said the ticket is being created (409 retryable): waiting for the outcome. */
-  private creatingTicket = false;
   private notice: Notice | null = null;
   /** Length of the text in the message field, for the counter near the limit. */
   private draftLength = 0;
@@ -183,8 +172,6 @@ export class SupportChat extends LitElement {
   #scrollToEnd = false;
   /** Focus was inside the widget before this render. */
   #hadFocus = false;
-  /** The visitor's own words asking for a person, used to start a conversation if there is none yet. */
-  #humanRequest = '';
 
   readonly #net = new ConnectivityController(this, () => this.#chat.flush());
 
@@ -316,7 +303,7 @@ export class SupportChat extends LitElement {
     if (this.mode === 'launcher' && !this.opened) this.open();
     // "Can I talk to a human?" opens the form rather than asking the bot.
     if (!this.noEscalation && !this.#chat.escalation && asksForHuman(message)) {
-      this.#humanRequest = message;
+      this.#escalation.request = message;
       this.handleOpenForm();
       return;
     }
@@ -377,18 +364,7 @@ export class SupportChat extends LitElement {
   }
 
   #fail(error: unknown, retry: (() => void) | null): void {
-    let detail: SupportChatErrorDetail;
-    const t = this.#text;
-    if (error instanceof ApiError) {
-      const message = error.status === 429 ? t.errorRateLimited : error.status === 400 ? `${t.errorInput} ${error.message}` : error.status >= 500 ? t.errorGeneric : error.message;
-      detail = { code: error.code, message, retryable: error.retryable, status: error.status || null };
-    } else if (error instanceof TimeoutError) {
-      detail = { code: 'timeout', message: t.errorTimeout, retryable: true, status: null };
-    } else if (error instanceof NetworkError) {
-      detail = { code: 'network_error', message: t.errorNetwork, retryable: true, status: null };
-    } else {
-      detail = { code: 'internal_error', message: t.errorGeneric, retryable: true, status: null };
-    }
+    const detail = errorDetail(error, this.#text);
     this.notice = { detail, retry: detail.retryable ? retry : null };
     this.#emit('support-chat-error', detail);
   }
@@ -476,46 +452,23 @@ export class SupportChat extends LitElement {
       return;
     }
     this.notice = null;
-    void this.#escalation.run([customer]);
+    this.#escalation.submit(customer, t.talkToHuman);
   }
 
-  /** Escalation: starts a conversation if there is none, waits for the answer, retries while the ticket is being created. */
-  readonly #escalation = new Task(this, {
-    autoRun: false,
-    task: async ([customer]: readonly [Customer], { signal }) => {
-      if (!this.#chat.conversationId) await this.#chat.send(this.#humanRequest || customer.note || this.#text.talkToHuman);
-      await this.#chat.settled(signal);
-      const id = this.#chat.conversationId;
-      if (!id) throw new ApiError(0, 'bad_request', this.#text.errorGeneric, true, undefined);
-      for (;;) {
-        try {
-          return { id, result: await this.#chat.client.escalate(id, customer, signal) };
-        } catch (error) {
-          // 409 retryable: the ticket is being created (by this request or an earlier one); ask again after Retry-After.
-          if (!(error instanceof ApiError && error.status === 409 && error.retryable)) throw error;
-          this.creatingTicket = true;
-          await abortableSleep(Math.max(1, error.retryAfter ?? 1) * 1000, signal);
-        }
-      }
-    },
-    onComplete: ({ id, result }) => {
+  /** Escalation: a ticket (or "already with the team") once it is known. */
+  readonly #escalation = new EscalationController(this, this.#chat, {
+    done: (conversationId, result) => {
+      if (!result) return this.#escalated('already');
       const url = safeUrl(result.ticket_url) ?? '';
       this.#escalated({ ticketId: result.ticket_id, ticketUrl: url });
-      this.#emit('support-chat-escalate', { conversationId: id, ticketId: result.ticket_id, ticketUrl: url || null });
+      this.#emit('support-chat-escalate', { conversationId, ticketId: result.ticket_id, ticketUrl: url || null });
     },
-    onError: (error) => {
-      this.creatingTicket = false;
-      // 409 without `retryable`: already with the team (here, in another tab, or by a retry that got through).
-      if (error instanceof ApiError && error.status === 409) this.#escalated('already');
-      else this.#fail(error, () => this.renderRoot.querySelector<HTMLFormElement>('form.escalation-form')?.requestSubmit());
-    },
+    failed: (error) => this.#fail(error, () => this.renderRoot.querySelector<HTMLFormElement>('form.escalation-form')?.requestSubmit()),
   });
 
   #escalated(escalation: NonNullable<Escalation>): void {
     this.#chat.escalated(escalation);
     this.formOpen = false;
-    this.creatingTicket = false;
-    this.#humanRequest = '';
     this.announcement = escalation === 'already' ? this.#text.alreadyEscalated : this.#text.ticketCreated;
     // The form that had focus is gone: focus moves to the outcome, inside the widget.
     void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('[part~="ticket"]')?.focus());
@@ -535,26 +488,10 @@ export class SupportChat extends LitElement {
     </div>`;
   }
 
-  /** The empty state: a greeting, what the assistant does, and up to four starter questions. */
-  private renderWelcome() {
-    const t = this.#text;
-    const starters = this.starters.slice(0, 4);
-    return html`<div class="welcome">
-      <p class="greeting">${t.greeting}</p>
-      <p>${t.welcome}</p>
-      ${starters.length
-        ? html`<ul class="starters" aria-label=${t.starters}>
-            ${starters.map((q) => html`<li><button type="button" part="starter" dir="auto" @click=${() => void this.ask(q)}>${q}</button></li>`)}
-          </ul>`
-        : nothing}
-    </div>`;
-  }
-
   private renderPanel() {
     const t = this.#text;
     const locale = this.#locale;
     const busy = this.#chat.status === 'processing';
-    const showCounter = this.draftLength >= COUNTER_FROM;
     const headingId = `${this.#id}-heading`;
     return html`<section
       class="panel"
@@ -578,7 +515,7 @@ export class SupportChat extends LitElement {
           : nothing}
       </div>
       <div class="messages" part="messages" role="log" aria-live="off" aria-label=${this.heading || t.heading} aria-busy=${busy ? 'true' : 'false'} tabindex="0">
-        ${this.#chat.messages.length === 0 && !this.#chat.queue.length ? this.renderWelcome() : nothing}
+        ${this.#chat.messages.length === 0 && !this.#chat.queue.length ? welcome(t, this.starters, (q) => void this.ask(q)) : nothing}
         ${this.#chat.messages.map((m, i) =>
           message(m, i, {
             t,
@@ -600,73 +537,35 @@ export class SupportChat extends LitElement {
               id: this.#id,
               t,
               errors: this.formErrors,
-              pending: this.#escalation.status === TaskStatus.PENDING,
-              creating: this.creatingTicket,
+              pending: this.#escalation.pending,
+              creating: this.#escalation.creating,
               onSubmit: (e) => this.handleEscalate(e),
               onCancel: () => this.handleCancelForm(),
             })
           : nothing}
-        ${this.#chat.queue.map(
-          (text) => html`<article class="message pending" part="message pending" data-role="user" data-pending>
-            <span class="who">${t.you}:</span>
-            <div class="content" dir="auto">${text}</div>
-            <p class="caption">${this.#net.online ? t.queued : t.queuedOffline}</p>
-          </article>`,
-        )}
+        ${this.#chat.queue.map((text) => pending(t, text, this.#net.online))}
       </div>
       <div class="visually-hidden" role="status" aria-live="polite">${this.announcement}</div>
-      ${this.#net.online ? nothing : html`<p class="notice" part="offline" role="status">${t.offline}</p>`}
-      ${this.notice
-        ? html`<div class="notice error" part="error" role="alert">
-            <span>${this.notice.detail.message}</span>
-            ${this.notice.retry ? html`<button type="button" class="secondary" @click=${this.notice.retry}>${t.retry}</button>` : nothing}
-          </div>`
-        : nothing}
+      ${notices(t, this.#net.online, this.notice)}
       ${this.renderEscalation()}
-      <form class="composer" part="composer" ?hidden=${this.formOpen && !this.#chat.escalation} @submit=${this.handleSubmit}>
-        <label class="visually-hidden" for="${this.#id}-input">${t.inputLabel}</label>
-        <textarea
-          id="${this.#id}-input"
-          part="input"
-          rows="1"
-          placeholder=${this.placeholder || t.placeholder}
-          dir="auto"
-          aria-invalid=${this.composerError ? 'true' : 'false'}
-          aria-describedby=${showCounter || this.composerError ? `${this.#id}-input-help` : nothing}
-          @keydown=${this.handleInputKeydown}
-          @input=${this.handleInput}
-        ></textarea>
-        <button type="submit" class="primary" part="send-button">${t.send}</button>
-        ${showCounter || this.composerError
-          ? html`<p class="composer-help" id="${this.#id}-input-help">
-              ${this.composerError ? html`<span class="field-error" role="alert">${this.composerError}</span>` : nothing}
-              ${showCounter
-                ? html`<span class="counter" part="counter" data-over=${this.draftLength > MESSAGE_MAX_LENGTH ? 'true' : 'false'}
-                    >${format(t.counter, { count: this.draftLength.toLocaleString(locale.code), max: MESSAGE_MAX_LENGTH.toLocaleString(locale.code) })}</span
-                  >`
-                : nothing}
-            </p>`
-          : nothing}
-      </form>
+      ${composer({
+        id: this.#id,
+        t,
+        lang: locale.code,
+        placeholder: this.placeholder || t.placeholder,
+        hidden: this.formOpen && !this.#chat.escalation,
+        error: this.composerError,
+        draftLength: this.draftLength,
+        onSubmit: (e) => this.handleSubmit(e),
+        onKeydown: (e) => this.handleInputKeydown(e),
+        onInput: (e) => this.handleInput(e),
+      })}
     </section>`;
   }
 
   protected override render() {
     const t = this.#text;
     if (this.mode === 'inline') return this.renderPanel();
-    return html`${this.renderPanel()}
-      <button
-        type="button"
-        class="launcher"
-        part="launcher"
-        aria-label=${this.opened ? t.close : t.launcherLabel}
-        aria-expanded=${this.opened ? 'true' : 'false'}
-        aria-controls="${this.#id}-panel"
-        @click=${() => this.toggle()}
-      >
-        ${this.opened
-          ? html`<svg viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M6.4 5 5 6.4 10.6 12 5 17.6 6.4 19l5.6-5.6 5.6 5.6 1.4-1.4-5.6-5.6L19 6.4 17.6 5 12 10.6z" /></svg>`
-          : html`<svg viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H8l-4 4V6a2 2 0 0 1 2-2zm3 5v2h10V9H7zm0 4v2h7v-2H7z" /></svg>`}
-      </button>`;
+    return html`${this.renderPanel()}${launcher(t, `${this.#id}-panel`, this.opened, () => this.toggle())}`;
   }
 }

@@ -1,8 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { page } from 'vitest/browser';
 import { oneEvent, waitUntil } from '@open-wc/testing-helpers';
 import './setup.js';
-import { mount, namespace, typeAndSend } from './helpers.js';
+import { mount, namespace, typeAndSend, type Mounted } from './helpers.js';
+
+const gets = async (m: Mounted) => (await m.log()).filter((l) => l.method === 'GET').length;
 
 // A desktop window: the launcher's panel is non-modal there (phone.test.ts covers phones).
 beforeAll(async () => {
@@ -135,30 +137,44 @@ describe('asking and answering', () => {
   });
 
   it('backs off when there is no long polling', async () => {
-    const m = await mount({ answerDelayMs: 2_500, longPoll: false }, { mode: 'inline' });
-    await typeAndSend(m, 'poll me');
-    await m.answered();
-    const gets = (await m.log()).filter((l) => l.method === 'GET');
-    // 300 ms, then about 600, 1200, 2400: a handful of polls, not one every 300 ms.
-    expect(gets.length).toBeGreaterThanOrEqual(3);
-    expect(gets.length).toBeLessThanOrEqual(6);
+    const m = await mount({ answerDelayMs: 60_000, longPoll: false }, { mode: 'inline' });
+    // Five seconds of the widget's time in small steps, each also giving the network a real moment.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      await typeAndSend(m, 'poll me');
+      for (let i = 0; i < 50; i++) {
+        await m.log();
+        await vi.advanceTimersByTimeAsync(100);
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+    // At once, then about 300, 900, 2100 and 4500 ms: a handful of polls, not one every 300 ms (17).
+    const count = await gets(m);
+    expect(count).toBeGreaterThanOrEqual(4);
+    expect(count).toBeLessThanOrEqual(6);
   });
 
   it('pauses polling while the tab is hidden and resumes when it is visible again', async () => {
     const m = await mount({ answerDelayMs: 600 }, { mode: 'inline' });
     const hidden = Object.getOwnPropertyDescriptor(Document.prototype, 'hidden')!;
     await typeAndSend(m, 'hide and seek');
-    await waitUntil(async () => (await m.log()).some((l) => l.method === 'GET'));
+    await waitUntil(async () => (await gets(m)) >= 1);
     Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
     document.dispatchEvent(new Event('visibilitychange'));
+    const before = await gets(m);
+    // Twenty seconds of the widget's time pass while hidden (no real waiting).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     try {
-      const before = (await m.log()).filter((l) => l.method === 'GET').length;
-      await new Promise((r) => setTimeout(r, 2_000));
-      const during = (await m.log()).filter((l) => l.method === 'GET').length;
-      // At most the poll already scheduled when the tab was hidden goes out.
-      expect(during - before).toBeLessThanOrEqual(1);
+      for (let i = 0; i < 40; i++) {
+        await vi.advanceTimersByTimeAsync(500);
+        await m.log();
+      }
+      // At most the poll already under way when the tab was hidden goes out.
+      expect((await gets(m)) - before).toBeLessThanOrEqual(1);
       expect(m.parts('message').filter((e) => e.dataset.role === 'assistant')).toHaveLength(0);
     } finally {
+      vi.useRealTimers();
       Object.defineProperty(document, 'hidden', hidden);
       delete (document as unknown as Record<string, unknown>).hidden;
     }

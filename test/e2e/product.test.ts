@@ -64,6 +64,18 @@ describe('the product, end to end', () => {
       const response = await fetch(href);
       expect(response.status, href).toBe(200);
     }
+    // A source link opens its file where the answer came from: the anchor's line or heading is on screen.
+    const anchored = hrefs.find((href) => new URL(href).hash.length > 1);
+    expect(anchored, hrefs.join(' ')).toBeDefined();
+    const viewer = await context.newPage();
+    await viewer.goto(anchored!);
+    const id = decodeURIComponent(new URL(anchored!).hash.slice(1)).replace(/-L\d+$/, '');
+    const target = viewer.locator(`[id="${id}"]`);
+    expect(await target.count(), anchored).toBe(1);
+    await expect
+      .poll(() => target.evaluate((el) => el.getBoundingClientRect().top > -2 && el.getBoundingClientRect().top < innerHeight && (scrollY > 0 || el.getBoundingClientRect().top < 200)))
+      .toBe(true);
+    await viewer.close();
 
     await page.getByRole('button', { name: /talk to a human/i }).click();
     const form = page.locator('[part~="escalation-form"]');

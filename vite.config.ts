@@ -1,7 +1,7 @@
 /// <reference types="vitest/config" />
 import { defineConfig } from 'vite';
 import { playwright } from '@vitest/browser-playwright';
-import { chromiumPath, chromiumArgs } from './scripts/chromium.mjs';
+import { findChromium, chromiumArgs } from './scripts/chromium.mjs';
 import { minifyLitCss } from './scripts/minify-lit-css.mjs';
 
 /**
@@ -43,13 +43,14 @@ export default defineConfig(({ mode, command }) => ({
         test: {
           name: 'browser',
           include: ['test/widget/**/*.test.ts'],
-          globalSetup: ['test/widget/global-setup.ts'],
+          // The browser is looked up only when this project runs; none found: one line, exit 1.
+          globalSetup: ['test/helpers/require-browser.ts', 'test/widget/global-setup.ts'],
           testTimeout: 30_000,
           browser: {
             enabled: true,
             headless: true,
             provider: playwright({
-              launchOptions: { executablePath: chromiumPath(), args: chromiumArgs },
+              launchOptions: { executablePath: findChromium() ?? undefined, args: chromiumArgs },
             }),
             instances: [{ browser: 'chromium' }],
           },
@@ -60,6 +61,7 @@ export default defineConfig(({ mode, command }) => ({
           name: 'e2e',
           environment: 'node',
           include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/helpers/require-browser.ts'],
           testTimeout: 120_000,
           hookTimeout: 300_000,
           fileParallelism: false,

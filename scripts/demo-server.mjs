@@ -119,6 +119,19 @@ export async function startDemoServer({ port, host = '127.0.0.1', repoRoot, data
     const valid =
       signature.length === expected.length && timingSafeEqual(Buffer.from(signature), Buffer.from(expected));
     if (!valid) return Response.json({ error: 'bad signature' }, { status: 401 });
+    if (request.headers.get('x-support-chat-event') === 'ticket.message') {
+      // A visitor's message after escalation: added to its ticket's transcript, once.
+      const event = JSON.parse(body);
+      const ticket = inbox.find((t) => t.id === event.ticket_id);
+      if (!ticket) return Response.json({ error: 'unknown ticket' }, { status: 404 });
+      ticket.received ??= [];
+      if (!ticket.received.includes(event.id)) {
+        ticket.received.push(event.id);
+        ticket.transcript.push(event.message);
+        await writeFile(inboxFile, JSON.stringify(inbox, null, 2));
+      }
+      return Response.json({ id: event.id });
+    }
     const ticket = JSON.parse(body);
     if (!inbox.some((t) => t.id === ticket.id)) {
       inbox.unshift(ticket);

@@ -38,12 +38,13 @@ function run(command, args, options = {}) {
 }
 
 // 1. Build only what is stale, so a second start takes seconds.
-const stamp = join(repoRoot, 'dist', '.build-stamp');
+// A build is current when every output is newer than every source (`npm run build` counts too).
+const outputs = ['dist/node/cli/index.js', 'dist/node/proxy/index.js', 'dist/support-chat.js', 'dist/support-chat.iife.js'].map((p) => join(repoRoot, p));
 const sourcesChanged = Math.max(newestMtime(join(repoRoot, 'src')), newestMtime(join(repoRoot, 'vite.config.ts')), newestMtime(join(repoRoot, 'package.json')));
-if (!existsSync(stamp) || statSync(stamp).mtimeMs < sourcesChanged || process.env.SUPPORT_CHAT_REBUILD) {
+const built = Math.min(...outputs.map((p) => (existsSync(p) ? statSync(p).mtimeMs : 0)));
+if (built < sourcesChanged || process.env.SUPPORT_CHAT_REBUILD) {
   console.log('Building support-chat (server, proxy and widget)…');
   run('npm', ['run', '--silent', 'build']);
-  writeFileSync(stamp, new Date().toISOString());
 }
 
 // 2. Development secrets, kept between runs.

@@ -59,3 +59,30 @@ export function isErrorBody(value: unknown): value is ErrorBody {
     typeof (error as { message?: unknown }).message === 'string'
   );
 }
+
+/**
+ * An error answer as plain data: status, code, message, and headers to add. Thrown by validation
+ * in proxy and server alike; each turns it into a response in one place.
+ */
+export class HttpError extends Error {
+  override name = 'HttpError';
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly retryable: boolean | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, code: ErrorCode, message: string, options: { retryable?: boolean; headers?: Record<string, string> } = {}) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.retryable = options.retryable;
+    this.headers = options.headers ?? {};
+  }
+
+  /** The spec's error body of this error. */
+  toBody(): ErrorBody {
+    return errorBody(this.code, this.message, this.retryable);
+  }
+}
+
+export const isHttpError = (e: unknown): e is HttpError => e instanceof HttpError;

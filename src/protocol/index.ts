@@ -2,3 +2,6 @@
 export * from './types.js';
 export * from './errors.js';
 export * from './limits.js';
+export * from './input.js';
+export * from './rate-window.js';
+export * from './retry.js';

@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { errorBody, MESSAGES } from './errors.js';
 
 /** What a handler learns about the connection besides the Request. */
 export interface ConnectionInfo {
@@ -93,7 +94,7 @@ export function toNodeListener(handler: FetchHandler) {
       request = toRequest(req, res);
     } catch {
       res.writeHead(400, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { code: 'bad_request', message: 'Malformed request' } }));
+      res.end(JSON.stringify(errorBody('bad_request', 'Malformed request')));
       return;
     }
     const remoteAddress = req.socket.remoteAddress ?? 'unknown';
@@ -102,7 +103,7 @@ export function toNodeListener(handler: FetchHandler) {
       .catch(() => {
         if (!res.headersSent) {
           res.writeHead(500, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ error: { code: 'internal_error', message: 'An internal error occurred', retryable: true } }));
+          res.end(JSON.stringify(errorBody('internal_error', MESSAGES.internal)));
         } else res.destroy();
       });
   };

@@ -15,6 +15,12 @@ export interface VisitorLimits {
   escalations: number;
   /** New visitors one client address may start per minute. @default 30 */
   newVisitorsPerAddress: number;
+  /**
+   * Upstream requests (messages, uncached polls, escalations) one client address may cause per
+   * minute, whatever cookies it holds, so that one address cannot spend the token's quota.
+   * Applies when the client address is known (see `trustProxy` and the adapters). @default 60
+   */
+  perAddress: number;
 }
 
 export interface SupportProxyOptions {
@@ -34,24 +40,41 @@ export interface SupportProxyOptions {
   visitorLimits?: Partial<VisitorLimits>;
   /** Upstream request timeout in ms (a long poll adds its wait). @default 10000 */
   timeoutMs?: number;
+  /**
+   * Upstream timeout of an escalation, in ms. It must exceed what the server may spend on one:
+   * summarizing the conversation and its helpdesk calls (SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS,
+   * 10 s by default, per call). @default 60000
+   */
+  escalationTimeoutMs?: number;
   /** Retries of safe upstream requests (GET, and POSTs with an Idempotency-Key). @default 2 */
   retries?: number;
   /** How long a completed conversation is served from memory, in ms. @default 5000 */
   cacheTtlMs?: number;
+  /** Most conversations held in that cache; the least recently used go first (it also holds at most 32 MiB). @default 1000 */
+  cacheSize?: number;
   /** Longest `Prefer: wait=N` passed upstream, in seconds. @default 20 */
   maxWaitSeconds?: number;
   /** Name of the visitor cookie. @default 'sc_visitor' */
   cookieName?: string;
-  /** Read the client address from `X-Forwarded-For` (only behind a trusted reverse proxy). @default false */
-  trustProxy?: boolean;
+  /**
+   * Behind a trusted reverse proxy: `true` (one proxy) or the number of proxies in front of this one.
+   * The client address is then the `X-Forwarded-For` entry the outermost trusted proxy appended
+   * (counted from the right; entries left of it are the client's own and can be forged), and the
+   * site's origin for the same-origin check and the cookie's `Secure` comes from
+   * `X-Forwarded-Proto` and `X-Forwarded-Host`. Only set it when the reverse proxy sets those headers.
+   * @default false
+   */
+  trustProxy?: boolean | number;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
   /** One line per request; never sees the token. @default no logging */
   logger?: ProxyLogger;
 }
 
-export type ResolvedOptions = Required<Omit<SupportProxyOptions, 'token' | 'logger' | 'visitorLimits' | 'escalation'>> & {
+export type ResolvedOptions = Required<Omit<SupportProxyOptions, 'token' | 'logger' | 'visitorLimits' | 'escalation' | 'trustProxy'>> & {
   tokens: string[];
+  /** Trusted reverse proxies in front of this one; 0 when none. */
+  trustProxy: number;
   logger: ProxyLogger | undefined;
   visitorLimits: VisitorLimits;
   escalation: { integration: Integration; additionalFields?: AdditionalFields };
@@ -96,6 +119,10 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
     if (!Number.isFinite(v) || v < 0) throw new TypeError(`createSupportProxy: ${name} must be a non-negative number`);
     return v;
   };
+  const timeoutMs = positive(options.timeoutMs, 10_000, 'timeoutMs');
+  const trust = options.trustProxy ?? false;
+  const trustProxy = trust === true ? 1 : trust === false ? 0 : trust;
+  if (!Number.isInteger(trustProxy) || trustProxy < 0) throw new TypeError('createSupportProxy: trustProxy must be a boolean or a whole number of proxies');
   return {
     apiBaseUrl: base.href.replace(/\/+$/, ''),
     tokens: [...tokens],
@@ -109,13 +136,16 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
       polls: positive(options.visitorLimits?.polls, 240, 'visitorLimits.polls'),
       escalations: positive(options.visitorLimits?.escalations, 5, 'visitorLimits.escalations'),
       newVisitorsPerAddress: positive(options.visitorLimits?.newVisitorsPerAddress, 30, 'visitorLimits.newVisitorsPerAddress'),
+      perAddress: positive(options.visitorLimits?.perAddress, 60, 'visitorLimits.perAddress'),
     },
-    timeoutMs: positive(options.timeoutMs, 10_000, 'timeoutMs'),
+    timeoutMs,
+    escalationTimeoutMs: positive(options.escalationTimeoutMs, Math.max(60_000, timeoutMs), 'escalationTimeoutMs'),
     retries: positive(options.retries, 2, 'retries'),
     cacheTtlMs: positive(options.cacheTtlMs, 5_000, 'cacheTtlMs'),
+    cacheSize: positive(options.cacheSize, 1_000, 'cacheSize'),
     maxWaitSeconds: Math.min(20, positive(options.maxWaitSeconds, 20, 'maxWaitSeconds')),
     cookieName: options.cookieName ?? 'sc_visitor',
-    trustProxy: options.trustProxy ?? false,
+    trustProxy,
     fetch: options.fetch ?? globalThis.fetch,
     logger: options.logger,
   };

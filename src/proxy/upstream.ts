@@ -1,4 +1,5 @@
 /** @module Calls to the v0 API: a token from the pool, timeouts, and retries only where they are safe. */
+import { parseRetryAfter, withRetries, type AttemptOutcome } from '../protocol/index.js';
 import { NetworkError, TimeoutError } from './errors.js';
 import type { ResolvedOptions } from './options.js';
 
@@ -15,7 +16,6 @@ interface TokenState {
   inFlight: number;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class Upstream {
   readonly #options: ResolvedOptions;
@@ -46,14 +46,18 @@ export class Upstream {
 
   /**
    * Sends one request upstream. GETs, and POSTs with an idempotency key, are retried on network
-   * errors, timeouts, 408, 5xx and short 429s, with exponential backoff and jitter.
+   * errors, timeouts, 408, 5xx and short 429s, with exponential backoff and jitter (the protocol's
+   * `withRetries`). `timeoutMs` replaces the proxy's timeout for this request.
    */
-  async request(method: 'GET' | 'POST', path: string, init: { body?: string; idempotencyKey?: string; waitSeconds?: number; signal?: AbortSignal } = {}): Promise<UpstreamResult> {
-    const { apiBaseUrl, timeoutMs, retries } = this.#options;
+  request(
+    method: 'GET' | 'POST',
+    path: string,
+    init: { body?: string; idempotencyKey?: string; waitSeconds?: number; signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<UpstreamResult> {
+    const { apiBaseUrl, retries } = this.#options;
+    const timeoutMs = init.timeoutMs ?? this.#options.timeoutMs;
     const safe = method === 'GET' || init.idempotencyKey !== undefined;
-    const attempts = safe ? retries + 1 : 1;
-    let lastError: Error = new NetworkError('no attempt made');
-    for (let attempt = 0; attempt < attempts; attempt++) {
+    const attempt = async (): Promise<AttemptOutcome<UpstreamResult>> => {
       const state = this.#pick();
       const headers: Record<string, string> = { authorization: `Bearer ${state.token}`, accept: 'application/json' };
       if (init.body !== undefined) headers['content-type'] = 'application/json';
@@ -62,26 +66,29 @@ export class Upstream {
       const timeout = AbortSignal.timeout(timeoutMs + (init.waitSeconds ?? 0) * 1000);
       const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
       state.inFlight++;
-      let retryDelay = 0;
       try {
         const response = await this.#options.fetch(`${apiBaseUrl}${path}`, { method, headers, body: init.body, signal, redirect: 'error' });
         const body = await response.text();
         this.#record(state, response.headers);
         const result = { status: response.status, headers: response.headers, body };
-        const retryAfter = Number(response.headers.get('retry-after') ?? 'NaN');
-        const retryable = response.status === 408 || response.status >= 500 || (response.status === 429 && retryAfter <= 2);
-        if (!retryable || attempt === attempts - 1) return result;
-        retryDelay = response.status === 429 && Number.isFinite(retryAfter) ? retryAfter * 1000 : 0;
+        const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+        // A long 429 is the widget's to wait out, not the proxy's.
+        const retryable = response.status === 408 || response.status >= 500 || (response.status === 429 && retryAfter !== undefined && retryAfter <= 2);
+        if (!retryable) return { retry: false, value: result };
+        return { retry: true, value: result, retryAfter: response.status === 429 ? retryAfter : undefined };
       } catch (error) {
         if (init.signal?.aborted) throw new NetworkError('request aborted by the client', { cause: error });
-        lastError = timeout.aborted ? new TimeoutError(`upstream did not answer within ${timeoutMs} ms`) : new NetworkError('upstream unreachable', { cause: error });
-        if (attempt === attempts - 1) throw lastError;
+        const failure = timeout.aborted ? new TimeoutError(`upstream did not answer within ${timeoutMs} ms`) : new NetworkError('upstream unreachable', { cause: error });
+        return { retry: true, error: failure };
       } finally {
         state.inFlight--;
       }
-      await sleep(retryDelay || Math.round(150 * 2 ** attempt * (0.5 + Math.random())));
-    }
-    throw lastError;
+    };
+    return withRetries(attempt, { retries: safe ? retries : 0, baseDelayMs: 150, signal: init.signal }).catch((error: unknown) => {
+      // The client went away while the proxy waited to retry.
+      if (init.signal?.aborted && !(error instanceof NetworkError)) throw new NetworkError('request aborted by the client', { cause: error });
+      throw error;
+    });
   }
 
   #record(state: TokenState, headers: Headers): void {

@@ -4,11 +4,11 @@
  * @example
  * const { url, close } = await startServer({ dataDir: './data', port: 8787 });
  */
-import { EventEmitter } from 'node:events';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createAnswerEngine, kbMigrations, type KnowledgeBase } from './answers/index.js';
 import type { AnswerEngine } from './answers/types.js';
 import { createIntegrationResolver, effectiveSettings, integrationMigrations, IntegrationSettingsStore } from './escalation/index.js';
+import { FollowUpForwarder, followUpMigrations } from './escalation/follow-ups.js';
 import type { IntegrationResolver } from './escalation/types.js';
 import { createApp } from './http/app.js';
 import { jsonLogger, type Logger } from './http/log.js';
@@ -22,6 +22,7 @@ import { meRoutes } from './http/routes/me.js';
 import { openApiRoutes } from './http/routes/openapi.js';
 import { ticketRoutes } from './http/routes/tickets.js';
 import type { Services } from './http/services.js';
+import { ConversationLifecycle, DEFAULT_JOB_LEASE_MS, DEFAULT_MAX_ATTEMPTS } from './conversations/lifecycle.js';
 import { JobQueue } from './jobs/queue.js';
 import { Worker } from './jobs/worker.js';
 import { ConversationStore } from './store/conversations.js';
@@ -32,7 +33,9 @@ import { TokenService } from './store/tokens.js';
 import { SqliteTicketStore, ticketMigrations } from './tickets/store.js';
 import type { TicketStore } from './tickets/types.js';
 import type { ConnectionInfo } from '../protocol/node-http.js';
+import { CONVERSATION_MAX_TURNS } from '../protocol/limits.js';
 import { fromNode, writeNode, type ApiRequest, type ApiResponse } from './http/exchange.js';
+import { clientErrorListener } from './http/client-error.js';
 
 export { TokenService, TOKEN_PREFIX, type TokenRecord } from './store/tokens.js';
 export { openApiDocument } from './http/routes/openapi.js';
@@ -62,7 +65,7 @@ export interface ServerOptions {
   jobLeaseMs?: number;
   /** Attempts before a conversation is `failed`. @default 3 */
   maxAttempts?: number;
-  /** Start the answer worker at once. @default true */
+  /** Start the answer worker (and the follow-up forwarder) at once. @default true */
   startWorker?: boolean;
 }
 
@@ -77,60 +80,66 @@ export interface SupportServer {
   tokens: TokenService;
   tickets: TicketStore;
   engine: AnswerEngine;
+  /** Sends user turns, settles them, and counts the long polls waiting. */
+  lifecycle: ConversationLifecycle;
   worker: { start(): void; stop(): Promise<void>; runOnce(): Promise<boolean> };
+  /** Forwards visitor messages sent after escalation to the ticket (started with the worker). */
+  followUps: { start(): void; stop(): Promise<void>; runOnce(): Promise<number> };
   /** Answers waiting long polls at once with the current state (the first step of shutting down). */
   drain(): void;
   /** Ends long polls, stops the worker and closes the database. */
   close(): Promise<void>;
 }
 
+/** An escalation claim (and an `Idempotency-Key` reservation) older than this belonged to a process that died. */
+const ESCALATION_CLAIM_STALE_MS = 120_000;
+
 export function createServer(options: ServerOptions = {}): SupportServer {
   const now = options.now ?? Date.now;
   const env = options.env ?? process.env;
   const logger = options.logger ?? jsonLogger();
-  const migrations: Migration[] = [...coreMigrations, ...ticketMigrations, ...kbMigrations, ...integrationMigrations];
+  const migrations: Migration[] = [...coreMigrations, ...ticketMigrations, ...kbMigrations, ...integrationMigrations, ...followUpMigrations];
   const db = openDatabase({ dataDir: options.dataDir ?? '.support-chat', migrations });
   const engine =
     typeof options.engine === 'function' ? options.engine(db) : (options.engine ?? createAnswerEngine({ db, env }));
   const limits: RateLimits = {
     ...DEFAULT_RATE_LIMITS,
-    ...options.rateLimits,
-    endpoints: { ...DEFAULT_RATE_LIMITS.endpoints, ...options.rateLimits?.endpoints },
+    ...definedOnly(options.rateLimits),
+    endpoints: { ...DEFAULT_RATE_LIMITS.endpoints, ...definedOnly(options.rateLimits?.endpoints) },
   };
   const conversations = new ConversationStore(db, now);
-  const queue = new JobQueue(db, now);
-  const events = new EventEmitter();
-  events.setMaxListeners(0);
-  const closing = new AbortController();
-  const worker = new Worker({
-    queue,
-    conversations,
-    engine,
-    logger,
-    leaseMs: options.jobLeaseMs,
-    maxAttempts: options.maxAttempts,
-    onSettled: (id) => events.emit(`settled:${id}`),
+  // The lifecycle's policy is resolved here, once: an option left undefined keeps its default.
+  const lifecycle = new ConversationLifecycle(conversations, new JobQueue(db, now), {
+    leaseMs: options.jobLeaseMs ?? DEFAULT_JOB_LEASE_MS,
+    maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    maxTurns: CONVERSATION_MAX_TURNS,
   });
+  const closing = new AbortController();
+  const worker = new Worker({ lifecycle, conversations, engine, logger });
   const tickets = new SqliteTicketStore(db, {
     forget: (orgId, source, externalId) => engine.forgetTicket(orgId, source, externalId),
     index: 'indexTicket' in engine ? (orgId, ticket) => (engine as AnswerEngine & KnowledgeBase).indexTicket(orgId, ticket) : undefined,
   });
   const integrationSettings = new IntegrationSettingsStore(db);
   const tokens = new TokenService(db, now);
+  const integrations = options.integrations ?? createIntegrationResolver({ env, db, now });
+  const followUps = new FollowUpForwarder({ db, integrations, logger, now });
+  // A message sent after escalation is queued for the ticket in the transaction that stores it.
+  lifecycle.onSent((orgId, id, continued) => {
+    if (continued) followUps.queue(orgId, id);
+  });
   const services: Services = {
     tokens,
     conversations,
-    queue,
-    worker,
-    idempotency: new IdempotencyStore(db, now),
+    lifecycle,
+    idempotency: new IdempotencyStore(db, now, ESCALATION_CLAIM_STALE_MS),
     tickets,
     engine,
-    integrations: options.integrations ?? createIntegrationResolver({ env, db, now }),
+    integrations,
     integrationSettings: (orgId, name) => effectiveSettings(integrationSettings.stored(orgId, name), env, name),
     logger,
-    events,
     closing: closing.signal,
-    escalationClaimStaleMs: 120_000,
+    escalationClaimStaleMs: ESCALATION_CLAIM_STALE_MS,
     now,
   };
   const router = new Router([...chatRoutes, ...escalateRoutes, ...ticketRoutes, ...meRoutes, ...openApiRoutes, ...helpdeskWebhookRoutes]);
@@ -142,7 +151,10 @@ export function createServer(options: ServerOptions = {}): SupportServer {
       ? new RedisRateLimiter({ url: redisUrl, now, onError: (error) => logger.warn({ msg: 'rate limiter unavailable; letting requests through', error: error instanceof Error ? error.message : String(error) }) })
       : new MemoryRateLimiter(now));
   const app = createApp({ router, services, limiter, limits, changes: changeTracker(db) });
-  if (options.startWorker ?? true) worker.start();
+  if (options.startWorker ?? true) {
+    worker.start();
+    followUps.start();
+  }
   let closed = false;
   return {
     fetch: app.fetch,
@@ -151,7 +163,9 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     tokens,
     tickets,
     engine,
+    lifecycle,
     worker,
+    followUps,
     ready: async () => {
       await limiter.ready?.();
     },
@@ -161,10 +175,16 @@ export function createServer(options: ServerOptions = {}): SupportServer {
       closed = true;
       closing.abort();
       await worker.stop();
+      await followUps.stop();
       await limiter.close?.();
       db.close();
     },
   };
+}
+
+/** The fields that are set: spread over defaults, a field given as `undefined` keeps its default. */
+function definedOnly<T extends object>(value: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function send(res: Parameters<typeof writeNode>[0], response: ApiResponse): void {
@@ -199,6 +219,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<{ u
     if (response instanceof Promise) response.then((r) => send(res, r), () => res.destroy());
     else send(res, response);
   });
+  // Requests Node's parser refuses get the spec's error body and rate limit headers, not a bare 400/431.
+  http.on('clientError', clientErrorListener((request) => server.handle(request)));
   http.keepAliveTimeout = 5_000;
   http.headersTimeout = 10_000;
   http.requestTimeout = 60_000;

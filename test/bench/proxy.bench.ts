@@ -73,7 +73,7 @@ export async function run(): Promise<BenchTable[]> {
     counter.n++;
     return fetch(input, init);
   };
-  const proxy = createSupportProxy({ apiBaseUrl: api.url, token, secret: SECRET, fetch: countingFetch, cacheTtlMs: 0, visitorLimits: { polls: 1e9, messages: 1e9, newVisitorsPerAddress: 1e9 } });
+  const proxy = createSupportProxy({ apiBaseUrl: api.url, token, secret: SECRET, fetch: countingFetch, cacheTtlMs: 0, visitorLimits: { polls: 1e9, messages: 1e9, newVisitorsPerAddress: 1e9, perAddress: 1e9 } });
   const site = await listen(proxy);
 
   // Added latency: the same completed conversation read directly and through the proxy, one request at a time.

@@ -15,6 +15,7 @@ let stack: Stack;
 let browser: Browser;
 let beacon: Server;
 let beaconHits: string[] = [];
+let beaconOrigin: string;
 let kbDir: string;
 
 beforeAll(async () => {
@@ -25,6 +26,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => beacon.listen(0, '127.0.0.1', resolve));
   const address = beacon.address();
   const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  beaconOrigin = origin;
   kbDir = mkdtempSync(join(tmpdir(), 'support-chat-hostile-'));
   writeFileSync(
     join(kbDir, 'billing.md'),
@@ -76,6 +78,11 @@ describe('answers from hostile Markdown', () => {
       void dialog.dismiss();
     });
     beaconHits = [];
+    // Requests the page issues, as the browser reports them (before they reach the beacon server).
+    const pageRequests: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(beaconOrigin)) pageRequests.push(request.url());
+    });
     await page.goto(`${stack.url}/marketing.html`);
     await page.locator('[part~="launcher"]').click();
     const input = page.locator('[part~="input"]');
@@ -88,7 +95,10 @@ describe('answers from hostile Markdown', () => {
 
     // Hover and click everything in the answer that could carry a handler.
     for (const el of await answer.locator('b, a, img, code').all()) await el.hover().catch(() => undefined);
-    await page.waitForTimeout(500);
+    // Instead of a sleep: a round trip through the page after two frames. Handlers run
+    // synchronously on the hover's events, and the browser reports any request they issue
+    // (page.on('request')) before it answers this evaluation.
+    await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
 
     const rendered = await answer.evaluate((node) => ({
       scripts: node.querySelectorAll('script, iframe, img, object, embed').length,
@@ -102,6 +112,7 @@ describe('answers from hostile Markdown', () => {
     for (const rel of rendered.rels) expect(rel).toContain('noopener');
     expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
     expect(dialogs).toEqual([]);
+    expect(pageRequests).toEqual([]);
     expect(beaconHits).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();

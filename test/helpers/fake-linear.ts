@@ -3,6 +3,7 @@
  * part of Linear's documented schema the integration uses, validated strictly by graphql-js, with
  * Linear's rules: `issueCreate` takes an optional client-chosen UUID and refuses one already in
  * use, the team and labels must exist, priority is 0–4, and `issues` pages with Relay cursors.
+ * `commentCreate` takes an optional client-chosen UUID too, and `comments` filters by id.
  * Authentication and rate-limit failures answer HTTP 400 with `extensions.code`, as Linear does.
  */
 import { randomUUID } from 'node:crypto';
@@ -14,10 +15,26 @@ const SDL = /* GraphQL */ `
   type Query {
     issues(filter: IssueFilter, first: Int, after: String, last: Int, before: String, orderBy: PaginationOrderBy, includeArchived: Boolean): IssueConnection!
     issue(id: String!): Issue!
+    comments(filter: CommentFilter, first: Int, after: String, last: Int, before: String, orderBy: PaginationOrderBy, includeArchived: Boolean): CommentConnection!
   }
   type Mutation {
     issueCreate(input: IssueCreateInput!): IssuePayload!
+    commentCreate(input: CommentCreateInput!): CommentPayload!
   }
+  input CommentFilter { id: IDComparator body: StringComparator and: [CommentFilter!] or: [CommentFilter!] }
+  input StringComparator { eq: String neq: String contains: String }
+  input CommentCreateInput {
+    id: String
+    body: String
+    issueId: String
+    parentId: String
+    createAsUser: String
+    displayIconUrl: String
+    doNotSubscribeToIssue: Boolean
+  }
+  type CommentPayload { success: Boolean! comment: Comment! lastSyncId: Float! }
+  type Comment { id: ID! body: String! url: String! createdAt: DateTime! updatedAt: DateTime! issue: Issue }
+  type CommentConnection { nodes: [Comment!]! pageInfo: PageInfo! }
   enum PaginationOrderBy { createdAt updatedAt }
   input IDComparator { eq: ID neq: ID in: [ID!] nin: [ID!] }
   input DateComparator { eq: DateTimeOrDuration gt: DateTimeOrDuration gte: DateTimeOrDuration lt: DateTimeOrDuration lte: DateTimeOrDuration }
@@ -72,11 +89,19 @@ export interface LinearIssueRecord {
   updatedAt: string;
 }
 
+export interface LinearCommentRecord {
+  id: string;
+  issueId: string;
+  body: string;
+  createdAt: string;
+}
+
 export interface FakeLinear extends FakeServer {
   apiUrl: string;
   apiKey: string;
   teamId: string;
   issues: LinearIssueRecord[];
+  comments: LinearCommentRecord[];
   labelIds: Set<string>;
   /** Adds an issue as if created in Linear's UI; returns it. */
   addIssue(fields: Partial<LinearIssueRecord> & { title: string }): LinearIssueRecord;
@@ -90,6 +115,7 @@ const PRIORITY_LABELS = ['No priority', 'Urgent', 'High', 'Medium', 'Low'];
 export async function fakeLinear(apiKey = 'lin_api_test'): Promise<FakeLinear> {
   const team = { id: randomUUID(), key: 'SUP', name: 'Support' };
   const issues: LinearIssueRecord[] = [];
+  const comments: LinearCommentRecord[] = [];
   const labelIds = new Set<string>([randomUUID(), randomUUID()]);
   // Real time, strictly increasing, so every change has its own timestamp.
   let clock = 0;
@@ -134,7 +160,29 @@ export async function fakeLinear(apiKey = 'lin_api_test'): Promise<FakeLinear> {
     return issue;
   };
 
+  const commentView = (c: LinearCommentRecord) => {
+    const issue = issues.find((i) => i.id === c.issueId)!;
+    return { ...c, updatedAt: c.createdAt, url: `${view(issue).url}#comment-${c.id.slice(0, 8)}`, issue: view(issue) };
+  };
+
   const rootValue = {
+    comments: ({ filter, first }: { filter?: { id?: { eq?: string } }; first?: number }) => {
+      const size = first ?? 50;
+      if (size < 1 || size > 250) throw new GraphQLCodeError('first must be between 1 and 250', 'INPUT_ERROR');
+      const found = comments.filter((c) => filter?.id?.eq === undefined || c.id === filter.id.eq).slice(0, size);
+      return { nodes: found.map(commentView), pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } };
+    },
+    commentCreate: ({ input }: { input: { id?: string; body?: string; issueId?: string } }) => {
+      if (input.id !== undefined) {
+        if (!UUID.test(input.id)) throw new GraphQLCodeError('id must be a UUID', 'INPUT_ERROR');
+        if (comments.some((c) => c.id === input.id)) throw new GraphQLCodeError('Entity already exists', 'INPUT_ERROR');
+      }
+      if (!input.issueId || !issues.some((i) => i.id === input.issueId)) throw new GraphQLCodeError('Could not find referenced Issue.', 'INPUT_ERROR');
+      if (!input.body) throw new GraphQLCodeError('body must not be empty', 'INPUT_ERROR');
+      const comment: LinearCommentRecord = { id: input.id ?? randomUUID(), issueId: input.issueId, body: input.body, createdAt: tick() };
+      comments.push(comment);
+      return { success: true, comment: commentView(comment), lastSyncId: comments.length };
+    },
     issues: ({ filter, first, after, orderBy }: { filter?: Record<string, unknown>; first?: number; after?: string; orderBy?: string }) => {
       const size = first ?? 50;
       if (size < 1 || size > 250) throw new GraphQLCodeError('first must be between 1 and 250', 'INPUT_ERROR');
@@ -197,6 +245,7 @@ export async function fakeLinear(apiKey = 'lin_api_test'): Promise<FakeLinear> {
     apiKey,
     teamId: team.id,
     issues,
+    comments,
     labelIds,
     addIssue: create,
     touch(id, fields = {}) {

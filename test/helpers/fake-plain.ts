@@ -2,8 +2,9 @@
  * @module A local Plain GraphQL API (`POST /graphql/v1`, `Authorization: Bearer <key>`): the part
  * of Plain's documented schema the integration uses, validated strictly by graphql-js, with
  * Plain's rules: customers are unique by email, thread priority is 0–3, a text component holds
- * 1 to 5,000 characters, label types must exist, and mutation problems come back as
- * `error { message type code fields }` in the output rather than as thrown errors.
+ * 1 to 5,000 characters, label types must exist, a thread event's `externalId` is unique (a
+ * second one is refused), and mutation problems come back as `error { message type code fields }`
+ * in the output rather than as thrown errors.
  */
 import { randomUUID } from 'node:crypto';
 import { graphqlHandler, startFake, type FakeServer } from './fake-helpdesk.js';
@@ -18,7 +19,13 @@ const SDL = /* GraphQL */ `
   type Mutation {
     upsertCustomer(input: UpsertCustomerInput!): UpsertCustomerOutput!
     createThread(input: CreateThreadInput!): CreateThreadOutput!
+    createThreadEvent(input: CreateThreadEventInput!): CreateThreadEventOutput!
   }
+  input ComponentPlainTextInput { plainText: String! plainTextSize: ComponentTextSize plainTextColor: ComponentTextColor }
+  input EventComponentInput { componentText: ComponentTextInput componentPlainText: ComponentPlainTextInput componentDivider: ComponentDividerInput }
+  input CreateThreadEventInput { threadId: ID! title: String! components: [EventComponentInput!]! externalId: ID timestamp: String isCollapsed: Boolean }
+  type ThreadEvent { id: ID! customerId: ID! threadId: ID! title: String! isCollapsed: Boolean! createdAt: DateTime! updatedAt: DateTime! }
+  type CreateThreadEventOutput { threadEvent: ThreadEvent error: MutationError }
   type Workspace { id: ID! name: String! }
   input UpsertCustomerInput {
     identifier: UpsertCustomerIdentifierInput!
@@ -100,12 +107,23 @@ export interface PlainThreadRecord {
   updatedAt: string;
 }
 
+export interface PlainThreadEventRecord {
+  id: string;
+  threadId: string;
+  title: string;
+  /** The text of every component, in order. */
+  components: string[];
+  externalId: string | null;
+  createdAt: string;
+}
+
 export interface FakePlain extends FakeServer {
   apiUrl: string;
   apiKey: string;
   workspaceId: string;
   customers: Map<string, PlainCustomer>;
   threads: PlainThreadRecord[];
+  threadEvents: PlainThreadEventRecord[];
   labelTypeIds: Set<string>;
   /** Adds a thread as if created in Plain's UI. */
   addThread(fields: Partial<PlainThreadRecord> & { title: string; customerEmail: string }): PlainThreadRecord;
@@ -121,6 +139,7 @@ export async function fakePlain(apiKey = 'plainApiKey_test'): Promise<FakePlain>
   const workspaceId = 'w_01TESTWORKSPACE';
   const customers = new Map<string, PlainCustomer>();
   const threads: PlainThreadRecord[] = [];
+  const threadEvents: PlainThreadEventRecord[] = [];
   const labelTypeIds = new Set(['lt_bug', 'lt_billing']);
   // Real time, strictly increasing, so every change has its own timestamp.
   let clock = 0;
@@ -219,6 +238,28 @@ export async function fakePlain(apiKey = 'plainApiKey_test'): Promise<FakePlain>
       threads.push(thread);
       return { thread: view(thread), error: null };
     },
+    createThreadEvent: ({ input }: { input: { threadId: string; title: string; components: { componentText?: { text: string }; componentPlainText?: { plainText: string } }[]; externalId?: string } }) => {
+      const thread = threads.find((t) => t.id === input.threadId);
+      if (!thread) return { threadEvent: null, error: { message: 'Thread not found', type: 'VALIDATION', code: 'input_validation', fields: [{ field: 'threadId', message: 'Thread not found', type: 'NOT_FOUND' }] } };
+      if (input.title.length < 1) return { threadEvent: null, error: validation('title must not be empty', 'title') };
+      if (input.components.length < 1) return { threadEvent: null, error: validation('components must not be empty', 'components') };
+      const texts: string[] = [];
+      for (const [i, c] of input.components.entries()) {
+        const text = c.componentText?.text ?? c.componentPlainText?.plainText;
+        if (text !== undefined && (text.length < 1 || text.length > COMPONENT_MAX)) {
+          return { threadEvent: null, error: validation(`text must be between 1 and ${COMPONENT_MAX} characters`, `components.${i}`) };
+        }
+        texts.push(text ?? '');
+      }
+      if (input.externalId !== undefined && threadEvents.some((e) => e.externalId === input.externalId)) {
+        return { threadEvent: null, error: validation('A thread event with this external ID already exists', 'externalId') };
+      }
+      const at = tick();
+      const event: PlainThreadEventRecord = { id: `te_${randomUUID().replace(/-/g, '').slice(0, 24).toUpperCase()}`, threadId: thread.id, title: input.title, components: texts, externalId: input.externalId ?? null, createdAt: at };
+      threadEvents.push(event);
+      thread.updatedAt = at;
+      return { threadEvent: { id: event.id, customerId: thread.customerId, threadId: thread.id, title: event.title, isCollapsed: false, createdAt: dateTime(at), updatedAt: dateTime(at) }, error: null };
+    },
   };
 
   const gql = graphqlHandler(SDL, rootValue);
@@ -235,6 +276,7 @@ export async function fakePlain(apiKey = 'plainApiKey_test'): Promise<FakePlain>
     workspaceId,
     customers,
     threads,
+    threadEvents,
     labelTypeIds,
     addThread(fields) {
       const customer = customerOf(fields.customerEmail, fields.customerEmail.split('@')[0]!);

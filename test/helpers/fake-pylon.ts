@@ -1,6 +1,7 @@
 /**
  * @module A local Pylon REST API (`Authorization: Bearer <token>`): `POST /issues`,
- * `POST /issues/search` and `GET /issues/{id}` with Pylon's documented request and response
+ * `POST /issues/search`, `GET /issues/{id}`, `POST /issues/{id}/note` (an internal note) and
+ * `GET /issues/{id}/messages` (the issue's first message and its notes) with Pylon's documented request and response
  * shapes — results under `data` with a `request_id`, lists with `pagination {cursor,
  * has_next_page}` — and stricter than Pylon about fields: an unknown or mistyped field is a 400
  * here, so a typo in the client cannot pass unnoticed.
@@ -23,10 +24,18 @@ export interface PylonIssueRecord {
   tags: string[];
 }
 
+export interface PylonNoteRecord {
+  id: string;
+  issue_id: string;
+  body_html: string;
+}
+
 export interface FakePylon extends FakeServer {
   apiUrl: string;
   apiKey: string;
   issues: PylonIssueRecord[];
+  /** Internal notes, oldest first. */
+  notes: PylonNoteRecord[];
   addIssue(fields: Partial<PylonIssueRecord> & { title: string }): PylonIssueRecord;
 }
 
@@ -59,6 +68,7 @@ function typeOk(value: unknown, type: string): boolean {
 
 export async function fakePylon(apiKey = 'pylon_test_token'): Promise<FakePylon> {
   const issues: PylonIssueRecord[] = [];
+  const notes: PylonNoteRecord[] = [];
   // Real time, strictly increasing, so every change has its own timestamp.
   let clock = 0;
   const tick = () => new Date((clock = Math.max(Date.now(), clock + 1))).toISOString();
@@ -136,6 +146,35 @@ export async function fakePylon(apiKey = 'pylon_test_token'): Promise<FakePylon>
           body: { data: page.map(view), pagination: { cursor: more ? Buffer.from(String(start + limit)).toString('base64url') : '', has_next_page: more }, request_id: requestId() },
         };
       }
+      const note = /^\/issues\/([^/?]+)\/note$/.exec(path);
+      if (method === 'POST' && note) {
+        const issue = issues.find((i) => i.id === decodeURIComponent(note[1]!) || String(i.number) === note[1]);
+        if (!issue) return error(404, 'issue not found');
+        const b = body as Record<string, unknown> | undefined;
+        if (!b || typeof b !== 'object') return error(400, 'body must be a JSON object');
+        const fields: Record<string, 'string' | 'string[]'> = { body_html: 'string', thread_id: 'string', message_id: 'string', thread_name: 'string', user_id: 'string', attachment_urls: 'string[]' };
+        for (const [key, value] of Object.entries(b)) {
+          const type = fields[key];
+          if (!type) return error(400, `unknown field ${key}`);
+          if (!typeOk(value, type)) return error(400, `${key} must be ${type}`);
+        }
+        if (!b.body_html) return error(400, 'body_html is required');
+        if (b.thread_id !== undefined && b.message_id !== undefined) return error(400, 'thread_id and message_id are mutually exclusive');
+        const record: PylonNoteRecord = { id: randomUUID(), issue_id: issue.id, body_html: b.body_html as string };
+        notes.push(record);
+        issue.latest_message_time = tick();
+        return { status: 200, body: { data: { id: record.id, issue_id: record.issue_id }, request_id: requestId() } };
+      }
+      const messages = /^\/issues\/([^/?]+)\/messages$/.exec(path);
+      if (method === 'GET' && messages) {
+        const issue = issues.find((i) => i.id === decodeURIComponent(messages[1]!));
+        if (!issue) return error(404, 'issue not found');
+        const data = [
+          { id: `${issue.id}-first`, message_html: issue.body_html, is_private: false, thread_id: null, timestamp: issue.created_at },
+          ...notes.filter((n) => n.issue_id === issue.id).map((n) => ({ id: n.id, message_html: n.body_html, is_private: true, thread_id: 'internal', timestamp: issue.latest_message_time })),
+        ];
+        return { status: 200, body: { data, request_id: requestId() } };
+      }
       const one = /^\/issues\/([^/?]+)$/.exec(path);
       if (method === 'GET' && one) {
         const issue = issues.find((i) => i.id === decodeURIComponent(one[1]!));
@@ -144,5 +183,5 @@ export async function fakePylon(apiKey = 'pylon_test_token'): Promise<FakePylon>
       return error(404, `no route ${method} ${path}`);
     },
   });
-  return { ...server, apiUrl: server.url, apiKey, issues, addIssue: add };
+  return { ...server, apiUrl: server.url, apiKey, issues, notes, addIssue: add };
 }

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import express from 'express';
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { createSupportProxy, expressMiddleware, nodeListener } from '../../src/proxy/index.js';
 import { startServer } from '../../src/server/index.js';
 import { silentLogger } from '../../src/server/http/log.js';
@@ -10,13 +11,14 @@ import { createTestEngine } from '../helpers/test-engine.js';
 
 const SECRET = 'a-visitor-signing-secret-of-32-chars!!';
 let api: Awaited<ReturnType<typeof startServer>>;
-let proxy: (request: Request) => Promise<Response>;
+let proxy: (request: Request, info?: { remoteAddress?: string }) => Promise<Response>;
+let token: string;
 const servers: { close(cb?: () => void): unknown }[] = [];
 
 beforeAll(async () => {
   // The real v0 server behind the proxy, over real HTTP.
   api = await startServer({ dataDir: ':memory:', port: 0, engine: createTestEngine(), logger: silentLogger });
-  const { token } = api.server.tokens.create({ orgId: 'acme', name: 'proxy', scopes: ['chat:read', 'chat:write', 'chat:escalate'] });
+  token = api.server.tokens.create({ orgId: 'acme', name: 'proxy', scopes: ['chat:read', 'chat:write', 'chat:escalate'] }).token;
   proxy = createSupportProxy({ apiBaseUrl: api.url, token, secret: SECRET });
 });
 afterAll(async () => {
@@ -62,11 +64,12 @@ describe('mounting the proxy', () => {
   it('works in Hono', async () => {
     const app = new Hono();
     app.all('/api/support/*', (c) => proxy(c.req.raw));
-    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as unknown as Server;
-    servers.push(server);
-    await new Promise((r) => setTimeout(r, 50));
-    const address = server.address();
-    await converse(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`);
+    let server: Server | undefined;
+    const port = await new Promise<number>((resolve) => {
+      server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port)) as unknown as Server;
+    });
+    servers.push(server!);
+    await converse(`http://127.0.0.1:${port}`);
   });
 
   it('works as a Next.js route handler (app/api/support/[...path]/route.ts)', async () => {
@@ -79,5 +82,51 @@ describe('mounting the proxy', () => {
       }),
     );
     await converse(await listen(server));
+  });
+});
+
+/** Sends messages from one address, each with a fresh visitor (no cookie), until refused. */
+async function sendsAllowed(base: string, headers: Record<string, string> = {}): Promise<number> {
+  for (let i = 0; i < 10; i++) {
+    const sent = await fetch(`${base}/api/support/chat`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ message: `Question ${i}` }) });
+    if (sent.status === 429) return i;
+    expect(sent.status).toBe(202);
+  }
+  return 10;
+}
+
+describe('per-address limits behind every mount', () => {
+  const limited = () => createSupportProxy({ apiBaseUrl: api.url, token, secret: SECRET, trustProxy: true, visitorLimits: { perAddress: 3, newVisitorsPerAddress: 100 } });
+
+  it('Hono passes the connection’s address, so one address with many cookies is limited', async () => {
+    const handler = createSupportProxy({ apiBaseUrl: api.url, token, secret: SECRET, visitorLimits: { perAddress: 3, newVisitorsPerAddress: 100 } });
+    const app = new Hono();
+    app.all('/api/support/*', (c) => handler(c.req.raw, { remoteAddress: getConnInfo(c).remote.address }));
+    let server: Server | undefined;
+    const port = await new Promise<number>((resolve) => {
+      server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port)) as unknown as Server;
+    });
+    servers.push(server!);
+    expect(await sendsAllowed(`http://127.0.0.1:${port}`)).toBe(3);
+  });
+
+  it('a Next.js route handler (behind its server, which appends X-Forwarded-For) is limited per address with trustProxy', async () => {
+    const handler = limited();
+    const route = { GET: handler, POST: handler, OPTIONS: handler };
+    // Like Next.js's server: the socket's address is appended to whatever X-Forwarded-For the client sent.
+    const server = createServer(
+      nodeListener((request, info) => {
+        const headers = new Headers(request.headers);
+        const sent = headers.get('x-forwarded-for');
+        headers.set('x-forwarded-for', sent ? `${sent}, ${info?.remoteAddress}` : String(info?.remoteAddress));
+        const forwarded = new Request(request, { headers });
+        const fn = route[request.method as keyof typeof route];
+        return fn ? fn(forwarded) : Promise.resolve(new Response(null, { status: 405 }));
+      }),
+    );
+    const base = await listen(server);
+    // Forged leftmost entries do not buy a new budget.
+    expect(await sendsAllowed(base, { 'x-forwarded-for': '10.1.2.3' })).toBe(3);
+    expect(await sendsAllowed(base, { 'x-forwarded-for': '10.9.9.9' })).toBe(0);
   });
 });

@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createConnection } from 'node:net';
+import { startServer } from '../../src/server/index.js';
+import { silentLogger } from '../../src/server/http/log.js';
 import { testServer, type TestServer } from '../helpers/server.js';
+import { createTestEngine } from '../helpers/test-engine.js';
 
 let t: TestServer;
 afterEach(async () => t?.server.close());
@@ -12,12 +16,20 @@ describe('authentication and scopes', () => {
     ['no header', {}],
     ['a wrong token', { authorization: 'Bearer sc_live_notarealtoken' }],
     ['a non-bearer scheme', { authorization: 'Basic dXNlcjpwYXNz' }],
-    ['two spaces', { authorization: 'Bearer  sc_live_x' }],
-  ])('answers 401 with %s', async (_name, headers) => {
+    ['a scheme without a token', { authorization: 'Bearer' }],
+    ['a token with a space in it', { authorization: 'Bearer sc_live_x y' }],
+  ])('answers 401 with %s, and a Bearer challenge', async (_name, headers) => {
     t = testServer();
     const res = await t.call('GET', '/v0/me', { headers });
     expect(res.status).toBe(401);
     expect(res.body).toEqual(UNAUTHORIZED);
+    expect(res.response.headers.get('www-authenticate')).toBe('Bearer realm="support-chat"');
+  });
+
+  it.each([['bearer'], ['BEARER'], ['BeArEr'], ['Bearer  ']])('takes the scheme case-insensitively, with any number of spaces: "%s <token>"', async (scheme) => {
+    t = testServer();
+    const res = await t.call('GET', '/v0/me', { headers: { authorization: `${scheme} ${t.token()}` } });
+    expect(res.status).toBe(200);
   });
 
   it('answers 401 for an expired token and for a revoked one', async () => {
@@ -36,9 +48,17 @@ describe('authentication and scopes', () => {
   it('stores only a hash of the token', async () => {
     t = testServer();
     const token = t.token();
-    const rows = t.server.db.prepare('SELECT * FROM tokens').all();
-    expect(JSON.stringify(rows)).not.toContain(token.slice(8));
     expect(token).toMatch(/^sc_live_[A-Za-z0-9_-]{43}$/);
+    const secret = token.slice('sc_live_'.length);
+    const rows = t.server.db.prepare('SELECT * FROM tokens').all() as Record<string, unknown>[];
+    expect(rows).toHaveLength(1);
+    // Every column, text or bytes, read every way the secret could hide in it.
+    const readings = Object.values(rows[0]!).flatMap((value) =>
+      value instanceof Uint8Array ? (['utf8', 'latin1', 'hex', 'base64', 'base64url'] as const).map((encoding) => Buffer.from(value).toString(encoding)) : [String(value)],
+    );
+    for (const reading of readings) expect(reading).not.toContain(secret.slice(0, 12));
+    // Still, the token is recognized: what is stored is derived from it.
+    expect((await t.call('GET', '/v0/me', { token })).status).toBe(200);
   });
 
   it('describes the calling token on GET /v0/me', async () => {
@@ -149,5 +169,37 @@ describe('rate limits', () => {
     const failed = await t.call('POST', `/v0/chat/${sent.body.conversation_id}/escalate`, { token, body: { integration: 'webhook', name: 'A', email: 'a@b.co' } });
     expect(failed.status).toBe(500);
     expect(failed.response.headers.get('x-ratelimit-limit')).toBe('30');
+  });
+
+  it('answers requests Node’s parser refuses in the error shape, with rate limit headers', async () => {
+    const api = await startServer({ dataDir: ':memory:', port: 0, engine: createTestEngine(), logger: silentLogger, startWorker: false });
+    try {
+      const { port } = new URL(api.url);
+      const raw = (text: string) =>
+        new Promise<string>((resolve, reject) => {
+          const socket = createConnection(Number(port), '127.0.0.1', () => socket.write(text));
+          let answer = '';
+          socket.on('data', (chunk) => (answer += chunk.toString()));
+          socket.on('end', () => resolve(answer));
+          socket.on('error', reject);
+        });
+      const cases = [
+        ['FOO /v0/me HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'Unknown request method'],
+        ['POST /v0/chat HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabc', 400, 'Malformed request: conflicting or invalid body length'],
+        [`GET /v0/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'Request headers are too large'],
+      ] as const;
+      for (const [request, status, message] of cases) {
+        const answer = await raw(request);
+        const [head, body] = answer.split('\r\n\r\n');
+        expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+        expect(head).toMatch(/\r\ncontent-type: application\/json/i);
+        expect(head).toMatch(/\r\nx-ratelimit-limit: 60\r\n/i);
+        expect(head).toMatch(/\r\nx-ratelimit-remaining: \d+\r\n/i);
+        expect(head).toMatch(/\r\nx-ratelimit-reset: \d+\r\n/i);
+        expect(JSON.parse(body!)).toEqual({ error: { code: 'bad_request', message } });
+      }
+    } finally {
+      await api.close();
+    }
   });
 });

@@ -75,9 +75,9 @@ describe('POST /v0/chat and GET /v0/chat/{id}', () => {
     expect(res.body).toEqual({ error: { code: 'bad_request', message: 'Invalid JSON in request body' } });
   });
 
-  it('answers 413 for a body over 64 KB without reading it all', async () => {
+  it('answers 413 for a body over 256 KiB without reading it all', async () => {
     t = testServer();
-    const res = await t.call('POST', '/v0/chat', { token: t.token(), body: { message: 'x'.repeat(70_000) } });
+    const res = await t.call('POST', '/v0/chat', { token: t.token(), body: { message: 'x'.repeat(270_000) } });
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('bad_request');
   });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -47,24 +48,46 @@ describe('support-chat token', () => {
 });
 
 describe('request logs', () => {
-  it('write one JSON line per request with no token, message text or email', async () => {
+  it('write one JSON line per request with no token, message text or email, through a real escalation', async () => {
+    // A webhook receiver that records what it was sent: the email must reach the ticket, not the logs.
+    const delivered: string[] = [];
+    const receiver = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        delivered.push(body);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const address = receiver.address();
+    const env = { SUPPORT_CHAT_WEBHOOK_URL: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/tickets`, SUPPORT_CHAT_WEBHOOK_SECRET: 'whsec_logs_test' };
     const lines: string[] = [];
-    const server = createServer({ dataDir: ':memory:', engine: createTestEngine(), logger: jsonLogger((line) => lines.push(line)), startWorker: false });
-    const { token } = server.tokens.create({ orgId: 'acme', name: 'logs', scopes: ['chat:read', 'chat:write', 'chat:escalate'] });
-    const headers = { authorization: `Bearer ${token}` };
-    const sent = await server.fetch(new Request('http://x/v0/chat', { method: 'POST', headers, body: '{"message":"my secret question"}' }));
-    const { conversation_id } = (await sent.json()) as { conversation_id: string };
-    await server.fetch(new Request(`http://x/v0/chat/${conversation_id}`, { headers }));
-    await server.fetch(new Request(`http://x/v0/chat/${conversation_id}/escalate`, { method: 'POST', headers, body: '{"integration":"webhook","name":"Ada","email":"ada@example.com"}' }));
-    await server.fetch(new Request('http://x/v0/me', { headers: { authorization: 'Bearer sc_live_wrong' } }));
-    const requests = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
-    expect(requests).toHaveLength(4);
-    expect(requests.map((r) => r.status)).toEqual([202, 200, 409, 401]);
-    expect(requests[0]).toMatchObject({ method: 'POST', route: '/v0/chat', org: 'acme', token: expect.stringMatching(/^sc_live_.{6}$/) });
-    const all = lines.join('\n');
-    expect(all).not.toContain(token);
-    expect(all).not.toContain('my secret question');
-    expect(all).not.toContain('ada@example.com');
-    await server.close();
+    const server = createServer({ dataDir: ':memory:', engine: createTestEngine(), logger: jsonLogger((line) => lines.push(line)), startWorker: false, env });
+    try {
+      const { token } = server.tokens.create({ orgId: 'acme', name: 'logs', scopes: ['chat:read', 'chat:write', 'chat:escalate'] });
+      const headers = { authorization: `Bearer ${token}` };
+      const sent = await server.fetch(new Request('http://x/v0/chat', { method: 'POST', headers, body: '{"message":"my secret question"}' }));
+      const { conversation_id } = (await sent.json()) as { conversation_id: string };
+      await server.worker.runOnce();
+      await server.fetch(new Request(`http://x/v0/chat/${conversation_id}`, { headers }));
+      const escalated = await server.fetch(new Request(`http://x/v0/chat/${conversation_id}/escalate`, { method: 'POST', headers, body: '{"integration":"webhook","name":"Ada","email":"ada@example.com"}' }));
+      expect(escalated.status).toBe(200);
+      expect(delivered).toHaveLength(1);
+      expect(delivered[0]).toContain('ada@example.com');
+      await server.fetch(new Request('http://x/v0/me', { headers: { authorization: 'Bearer sc_live_wrong' } }));
+      const requests = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
+      expect(requests).toHaveLength(4);
+      expect(requests.map((r) => r.status)).toEqual([202, 200, 200, 401]);
+      expect(requests[0]).toMatchObject({ method: 'POST', route: '/v0/chat', org: 'acme', token: expect.stringMatching(/^sc_live_.{6}$/) });
+      expect(lines.some((l) => JSON.parse(l).msg === 'escalated')).toBe(true);
+      const all = lines.join('\n');
+      expect(all).not.toContain(token);
+      expect(all).not.toContain('my secret question');
+      expect(all).not.toContain('ada@example.com');
+    } finally {
+      await server.close();
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
   });
 });

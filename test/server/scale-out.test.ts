@@ -40,7 +40,9 @@ describe.runIf(available)('two servers on one database, limits shared through Re
   it('lets exactly 120 of 1,000 concurrent requests on one token through, across both servers', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'support-chat-scale-'));
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-    const start = () => startServer({ dataDir: dir, port: 0, engine: createTestEngine(), logger: silentLogger, startWorker: false, env: { SUPPORT_CHAT_REDIS_URL: REDIS_URL } });
+    // The clock stands still, so the burst cannot straddle two one-minute windows on a slow machine.
+    const t0 = Date.now();
+    const start = () => startServer({ dataDir: dir, port: 0, engine: createTestEngine(), logger: silentLogger, startWorker: false, now: () => t0, env: { SUPPORT_CHAT_REDIS_URL: REDIS_URL } });
     const a = await start();
     const b = await start();
     cleanup.push(() => a.close(), () => b.close());

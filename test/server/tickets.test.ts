@@ -1,9 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { connectorFor, syncTickets } from '../../src/server/tickets/sync.js';
 import type { TicketInput } from '../../src/server/tickets/types.js';
+import { fakePlain, type FakePlain } from '../helpers/fake-plain.js';
 import { testServer, type TestServer } from '../helpers/server.js';
 
 let t: TestServer;
-afterEach(async () => t?.server.close());
+let plain: FakePlain | undefined;
+afterEach(async () => {
+  await t?.server.close();
+  await plain?.close();
+  plain = undefined;
+});
 
 function ticket(externalId: string, overrides: Partial<TicketInput> = {}): TicketInput {
   return {
@@ -75,11 +82,17 @@ describe('synced tickets', () => {
     expect((await t.call('GET', '/v0/tickets?limit=0', { token })).status).toBe(400);
   });
 
-  it('imports a deleted ticket again when a later sync still finds it', async () => {
+  it('imports a deleted ticket again when a later sync still finds it in the helpdesk', async () => {
     t = testServer();
-    await t.server.tickets.upsert('acme', ticket('th_9'));
-    await t.call('DELETE', '/v0/tickets/plain/th_9', { token: t.token() });
-    await t.server.tickets.upsert('acme', ticket('th_9'));
-    expect(await t.server.tickets.get('acme', 'plain', 'th_9')).toMatchObject({ external_id: 'th_9' });
+    plain = await fakePlain();
+    const thread = plain.addThread({ title: 'Export is broken', customerEmail: 'c@example.com' });
+    const sync = () => syncTickets(t.server.tickets, 'acme', connectorFor('plain', { apiKey: plain!.apiKey, apiUrl: plain!.apiUrl }));
+    expect(await sync()).toMatchObject({ imported: 1, restored: 0 });
+    const token = t.token();
+    expect((await t.call('DELETE', `/v0/tickets/plain/${thread.id}`, { token })).status).toBe(204);
+    expect((await t.call('GET', `/v0/tickets/plain/${thread.id}`, { token })).status).toBe(404);
+    // The thread is unchanged in Plain, so only the asking-again of deleted tickets brings it back.
+    expect(await sync()).toMatchObject({ imported: 0, restored: 1 });
+    expect((await t.call('GET', `/v0/tickets/plain/${thread.id}`, { token })).body).toMatchObject({ source: 'plain', external_id: thread.id, title: 'Export is broken' });
   });
 });

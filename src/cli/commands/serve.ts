@@ -6,7 +6,11 @@ export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, { port: { type: 'string' }, host: { type: 'string' } }, false);
   const port = values.port === undefined ? 8787 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number, got "${values.port}"`);
-  const leaseMs = process.env.SUPPORT_CHAT_JOB_LEASE_MS ? Number(process.env.SUPPORT_CHAT_JOB_LEASE_MS) : undefined;
+  const leaseText = process.env.SUPPORT_CHAT_JOB_LEASE_MS;
+  const leaseMs = leaseText ? Number(leaseText) : undefined;
+  if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs >= 100)) {
+    throw new CliError(`SUPPORT_CHAT_JOB_LEASE_MS must be a whole number of milliseconds ≥ 100, got "${leaseText}"`);
+  }
   const redisUrl = process.env.SUPPORT_CHAT_REDIS_URL;
   if (redisUrl !== undefined && redisUrl !== '' && !/^rediss?:\/\/\S+$/.test(redisUrl)) {
     throw new CliError(`SUPPORT_CHAT_REDIS_URL must be a redis:// or rediss:// URL, got "${redisUrl}"`);

@@ -7,6 +7,7 @@
  * errors (the API key is wrong; a retry cannot fix it) and other 4xx (the request itself is wrong).
  */
 import { IntegrationError } from './types.js';
+import { parseRetryAfter } from '../../protocol/retry.js';
 
 export interface HttpClientOptions {
   /** Helpdesk name for messages: `Plain`, `Pylon`, `Linear`. */
@@ -26,13 +27,8 @@ export interface CallOptions {
 
 /** Seconds until the vendor's rate limit resets, from `Retry-After` or the common reset headers. */
 export function resetSeconds(headers: Headers, now = Date.now()): number | undefined {
-  const retryAfter = headers.get('retry-after');
-  if (retryAfter) {
-    const seconds = Number(retryAfter);
-    if (Number.isFinite(seconds)) return Math.max(0, Math.ceil(seconds));
-    const date = Date.parse(retryAfter);
-    if (Number.isFinite(date)) return Math.max(0, Math.ceil((date - now) / 1000));
-  }
+  const retryAfter = parseRetryAfter(headers.get('retry-after'), now);
+  if (retryAfter !== undefined) return retryAfter;
   // Linear sends epoch milliseconds; others send epoch seconds or seconds to wait.
   for (const name of ['x-ratelimit-requests-reset', 'x-ratelimit-reset', 'ratelimit-reset']) {
     const raw = headers.get(name);

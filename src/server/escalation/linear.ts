@@ -5,9 +5,9 @@
  * attempt created instead of making a second one. Sync reads `issues` by `updatedAt`.
  */
 import { createHash } from 'node:crypto';
-import { IntegrationError, type CreatedTicket, type EscalationIntegration, type TicketDraft } from './types.js';
+import { IntegrationError, type CreatedTicket, type EscalationIntegration, type FollowUp, type TicketDraft } from './types.js';
 import { expectString, graphql, type HttpClientOptions } from './http.js';
-import { ticketMarkdown } from './transcript.js';
+import { followUpMarkdown, ticketMarkdown } from './transcript.js';
 
 export const LINEAR_API_URL = 'https://api.linear.app/graphql';
 
@@ -46,6 +46,10 @@ const ISSUE_BY_ID = `query issueById($id: ID!) {
 const ISSUE_CREATE = `mutation issueCreate($input: IssueCreateInput!) {
   issueCreate(input: $input) { success issue { id identifier url } }
 }`;
+const COMMENT_BY_ID = `query commentById($id: ID!) { comments(filter: { id: { eq: $id } }, first: 1) { nodes { id } } }`;
+const COMMENT_CREATE = `mutation commentCreate($input: CommentCreateInput!) {
+  commentCreate(input: $input) { success comment { id } }
+}`;
 const ISSUES = `query issues($teamId: ID!, $since: DateTimeOrDuration!, $after: String, $first: Int!) {
   issues(filter: { team: { id: { eq: $teamId } }, updatedAt: { gt: $since } }, first: $first, after: $after, orderBy: updatedAt) {
     nodes { ${ISSUE_PARTS} }
@@ -54,13 +58,23 @@ const ISSUES = `query issues($teamId: ID!, $since: DateTimeOrDuration!, $after: 
 }`;
 const ISSUE = `query issue($id: ID!) { issues(filter: { id: { eq: $id } }, first: 1) { nodes { ${ISSUE_PARTS} } } }`;
 
-/** A v4-shaped UUID that is the same for the same organization and conversation. */
-export function linearIssueId(orgId: string, conversationId: string): string {
-  const bytes = createHash('sha256').update(`support-chat\n${orgId}\n${conversationId}`).digest().subarray(0, 16);
+/** A v4-shaped UUID that is the same for the same parts. */
+function stableUuid(parts: string[]): string {
+  const bytes = createHash('sha256').update(['support-chat', ...parts].join('\n')).digest().subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x40;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** A v4-shaped UUID that is the same for the same organization and conversation. */
+export function linearIssueId(orgId: string, conversationId: string): string {
+  return stableUuid([orgId, conversationId]);
+}
+
+/** The comment id of a follow-up message: the same on every retry. */
+export function linearCommentId(orgId: string, conversationId: string, seq: number): string {
+  return stableUuid([orgId, conversationId, `message ${seq}`]);
 }
 
 export class LinearClient {
@@ -88,6 +102,16 @@ export class LinearClient {
     const data = await this.#call<{ issueCreate: { success: boolean; issue: { id: string; url: string } | null } }>('issueCreate', ISSUE_CREATE, { input }, signal);
     if (!data.issueCreate.success || !data.issueCreate.issue) throw new IntegrationError('Linear issueCreate did not succeed', { retryable: true, status: 200 });
     return { id: expectString(data.issueCreate.issue.id, 'the issue id', 'Linear'), url: expectString(data.issueCreate.issue.url, 'the issue url', 'Linear') };
+  }
+
+  async findComment(id: string, signal?: AbortSignal): Promise<boolean> {
+    const data = await this.#call<{ comments: { nodes: { id: string }[] } }>('commentById', COMMENT_BY_ID, { id }, signal);
+    return data.comments.nodes.length > 0;
+  }
+
+  async createComment(input: { id: string; issueId: string; body: string }, signal?: AbortSignal): Promise<void> {
+    const data = await this.#call<{ commentCreate: { success: boolean; comment: { id: string } | null } }>('commentCreate', COMMENT_CREATE, { input }, signal);
+    if (!data.commentCreate.success || !data.commentCreate.comment) throw new IntegrationError('Linear commentCreate did not succeed', { retryable: true, status: 200 });
   }
 
   /** One page of the team's issues updated after `since`. */
@@ -127,6 +151,12 @@ export function createLinearIntegration(options: LinearOptions): EscalationInteg
         signal,
       );
       return { ticketId: issue.id, ticketUrl: issue.url };
+    },
+    async addFollowUp(followUp: FollowUp, signal?: AbortSignal): Promise<void> {
+      // The comment's id is chosen here, so a retry after a lost answer finds it instead of adding a second.
+      const id = linearCommentId(followUp.orgId, followUp.conversationId, followUp.seq);
+      if (await client.findComment(id, signal)) return;
+      await client.createComment({ id, issueId: followUp.ticketId, body: followUpMarkdown(followUp.content) }, signal);
     },
   };
 }

@@ -3,7 +3,7 @@
  * upserted by email; the thread's `externalId` is the conversation id, looked up before creating
  * so that a retry never makes a second thread. Sync reads threads with Relay pagination.
  */
-import { IntegrationError, type CreatedTicket, type EscalationIntegration, type TicketDraft } from './types.js';
+import { IntegrationError, type CreatedTicket, type EscalationIntegration, type FollowUp, type TicketDraft } from './types.js';
 import { expectString, graphql, type HttpClientOptions } from './http.js';
 import { messageMarkdown, splitText } from './transcript.js';
 
@@ -52,6 +52,9 @@ const THREAD_BY_EXTERNAL_ID = `query threadByExternalId($customerId: ID!, $exter
 }`;
 const CREATE_THREAD = `mutation createThread($input: CreateThreadInput!) {
   createThread(input: $input) { thread { id } ${MUTATION_ERROR} }
+}`;
+const CREATE_THREAD_EVENT = `mutation createThreadEvent($input: CreateThreadEventInput!) {
+  createThreadEvent(input: $input) { threadEvent { id } ${MUTATION_ERROR} }
 }`;
 const MY_WORKSPACE = `query myWorkspace { myWorkspace { id } }`;
 const THREADS = `query threads($first: Int!, $after: String) {
@@ -114,6 +117,20 @@ export class PlainClient {
     return expectString(out.thread?.id, 'the thread id', 'Plain');
   }
 
+  /**
+   * Adds an event to the thread's timeline (visible to the team only). `externalId` makes it
+   * once-only: Plain refuses a second event with the same one, which counts as already added.
+   */
+  async createThreadEvent(input: { threadId: string; title: string; components: { componentText: { text: string } }[]; externalId: string }, signal?: AbortSignal): Promise<void> {
+    const data = await this.#call<{ createThreadEvent: { threadEvent: { id: string } | null; error: MutationError | null } }>('createThreadEvent', CREATE_THREAD_EVENT, { input }, signal);
+    const out = data.createThreadEvent;
+    if (out.error) {
+      if (out.error.fields.some((f) => f.field === 'externalId')) return;
+      throw mutationError('createThreadEvent', out.error);
+    }
+    expectString(out.threadEvent?.id, 'the thread event id', 'Plain');
+  }
+
   async workspaceId(signal?: AbortSignal): Promise<string> {
     if (this.#workspaceId) return this.#workspaceId;
     const data = await this.#call<{ myWorkspace: { id: string } | null }>('myWorkspace', MY_WORKSPACE, {}, signal);
@@ -146,10 +163,11 @@ function mutationError(operation: string, error: MutationError): IntegrationErro
   return new IntegrationError(`Plain ${operation} failed: ${error.message}${fields ? ` (${fields})` : ''}`, { retryable: !permanent, status: 200 });
 }
 
-/** The first timeline entry: summary, then each message, as Markdown text components within Plain's size limit. */
+/** The first timeline entry: summary, the visitor's note, then each message, as Markdown text components within Plain's size limit. */
 export function plainComponents(draft: TicketDraft): { componentText: { text: string } }[] {
   const texts = [
     ...splitText(`**Summary**\n\n${draft.summary}`, PLAIN_COMPONENT_MAX),
+    ...(draft.note ? splitText(`**Note from ${draft.customer.name}**\n\n${draft.note}`, PLAIN_COMPONENT_MAX) : []),
     ...draft.transcript.flatMap((m) => splitText(messageMarkdown(m), PLAIN_COMPONENT_MAX)),
     `Escalated from support chat · conversation ${draft.conversationId}`,
   ];
@@ -179,6 +197,17 @@ export function createPlainIntegration(options: PlainOptions): EscalationIntegra
         );
       }
       return { ticketId: threadId, ticketUrl: await client.threadUrl(threadId, signal) };
+    },
+    async addFollowUp(followUp: FollowUp, signal?: AbortSignal): Promise<void> {
+      await client.createThreadEvent(
+        {
+          threadId: followUp.ticketId,
+          title: 'The visitor wrote in the support chat',
+          components: splitText(followUp.content, PLAIN_COMPONENT_MAX).map((text) => ({ componentText: { text } })),
+          externalId: `${followUp.conversationId}:${followUp.seq}`,
+        },
+        signal,
+      );
     },
   };
 }

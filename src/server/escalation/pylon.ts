@@ -5,9 +5,9 @@
  * first searches the issues created since the first attempt for it. Sync reads
  * `POST /issues/search` with cursor pagination.
  */
-import { IntegrationError, type CreatedTicket, type EscalationIntegration, type TicketDraft } from './types.js';
+import { IntegrationError, type CreatedTicket, type EscalationIntegration, type FollowUp, type TicketDraft } from './types.js';
 import { callJson, expectString, type HttpClientOptions } from './http.js';
-import { conversationHtml, ticketHtml } from './transcript.js';
+import { conversationHtml, followUpHtml, followUpMarkerHtml, ticketHtml } from './transcript.js';
 
 export const PYLON_API_URL = 'https://api.usepylon.com';
 
@@ -53,6 +53,20 @@ export class PylonClient {
   async createIssue(body: Record<string, unknown>, signal?: AbortSignal): Promise<PylonIssue> {
     const { body: answer } = await callJson(`${this.#base}/issues`, { method: 'POST', headers: this.#headers, body, signal }, this.#http);
     return issueOf(answer);
+  }
+
+  /** Posts an internal note on the issue (`POST /issues/{id}/note`; never shown to the requester). */
+  async createNote(issueId: string, bodyHtml: string, signal?: AbortSignal): Promise<void> {
+    const { body } = await callJson(`${this.#base}/issues/${encodeURIComponent(issueId)}/note`, { method: 'POST', headers: this.#headers, body: { body_html: bodyHtml }, signal }, this.#http);
+    expectString((body as { data?: { id?: unknown } }).data?.id, 'the note id', 'Pylon');
+  }
+
+  /** The HTML of every message on the issue, customer-facing and internal notes (`GET /issues/{id}/messages`). */
+  async messagesHtml(issueId: string, signal?: AbortSignal): Promise<string[]> {
+    const { body } = await callJson(`${this.#base}/issues/${encodeURIComponent(issueId)}/messages`, { method: 'GET', headers: this.#headers, signal }, this.#http);
+    const data = (body as { data?: unknown }).data;
+    if (!Array.isArray(data)) throw new IntegrationError('Pylon messages answered without data', { retryable: true });
+    return data.map((m) => (m && typeof (m as { message_html?: unknown }).message_html === 'string' ? (m as { message_html: string }).message_html : ''));
   }
 
   /** One page of issues created after `since`. */
@@ -127,6 +141,14 @@ export function createPylonIntegration(options: PylonOptions): EscalationIntegra
         signal,
       );
       return { ticketId: issue.id, ticketUrl: issue.link };
+    },
+    async addFollowUp(followUp: FollowUp, signal?: AbortSignal): Promise<void> {
+      // Pylon takes no client-chosen id for notes: a retry first looks for the note an earlier try may have added.
+      if (followUp.attempt > 1) {
+        const marker = followUpMarkerHtml(followUp.conversationId, followUp.seq);
+        if ((await client.messagesHtml(followUp.ticketId, signal)).some((html) => html.includes(marker))) return;
+      }
+      await client.createNote(followUp.ticketId, followUpHtml(followUp.content, followUp.conversationId, followUp.seq), signal);
     },
   };
 }

@@ -17,13 +17,14 @@ export function messageMarkdown(message: Message): string {
   return lines.join('\n');
 }
 
-/** Ticket description for Markdown helpdesks (Linear): summary, then the transcript. */
+/** Ticket description for Markdown helpdesks (Linear): summary, the visitor's note, then the transcript. */
 export function ticketMarkdown(draft: TicketDraft): string {
   return [
     '## Summary',
     '',
     draft.summary.trim(),
     '',
+    ...(draft.note ? [`## Note from ${draft.customer.name}`, '', draft.note.trim(), ''] : []),
     '## Conversation',
     '',
     draft.transcript.map(messageMarkdown).join('\n\n'),
@@ -31,6 +32,11 @@ export function ticketMarkdown(draft: TicketDraft): string {
     '---',
     `Escalated from support chat by ${draft.customer.name} <${draft.customer.email}> · conversation \`${draft.conversationId}\``,
   ].join('\n');
+}
+
+/** A visitor's message sent after escalation, as Markdown (Linear comments). */
+export function followUpMarkdown(content: string): string {
+  return `**Visitor (in the support chat):**\n\n${content.trim()}`;
 }
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -68,11 +74,22 @@ export function ticketHtml(draft: TicketDraft): string {
   return [
     '<h2>Summary</h2>',
     paragraphs(draft.summary),
+    ...(draft.note ? [`<h2>Note from ${escapeHtml(draft.customer.name)}</h2>`, paragraphs(draft.note)] : []),
     '<h2>Conversation</h2>',
     ...messages,
     '<hr>',
     `<p>Escalated from support chat by ${escapeHtml(draft.customer.name)} &lt;${escapeHtml(draft.customer.email)}&gt; · ${conversationHtml(draft.conversationId)}`,
   ].join('');
+}
+
+/** The end of a follow-up note that names its message; a retry finds an earlier note by it. */
+export function followUpMarkerHtml(conversationId: string, seq: number): string {
+  return `conversation ${escapeHtml(conversationId)} · message ${seq}</p>`;
+}
+
+/** A visitor's message sent after escalation, as escaped HTML (Pylon notes), ending with its marker. */
+export function followUpHtml(content: string, conversationId: string, seq: number): string {
+  return `<p><strong>Visitor (in the support chat):</strong></p>${paragraphs(content)}<p>Support chat · ${followUpMarkerHtml(conversationId, seq)}`;
 }
 
 /**

@@ -9,6 +9,8 @@ export interface TicketDraft {
   /** The whole conversation, oldest first. */
   transcript: Message[];
   customer: { email: string; name: string };
+  /** What the visitor added in the escalation form, when anything. */
+  note?: string;
   labelTypeIds: string[];
   /** 0 urgent, 1 high, 2 normal, 3 low; undefined when not given. */
   priority?: number;
@@ -19,6 +21,21 @@ export interface CreatedTicket {
   ticketUrl: string;
 }
 
+/** A visitor message sent after escalation, for the ticket the conversation became. */
+export interface FollowUp {
+  orgId: string;
+  conversationId: string;
+  /** The ticket's id in the helpdesk (as returned by createTicket). */
+  ticketId: string;
+  /** The message's position in the conversation: with the conversation id, it names the message. */
+  seq: number;
+  content: string;
+  /** When the visitor sent it, ISO 8601. */
+  sentAt: string;
+  /** 1 for the first try; a later one may follow a try whose answer was lost. */
+  attempt: number;
+}
+
 export interface EscalationIntegration {
   readonly name: Integration;
   /**
@@ -27,6 +44,11 @@ export interface EscalationIntegration {
    * or use a client-chosen id derived from it.
    */
   createTicket(draft: TicketDraft, signal?: AbortSignal): Promise<CreatedTicket>;
+  /**
+   * Adds a visitor's later message to the ticket. Must be safe to call again for the same
+   * message after a failure (no second copy) where the helpdesk allows it.
+   */
+  addFollowUp?(followUp: FollowUp, signal?: AbortSignal): Promise<void>;
 }
 
 /** A helpdesk call that failed. `retryable: false` for configuration errors that a retry cannot fix. */

@@ -1,6 +1,6 @@
 /** @module The `webhook` integration: a signed JSON ticket with transcript and summary, POSTed to a configured URL. */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { IntegrationError, type CreatedTicket, type EscalationIntegration, type TicketDraft } from './types.js';
+import { IntegrationError, type CreatedTicket, type EscalationIntegration, type FollowUp, type TicketDraft } from './types.js';
 
 export interface WebhookIntegrationOptions {
   /** Where tickets are POSTed. */
@@ -24,8 +24,21 @@ export interface WebhookTicket {
   summary: string;
   transcript: { role: string; content: string; sources: { title: string; url: string }[] }[];
   customer: { email: string; name: string };
+  /** What the visitor added in the escalation form; null when nothing. */
+  note: string | null;
   label_type_ids: string[];
   priority: number | null;
+  created_at: string;
+}
+
+/** The JSON body of a `ticket.message` event: a visitor's message sent after escalation. */
+export interface WebhookTicketMessage {
+  /** The same on every retry of this message, so a receiver can drop duplicates. */
+  id: string;
+  ticket_id: string;
+  conversation_id: string;
+  organization_id: string;
+  message: { role: 'user'; content: string };
   created_at: string;
 }
 
@@ -65,6 +78,36 @@ export function createWebhookIntegration(options: WebhookIntegrationOptions): Es
   }
   const doFetch = options.fetch ?? globalThis.fetch;
   const now = options.now ?? Date.now;
+  /** POSTs one signed event; answers the receiver's response once it is a 2xx. */
+  async function deliver(event: 'ticket.created' | 'ticket.message', id: string, body: string, signal: AbortSignal | undefined): Promise<Response> {
+    const timestamp = String(Math.floor(now() / 1000));
+    const timeout = AbortSignal.timeout(options.timeoutMs ?? 10_000);
+    let response: Response;
+    try {
+      response = await doFetch(target, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'support-chat-webhook/1',
+          'x-support-chat-event': event,
+          'x-support-chat-timestamp': timestamp,
+          'x-support-chat-signature': signWebhook(options.secret, timestamp, body),
+          'idempotency-key': id,
+        },
+        body,
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        redirect: 'error',
+      });
+    } catch (error) {
+      throw new IntegrationError(`Webhook delivery failed: ${error instanceof Error ? error.message : String(error)}`, { retryable: true, cause: error });
+    }
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new IntegrationError(`Webhook receiver answered ${response.status}`, { retryable: true, status: response.status });
+    }
+    return response;
+  }
+
   return {
     name: 'webhook',
     async createTicket(draft: TicketDraft, signal?: AbortSignal): Promise<CreatedTicket> {
@@ -77,36 +120,12 @@ export function createWebhookIntegration(options: WebhookIntegrationOptions): Es
         summary: draft.summary,
         transcript: draft.transcript,
         customer: draft.customer,
+        note: draft.note ?? null,
         label_type_ids: draft.labelTypeIds,
         priority: draft.priority ?? null,
         created_at: new Date(now()).toISOString(),
       };
-      const body = JSON.stringify(ticket);
-      const timestamp = String(Math.floor(now() / 1000));
-      const timeout = AbortSignal.timeout(options.timeoutMs ?? 10_000);
-      let response: Response;
-      try {
-        response = await doFetch(target, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': 'support-chat-webhook/1',
-            'x-support-chat-event': 'ticket.created',
-            'x-support-chat-timestamp': timestamp,
-            'x-support-chat-signature': signWebhook(options.secret, timestamp, body),
-            'idempotency-key': id,
-          },
-          body,
-          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-          redirect: 'error',
-        });
-      } catch (error) {
-        throw new IntegrationError(`Webhook delivery failed: ${error instanceof Error ? error.message : String(error)}`, { retryable: true, cause: error });
-      }
-      if (!response.ok) {
-        await response.body?.cancel().catch(() => undefined);
-        throw new IntegrationError(`Webhook receiver answered ${response.status}`, { retryable: true, status: response.status });
-      }
+      const response = await deliver('ticket.created', id, JSON.stringify(ticket), signal);
       let url = `${target.href}#${id}`;
       try {
         const reply = (await response.json()) as { url?: unknown };
@@ -115,6 +134,19 @@ export function createWebhookIntegration(options: WebhookIntegrationOptions): Es
         // A receiver may answer with no JSON; the ticket still exists.
       }
       return { ticketId: id, ticketUrl: url };
+    },
+    async addFollowUp(followUp: FollowUp, signal?: AbortSignal): Promise<void> {
+      const id = `msg_${createHash('sha256').update(`${followUp.orgId}\n${followUp.conversationId}\n${followUp.seq}`).digest('hex').slice(0, 24)}`;
+      const event: WebhookTicketMessage = {
+        id,
+        ticket_id: followUp.ticketId,
+        conversation_id: followUp.conversationId,
+        organization_id: followUp.orgId,
+        message: { role: 'user', content: followUp.content },
+        created_at: followUp.sentAt,
+      };
+      const response = await deliver('ticket.message', id, JSON.stringify(event), signal);
+      await response.body?.cancel().catch(() => undefined);
     },
   };
 }

@@ -1,11 +1,11 @@
 /** @module The request pipeline: route, authenticate, rate-limit, authorize, idempotency, handle, log. */
 import { randomUUID } from 'node:crypto';
-import { MESSAGES, type Scope } from '../../protocol/index.js';
+import { MESSAGES, setRateLimitHeaders, type Scope } from '../../protocol/index.js';
 import type { ConnectionInfo } from '../../protocol/node-http.js';
 import { parseJsonObject } from './body.js';
 import { fromFetch, toFetchResponse, type ApiRequest, type ApiResponse } from './exchange.js';
-import { badRequest, conflict, forbidden, HttpError, internal, notFound, unauthorized } from './errors.js';
-import { setRateLimitHeaders, type Bucket, type RateDecision, type RateLimiter, type RateLimits } from './rate-limit.js';
+import { badRequest, forbidden, HttpError, internal, notFound, unauthorized } from './errors.js';
+import type { Bucket, RateDecision, RateLimiter, RateLimits } from './rate-limit.js';
 import type { Route, RouteContext, RouteMatch, Router } from './router.js';
 import type { Services } from './services.js';
 import type { TokenRecord } from '../store/tokens.js';
@@ -55,9 +55,11 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
    * awaits): a GET that reads from memory or SQLite allocates no promise and takes no microtask hop.
    */
   function run(request: ApiRequest, log: RequestLog, outcome: { decision: RateDecision | undefined }): MaybePromise<ApiResponse> {
+    if (request.refused) return unparsed(request.refused, request, log, outcome);
     const queryAt = request.url.indexOf('?');
     const pathname = queryAt < 0 ? request.url : request.url.slice(0, queryAt);
-    if (!pathname.startsWith('/')) return badRequest('Malformed request URL').toResponse();
+    const search = queryAt < 0 ? '' : request.url.slice(queryAt);
+    if (!pathname.startsWith('/')) return toResponse(badRequest('Malformed request URL'));
     const match = router.match(request.method, pathname);
     log.route = match.route?.pattern ?? 'unmatched';
 
@@ -72,16 +74,61 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
       log.org = auth.orgId;
       log.token = auth.prefix;
       bucketList = buckets(auth, match.route);
+    } else if (match.route?.publicBucket && match.route.genuine) {
+      // Counted once the body shows whether the sender is genuine (see countPublic).
+      const route = match.route;
+      const params = match.params;
+      return request.text().then((bodyText) => countPublic(request, search, route, params, log, outcome, bodyText));
     } else if (match.route?.publicBucket) {
       bucketList = [{ key: match.route.publicBucket(match.params), limit: limits.perOrganization }];
     } else {
       bucketList = [{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }];
     }
-    const search = queryAt < 0 ? '' : request.url.slice(queryAt);
     // The in-memory limiter answers at once (no closure made); a shared one (Redis) answers later.
     const decision = limiter.consume(bucketList);
     if (decision instanceof Promise) return decision.then((settled) => limited(settled, request, search, match, auth, log, outcome));
     return limited(decision, request, search, match, auth, log, outcome);
+  }
+
+  /** A request Node's parser refused: its error, counted against the client address like any unauthenticated request. */
+  function unparsed(refused: HttpError, request: ApiRequest, log: RequestLog, outcome: { decision: RateDecision | undefined }): MaybePromise<ApiResponse> {
+    log.route = 'unparsed';
+    const answer = (decision: RateDecision) => {
+      outcome.decision = decision;
+      return toResponse(refused);
+    };
+    const decision = limiter.consume([{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }]);
+    return decision instanceof Promise ? decision.then(answer) : answer(decision);
+  }
+
+  /**
+   * A public route whose requests prove who sent them (a helpdesk's signature): genuine ones count
+   * in the route's own bucket, forged ones against the client address, so forgeries can never use
+   * up the quota of the sender they impersonate.
+   */
+  function countPublic(
+    request: ApiRequest,
+    search: string,
+    route: Route,
+    params: Record<string, string>,
+    log: RequestLog,
+    outcome: { decision: RateDecision | undefined },
+    bodyText: string,
+  ): MaybePromise<ApiResponse> {
+    let genuine = false;
+    try {
+      genuine = route.genuine!(new Context(request, search, params, undefined, services, bodyText));
+    } catch {
+      // Treated as forged: the handler gives the precise error.
+    }
+    const bucketList = genuine ? [{ key: route.publicBucket!(params), limit: limits.perOrganization }] : [{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }];
+    const next = (decision: RateDecision): MaybePromise<ApiResponse> => {
+      outcome.decision = decision;
+      if (!decision.allowed) return toResponse(new HttpError(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true }));
+      return dispatch(request, search, route, params, undefined, log, bodyText);
+    };
+    const decision = limiter.consume(bucketList);
+    return decision instanceof Promise ? decision.then(next) : next(decision);
   }
 
   function limited(
@@ -94,24 +141,24 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
     outcome: { decision: RateDecision | undefined },
   ): MaybePromise<ApiResponse> {
     outcome.decision = decision;
-    if (!decision.allowed) return new HttpError(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true }).toResponse();
+    if (!decision.allowed) return toResponse(new HttpError(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true }));
     return authorized(request, search, match, auth, log);
   }
 
   function authorized(request: ApiRequest, search: string, match: RouteMatch, auth: TokenRecord | undefined, log: RequestLog): MaybePromise<ApiResponse> {
-    if (match.route?.scope !== 'public' && !auth) return unauthorized().toResponse();
+    if (match.route?.scope !== 'public' && !auth) return toResponse(unauthorized());
     if (!match.route) {
       if (match.allowed.length > 0) {
         const error = new HttpError(405, 'bad_request', `Method ${request.method} is not allowed here; use ${match.allowed.join(', ')}`, {
           headers: { Allow: match.allowed.join(', ') },
         });
-        return error.toResponse();
+        return toResponse(error);
       }
-      return notFound().toResponse();
+      return toResponse(notFound());
     }
     const route = match.route;
     if (auth && route.scope !== 'any' && route.scope !== 'public' && !auth.scopes.includes(route.scope as Scope)) {
-      return forbidden().toResponse();
+      return toResponse(forbidden());
     }
     if (route.method === 'POST') return request.text().then((bodyText) => dispatch(request, search, route, match.params, auth, log, bodyText));
     return dispatch(request, search, route, match.params, auth, log, '');
@@ -133,7 +180,12 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
       const fingerprint = IdempotencyStore.fingerprint(request.method, search ? request.url.slice(0, -search.length) : request.url, bodyText);
       const begun = services.idempotency.begin(auth.id, key, fingerprint);
       if (begun.kind === 'mismatch') throw badRequest('Idempotency-Key was already used with a different request');
-      if (begun.kind === 'in_progress') throw conflict('A request with this Idempotency-Key is still in progress');
+      if (begun.kind === 'in_progress') {
+        throw new HttpError(409, 'conflict', 'A request with this Idempotency-Key is still in progress', {
+          retryable: true,
+          headers: { 'Retry-After': String(begun.retryAfterSeconds) },
+        });
+      }
       if (begun.kind === 'replay') {
         log.replayed = true;
         return { status: begun.status, headers: { 'content-type': 'application/json', 'Idempotent-Replayed': 'true' }, body: begun.body };
@@ -150,9 +202,9 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
   }
 
   function toErrorResponse(error: unknown, log: RequestLog): ApiResponse {
-    if (error instanceof HttpError) return error.toResponse();
+    if (error instanceof HttpError) return toResponse(error);
     log.error = error instanceof Error ? error.message : String(error);
-    return internal().toResponse();
+    return toResponse(internal());
   }
 
   function finish(response: ApiResponse, log: RequestLog, decision: RateDecision | undefined, started: number): ApiResponse {
@@ -241,14 +293,25 @@ class Context implements RouteContext {
   }
 }
 
-/** `Bearer <token>` with exactly one space and nothing else; anything odd is no token. */
-function parseBearer(header: string | null): string | null {
-  if (!header) return null;
-  // test() and slice() rather than exec(): no match array per request.
-  return BEARER.test(header) ? header.slice(7) : null;
+/** The one place an error becomes a response: the spec's JSON body and the error's headers. */
+function toResponse(error: HttpError): ApiResponse {
+  return { status: error.status, headers: { 'content-type': 'application/json', ...error.headers }, body: JSON.stringify(error.toBody()) };
 }
 
-const BEARER = /^Bearer [\x21-\x7e]+$/;
+/**
+ * The token of `Bearer <token>`. The scheme is case-insensitive and may be followed by several
+ * spaces (RFC 9110 §11.1, §11.4); anything else is no token.
+ */
+function parseBearer(header: string | null): string | null {
+  if (!header) return null;
+  // test() and slice() rather than exec(): no match array per request, in the usual case.
+  if (FAST_BEARER.test(header)) return header.slice(7);
+  const match = BEARER.exec(header);
+  return match ? match[1]! : null;
+}
+
+const FAST_BEARER = /^Bearer [\x21-\x7e]+$/;
+const BEARER = /^bearer +([\x21-\x7e]+)$/i;
 
 /** Headers for the rare response made before any limit was consulted (a malformed URL). */
 function fallbackDecision(limits: RateLimits): RateDecision {

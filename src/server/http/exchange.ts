@@ -3,8 +3,7 @@
  * serves Node's `http` directly (no WHATWG conversion on the hot path) and any fetch host.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MAX_BODY_BYTES } from '../../protocol/index.js';
-import { badRequest, HttpError } from './errors.js';
+import { MAX_BODY_BYTES, readCappedText, type HttpError } from '../../protocol/index.js';
 
 export interface ApiRequest {
   method: string;
@@ -16,6 +15,8 @@ export interface ApiRequest {
   readonly signal: AbortSignal;
   /** The body as UTF-8 text; 413 past `limit` bytes. */
   text(limit?: number): Promise<string>;
+  /** Set when Node's parser refused the request: the pipeline answers with this error (see client-error.ts). */
+  refused?: HttpError;
 }
 
 export interface ApiResponse {
@@ -28,35 +29,6 @@ export function json(data: unknown, status = 200, headers: Record<string, string
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(data) };
 }
 
-export function tooLarge(limit: number): HttpError {
-  return new HttpError(413, 'bad_request', `Request body is larger than ${limit} bytes`);
-}
-
-/** Collects a byte stream into text, refusing more than `limit` bytes. */
-async function collect(chunks: AsyncIterable<Uint8Array>, limit: number, cancel: () => void): Promise<string> {
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of chunks) {
-      size += chunk.byteLength;
-      if (size > limit) {
-        cancel();
-        throw tooLarge(limit);
-      }
-      parts.push(chunk);
-    }
-  } catch (error) {
-    if (error instanceof HttpError) throw error;
-    throw badRequest('Request body could not be read');
-  }
-  return Buffer.concat(parts).toString('utf8');
-}
-
-function declaredTooLarge(length: string | null | undefined, limit: number): boolean {
-  const declared = Number(length ?? '0');
-  return Number.isFinite(declared) && declared > limit;
-}
-
 /** An ApiRequest over a WHATWG Request. */
 export function fromFetch(request: Request, remoteAddress: string): ApiRequest {
   const url = new URL(request.url);
@@ -66,20 +38,8 @@ export function fromFetch(request: Request, remoteAddress: string): ApiRequest {
     header: (name) => request.headers.get(name),
     remoteAddress,
     signal: request.signal,
-    async text(limit = MAX_BODY_BYTES) {
-      if (declaredTooLarge(request.headers.get('content-length'), limit)) throw tooLarge(limit);
-      if (!request.body) return '';
-      const reader = request.body.getReader();
-      const chunks = {
-        async *[Symbol.asyncIterator]() {
-          for (;;) {
-            const { done, value } = await reader.read();
-            if (done) return;
-            yield value;
-          }
-        },
-      };
-      return collect(chunks, limit, () => void reader.cancel().catch(() => undefined));
+    text(limit = MAX_BODY_BYTES) {
+      return readCappedText(request.body, { limit, declaredLength: request.headers.get('content-length') });
     },
   };
 }
@@ -134,8 +94,7 @@ class NodeRequest implements ApiRequest {
 
   text(limit = MAX_BODY_BYTES): Promise<string> {
     const req = this.#req;
-    if (declaredTooLarge(req.headers['content-length'], limit)) return Promise.reject(tooLarge(limit));
-    return collect(req, limit, () => req.resume());
+    return readCappedText(req, { limit, declaredLength: req.headers['content-length'], cancel: () => req.resume() });
   }
 }
 

@@ -3,7 +3,6 @@
  * as the in-memory limiter, counted in Redis by one Lua script per request, so the check of every
  * bucket and the consumption of all of them is atomic across processes.
  */
-import { createClient } from 'redis';
 import type { Bucket, RateDecision, RateLimiter } from './rate-limit.js';
 
 const WINDOW_MS = 60_000;
@@ -42,29 +41,51 @@ export interface RedisRateLimiterOptions {
   onError?: (error: unknown) => void;
 }
 
-type Client = ReturnType<typeof createClient>;
+/**
+ * A client that fails commands at once while disconnected (no offline queue), so a request never
+ * waits on Redis; it keeps reconnecting in the background.
+ */
+function newClient(redis: typeof import('redis'), url: string) {
+  const client = redis.createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 2_000) },
+  });
+  client.on('error', () => undefined);
+  return client;
+}
+
+type Client = ReturnType<typeof newClient>;
+
+/**
+ * `redis` is an optional peer dependency: only a deployment that shares limits installs it, so it
+ * is loaded when the first shared limiter is made, with a clear error when it is missing.
+ */
+async function loadRedis(url: string): Promise<typeof import('redis')> {
+  try {
+    return await import('redis');
+  } catch {
+    throw new Error(`Redis at ${url} needs the optional package \`redis\`: run \`npm install redis\``);
+  }
+}
 
 export class RedisRateLimiter implements RateLimiter {
-  readonly #client: Client;
+  #client: Client | undefined;
+  readonly #url: string;
   readonly #prefix: string;
   readonly #now: () => number;
   readonly #onError: (error: unknown) => void;
+  readonly #created: Promise<Client>;
   readonly #ready: Promise<unknown>;
   #reportedAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: RedisRateLimiterOptions) {
-    // Commands fail at once while disconnected (no offline queue), so a request never waits on
-    // Redis; the client keeps reconnecting in the background.
-    this.#client = createClient({
-      url: options.url,
-      disableOfflineQueue: true,
-      socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 2_000) },
-    });
-    this.#client.on('error', () => undefined);
+    this.#url = options.url;
     this.#prefix = options.prefix ?? 'support-chat';
     this.#now = options.now ?? Date.now;
     this.#onError = options.onError ?? (() => undefined);
-    this.#ready = this.#client.connect();
+    this.#created = loadRedis(options.url).then((redis) => (this.#client = newClient(redis, options.url)));
+    this.#ready = this.#created.then((client) => client.connect());
     this.#ready.catch(() => undefined);
   }
 
@@ -72,7 +93,7 @@ export class RedisRateLimiter implements RateLimiter {
   ready(timeoutMs = 5_000): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis at ${String(this.#client.options?.url)} did not answer within ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(() => reject(new Error(`Redis at ${this.#url} did not answer within ${timeoutMs} ms`)), timeoutMs);
     });
     return Promise.race([this.#ready.then(() => undefined), timeout]).finally(() => clearTimeout(timer));
   }
@@ -87,8 +108,9 @@ export class RedisRateLimiter implements RateLimiter {
     const ttl = (window + 1) * WINDOW_MS - now + 5_000;
     let result: number[];
     try {
-      if (!this.#client.isReady) throw new Error(`Redis at ${this.#client.options?.url ?? 'the configured URL'} is not connected`);
-      result = (await this.#client.eval(CONSUME, { keys, arguments: [...buckets.map((b) => String(b.limit)), String(ttl)] })) as number[];
+      const client = this.#client;
+      if (!client?.isReady) throw new Error(`Redis at ${this.#url} is not connected`);
+      result = (await client.eval(CONSUME, { keys, arguments: [...buckets.map((b) => String(b.limit)), String(ttl)] })) as number[];
     } catch (error) {
       // Reported at most once every 10 s: an outage must not flood the logs.
       if (now - this.#reportedAt >= 10_000) {
@@ -115,7 +137,8 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async close(): Promise<void> {
-    if (this.#client.isReady) await this.#client.close();
-    else this.#client.destroy();
+    await this.#created.catch(() => undefined);
+    if (this.#client?.isReady) await this.#client.close();
+    else this.#client?.destroy();
   }
 }

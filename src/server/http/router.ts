@@ -33,6 +33,12 @@ export interface Route {
    * instead of the client address's (helpdesks deliver webhooks from shared addresses in bursts).
    */
   publicBucket?(params: Record<string, string>): string;
+  /**
+   * For public routes with a `publicBucket`: whether the request is genuine (e.g. signed by the
+   * sender it claims to be), judged from its body before it is counted. Only genuine requests
+   * count in `publicBucket`; the others count against the client address.
+   */
+  genuine?(ctx: RouteContext): boolean;
   /** Honour `Idempotency-Key`. */
   idempotent?: boolean;
   handler(ctx: RouteContext): Promise<ApiResponse> | ApiResponse;

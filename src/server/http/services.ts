@@ -1,11 +1,9 @@
-/** @module What route handlers use: stores, the engine, integrations, the worker and conversation events. */
-import { EventEmitter } from 'node:events';
+/** @module What route handlers use: stores, the conversation lifecycle, the engine and integrations. */
 import type { Integration } from '../../protocol/index.js';
 import type { AnswerEngine } from '../answers/types.js';
+import type { ConversationLifecycle } from '../conversations/lifecycle.js';
 import type { IntegrationSettings } from '../escalation/settings.js';
 import type { IntegrationResolver } from '../escalation/types.js';
-import type { JobQueue } from '../jobs/queue.js';
-import type { Worker } from '../jobs/worker.js';
 import type { ConversationStore } from '../store/conversations.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
 import type { TokenService } from '../store/tokens.js';
@@ -15,8 +13,8 @@ import type { Logger } from './log.js';
 export interface Services {
   tokens: TokenService;
   conversations: ConversationStore;
-  queue: JobQueue;
-  worker: Worker;
+  /** Sends user turns and waits for conversations to settle (the one owner of their status). */
+  lifecycle: ConversationLifecycle;
   idempotency: IdempotencyStore;
   tickets: TicketStore;
   engine: AnswerEngine;
@@ -24,8 +22,6 @@ export interface Services {
   /** An organization's effective settings for an integration (its own, else the environment's). */
   integrationSettings(orgId: string, integration: Integration): IntegrationSettings;
   logger: Logger;
-  /** Emits `settled:<conversation id>` when a conversation leaves `processing`. */
-  events: EventEmitter;
   /** Aborted when the server shuts down: long polls answer at once. */
   closing: AbortSignal;
   /** A claim on an escalation older than this is taken over (its process died). @default 120000 */

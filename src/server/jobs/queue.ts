@@ -28,6 +28,7 @@ export class JobQueue {
   readonly #completeConversation;
   readonly #complete;
   readonly #exhausted;
+  readonly #runningOwners;
 
   constructor(db: Db, now: () => number = Date.now) {
     this.#db = db;
@@ -37,7 +38,7 @@ export class JobQueue {
       `UPDATE jobs SET state = 'running', lease_owner = @owner, lease_until = @until, attempts = attempts + 1, updated_at = @now
        WHERE id = (
          SELECT id FROM jobs
-         WHERE (state = 'queued' AND run_after <= @now) OR (state = 'running' AND lease_until < @now)
+         WHERE (state = 'queued' AND run_after <= @now) OR (state = 'running' AND lease_until < @now AND attempts < @max)
          ORDER BY id LIMIT 1
        )
        RETURNING id, conversation_id, org_id, attempts`,
@@ -59,12 +60,16 @@ export class JobQueue {
     });
     // Run before every claim round; most rounds find nothing.
     this.#exhausted = db.prepare("SELECT id, conversation_id FROM jobs WHERE state = 'running' AND lease_until < ? AND attempts >= ?");
+    this.#runningOwners = db.prepare("SELECT DISTINCT lease_owner FROM jobs WHERE state = 'running' AND lease_owner IS NOT NULL").pluck();
   }
 
-  /** Leases the oldest ready job (or one whose lease expired) to `owner` for `leaseMs`. */
-  claim(owner: string, leaseMs: number): Job | null {
+  /**
+   * Leases the oldest ready job (or one whose lease expired with attempts left) to `owner` for
+   * `leaseMs`. An expired job with no attempt left is for `failExhausted`.
+   */
+  claim(owner: string, leaseMs: number, maxAttempts: number): Job | null {
     const now = this.#now();
-    const row = this.#claim.get({ owner, until: now + leaseMs, now }) as JobRow | undefined;
+    const row = this.#claim.get({ owner, until: now + leaseMs, now, max: maxAttempts }) as JobRow | undefined;
     return row ? { id: row.id, conversationId: row.conversation_id, orgId: row.org_id, attempts: row.attempts } : null;
   }
 
@@ -82,8 +87,8 @@ export class JobQueue {
    * Records a failed attempt: the job is queued again after `retryInMs`, or, when `final`, the
    * conversation becomes `failed` with no assistant message (sending again retries).
    */
-  fail(job: Job, owner: string, error: string, final: boolean, retryInMs: number): void {
-    this.#db.transaction(() => {
+  fail(job: Job, owner: string, error: string, final: boolean, retryInMs: number): boolean {
+    return this.#db.transaction(() => {
       const now = this.#now();
       const held = this.#db
         .prepare(
@@ -94,24 +99,40 @@ export class JobQueue {
       if (held.changes === 1 && final) {
         this.#db.prepare("UPDATE conversations SET status = 'failed', updated_at = ? WHERE id = ?").run(new Date(now).toISOString(), job.conversationId);
       }
+      return held.changes === 1;
     })();
   }
 
   /**
    * Fails, without running them, jobs that already used every attempt but were left `running`
    * by a process that died: the conversation must end `failed`, never stay `processing`.
+   * Returns the ids of the conversations failed.
    */
-  failExhausted(maxAttempts: number): number {
+  failExhausted(maxAttempts: number): string[] {
     const now = this.#now();
     // A read first: the transaction is only opened when some job needs failing.
-    if (this.#exhausted.all(now, maxAttempts).length === 0) return 0;
+    if (this.#exhausted.all(now, maxAttempts).length === 0) return [];
     return this.#db.transaction(() => {
       const rows = this.#exhausted.all(now, maxAttempts) as { id: number; conversation_id: string }[];
       for (const row of rows) {
         this.#db.prepare("UPDATE jobs SET state = 'failed', lease_owner = NULL, last_error = 'lease expired', updated_at = ? WHERE id = ?").run(now, row.id);
         this.#db.prepare("UPDATE conversations SET status = 'failed', updated_at = ? WHERE id = ?").run(new Date(now).toISOString(), row.conversation_id);
       }
-      return rows.length;
+      return rows.map((row) => row.conversation_id);
+    })();
+  }
+
+  /**
+   * Ends now the leases of running jobs whose owner `isDead` says is gone, so the next claim takes
+   * them over instead of waiting for the lease to run out.
+   */
+  expireLeases(isDead: (owner: string) => boolean): void {
+    const owners = this.#runningOwners.all() as string[];
+    const dead = owners.filter(isDead);
+    if (dead.length === 0) return;
+    const expire = this.#db.prepare("UPDATE jobs SET lease_until = 0 WHERE state = 'running' AND lease_owner = ?");
+    this.#db.transaction(() => {
+      for (const owner of dead) expire.run(owner);
     })();
   }
 

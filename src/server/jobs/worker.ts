@@ -1,21 +1,16 @@
 /** @module The worker that runs answer jobs: a few at a time, lease renewed while the engine works. */
-import { randomUUID } from 'node:crypto';
 import type { AnswerEngine } from '../answers/types.js';
+import { leaseOwner, type ConversationLifecycle } from '../conversations/lifecycle.js';
 import type { ConversationStore } from '../store/conversations.js';
 import type { Logger } from '../http/log.js';
-import type { Job, JobQueue } from './queue.js';
+import type { Job } from './queue.js';
 
 export interface WorkerOptions {
-  queue: JobQueue;
+  /** Claims, renews, completes and fails jobs; its policy sets the lease and the attempts. */
+  lifecycle: ConversationLifecycle;
   conversations: ConversationStore;
   engine: AnswerEngine;
   logger: Logger;
-  /** Called after a conversation leaves `processing`, so long polls answer at once. */
-  onSettled: (conversationId: string) => void;
-  /** How long a claimed job is ours without renewal. @default 30000 */
-  leaseMs?: number;
-  /** Attempts before the conversation is marked failed. @default 3 */
-  maxAttempts?: number;
   /** Jobs run at the same time. @default 4 */
   concurrency?: number;
   /** Idle poll interval for jobs queued by other processes. @default 250 */
@@ -23,30 +18,39 @@ export interface WorkerOptions {
 }
 
 export class Worker {
-  readonly owner = `worker_${randomUUID()}`;
-  readonly #options: Required<WorkerOptions>;
+  readonly owner = leaseOwner();
+  readonly #lifecycle: ConversationLifecycle;
+  readonly #conversations: ConversationStore;
+  readonly #engine: AnswerEngine;
+  readonly #logger: Logger;
+  readonly #concurrency: number;
+  readonly #pollMs: number;
   readonly #running = new Map<number, { controller: AbortController; done: Promise<void>; job: Job }>();
   #timer: NodeJS.Timeout | undefined;
   #started = false;
+  #unsubscribe: (() => void) | undefined;
 
   constructor(options: WorkerOptions) {
-    this.#options = { leaseMs: 30_000, maxAttempts: 3, concurrency: 4, pollMs: 250, ...options };
+    this.#lifecycle = options.lifecycle;
+    this.#conversations = options.conversations;
+    this.#engine = options.engine;
+    this.#logger = options.logger;
+    this.#concurrency = options.concurrency ?? 4;
+    this.#pollMs = options.pollMs ?? 250;
   }
 
   start(): void {
     if (this.#started) return;
     this.#started = true;
+    // A job queued by this process is started at once; other processes' jobs are found by polling.
+    this.#unsubscribe = this.#lifecycle.onQueued(() => this.#schedule(0));
     this.#schedule(0);
-  }
-
-  /** Wakes the worker now (a job was just queued in this process). */
-  poke(): void {
-    if (this.#started) this.#schedule(0);
   }
 
   /** Stops taking jobs; in-flight ones are aborted and given back to the queue uncounted. */
   async stop(): Promise<void> {
     this.#started = false;
+    this.#unsubscribe?.();
     clearTimeout(this.#timer);
     for (const { controller } of this.#running.values()) controller.abort(new Error('worker stopping'));
     await Promise.all([...this.#running.values()].map((r) => r.done));
@@ -55,9 +59,8 @@ export class Worker {
   /** Runs jobs until none is ready (tests call this instead of start()). Returns whether any ran. */
   async runOnce(): Promise<boolean> {
     let ran = false;
-    this.#options.queue.failExhausted(this.#options.maxAttempts);
     for (;;) {
-      const job = this.#options.queue.claim(this.owner, this.#options.leaseMs);
+      const job = this.#lifecycle.claim(this.owner);
       if (!job) return ran;
       ran = true;
       await this.#run(job);
@@ -73,9 +76,8 @@ export class Worker {
   #tick(): void {
     if (!this.#started) return;
     try {
-      this.#options.queue.failExhausted(this.#options.maxAttempts);
-      while (this.#running.size < this.#options.concurrency) {
-        const job = this.#options.queue.claim(this.owner, this.#options.leaseMs);
+      while (this.#running.size < this.#concurrency) {
+        const job = this.#lifecycle.claim(this.owner);
         if (!job) break;
         const controller = new AbortController();
         const done = this.#run(job, controller).finally(() => {
@@ -85,43 +87,36 @@ export class Worker {
         this.#running.set(job.id, { controller, done, job });
       }
     } catch (error) {
-      this.#options.logger.error({ msg: 'worker tick failed', error: String(error) });
+      this.#logger.error({ msg: 'worker tick failed', error: String(error) });
     }
-    if (this.#started) this.#schedule(this.#options.pollMs);
+    if (this.#started) this.#schedule(this.#pollMs);
   }
 
   async #run(job: Job, controller = new AbortController()): Promise<void> {
-    const { queue, conversations, engine, leaseMs, maxAttempts, logger } = this.#options;
-    if (job.attempts > maxAttempts) {
-      queue.fail(job, this.owner, 'too many attempts', true, 0);
-      this.#options.onSettled(job.conversationId);
-      return;
-    }
+    const lifecycle = this.#lifecycle;
     const renew = setInterval(() => {
-      if (!queue.renew(job, this.owner, leaseMs)) controller.abort(new Error('lease lost'));
-    }, Math.max(50, Math.floor(leaseMs / 3)));
+      if (!lifecycle.renew(job, this.owner)) controller.abort(new Error('lease lost'));
+    }, Math.floor(lifecycle.policy.leaseMs / 3));
     renew.unref();
     const started = Date.now();
     try {
-      const messages = conversations.messages(job.conversationId);
-      const answer = await engine.answer({ orgId: job.orgId, messages, signal: controller.signal });
+      const messages = this.#conversations.messages(job.conversationId);
+      const answer = await this.#engine.answer({ orgId: job.orgId, messages, signal: controller.signal });
       if (controller.signal.aborted) throw controller.signal.reason;
       const sources = dedupeSources(answer.sources).slice(0, 5);
-      if (queue.complete(job, this.owner, { content: answer.content, sources })) {
-        logger.info({ msg: 'answer completed', conversation: job.conversationId, attempt: job.attempts, ms: Date.now() - started });
+      if (lifecycle.complete(job, this.owner, { content: answer.content, sources })) {
+        this.#logger.info({ msg: 'answer completed', conversation: job.conversationId, attempt: job.attempts, ms: Date.now() - started });
       }
     } catch (error) {
       if (!this.#started && controller.signal.aborted) {
-        queue.release(job, this.owner);
+        lifecycle.release(job, this.owner);
         return;
       }
-      const final = job.attempts >= maxAttempts;
       const message = error instanceof Error ? error.message : String(error);
-      logger.warn({ msg: 'answer attempt failed', conversation: job.conversationId, attempt: job.attempts, final, error: message });
-      queue.fail(job, this.owner, message, final, Math.min(30_000, 500 * 2 ** job.attempts));
+      const outcome = lifecycle.fail(job, this.owner, message);
+      this.#logger.warn({ msg: 'answer attempt failed', conversation: job.conversationId, attempt: job.attempts, final: outcome === 'failed', error: message });
     } finally {
       clearInterval(renew);
-      this.#options.onSettled(job.conversationId);
     }
   }
 }

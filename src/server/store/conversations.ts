@@ -48,7 +48,7 @@ function toRecord(row: ConversationRow): ConversationRecord {
   };
 }
 
-export type SendOutcome = { ok: true; conversationId: string } | { ok: false; reason: 'not_found' | 'processing' };
+export type SendOutcome = { ok: true; conversationId: string } | { ok: false; reason: 'not_found' | 'processing' | 'full' };
 
 export class ConversationStore {
   readonly #db: Db;
@@ -61,6 +61,7 @@ export class ConversationStore {
   readonly #nextSeq;
   readonly #insertUserMessage;
   readonly #insertJob;
+  readonly #userTurns;
   readonly #send;
   /** Serialized conversations by id, valid while `updated_at` is unchanged (polling reads the same one often). */
   readonly #wire = new Map<string, { updatedAt: string; status: string; json: string }>();
@@ -81,7 +82,12 @@ export class ConversationStore {
     this.#insertJob = db.prepare(
       "INSERT INTO jobs (conversation_id, org_id, state, attempts, run_after, created_at, updated_at) VALUES (?, ?, 'queued', 0, ?, ?, ?)",
     );
-    this.#send = db.transaction((orgId: string, message: string, conversationId: string | undefined): SendOutcome => this.#sendNow(orgId, message, conversationId));
+    this.#userTurns = db.prepare("SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND role = 'user'").pluck();
+    this.#send = db.transaction((orgId: string, message: string, conversationId: string | undefined, maxTurns: number, inTransaction?: (id: string) => void): SendOutcome => {
+      const outcome = this.#sendNow(orgId, message, conversationId, maxTurns);
+      if (outcome.ok) inTransaction?.(outcome.conversationId);
+      return outcome;
+    });
   }
 
   /** The conversation when it exists in `orgId`; another organization's is treated as absent. */
@@ -127,13 +133,15 @@ export class ConversationStore {
 
   /**
    * Appends a user message and queues the job that answers it, in one transaction.
-   * Starts a new conversation when `conversationId` is undefined.
+   * Starts a new conversation when `conversationId` is undefined; refuses one that already holds
+   * `maxTurns` user messages. `inTransaction` runs inside the same transaction once the message is
+   * stored (work that must be recorded with the message, or not at all).
    */
-  send(orgId: string, message: string, conversationId: string | undefined): SendOutcome {
-    return this.#send(orgId, message, conversationId);
+  send(orgId: string, message: string, conversationId: string | undefined, maxTurns: number, inTransaction?: (id: string) => void): SendOutcome {
+    return this.#send(orgId, message, conversationId, maxTurns, inTransaction);
   }
 
-  #sendNow(orgId: string, message: string, conversationId: string | undefined): SendOutcome {
+  #sendNow(orgId: string, message: string, conversationId: string | undefined, maxTurns: number): SendOutcome {
     const now = this.#now();
     const iso = new Date(now).toISOString();
     let id = conversationId;
@@ -144,6 +152,7 @@ export class ConversationStore {
       const row = this.#get.get(id, orgId) as ConversationRow | undefined;
       if (!row) return { ok: false, reason: 'not_found' };
       if (row.status === 'processing') return { ok: false, reason: 'processing' };
+      if ((this.#userTurns.get(id) as number) >= maxTurns) return { ok: false, reason: 'full' };
       this.#reopen.run(iso, id);
     }
     const seq = this.#nextSeq.get(id) as number;

@@ -20,7 +20,8 @@ afterEach(async () => {
 });
 
 const customer = { name: 'Ada Lovelace', email: 'ada@example.com' };
-const TIMEOUT_MS = '400';
+// Long enough for a loaded test machine; the hang tests wait this long once each.
+const TIMEOUT_MS = '1000';
 
 /** A server whose integrations read `env` (and the per-organization settings in its database). */
 function serverWith(env: Record<string, string>) {
@@ -318,3 +319,27 @@ describe('configuration', () => {
     expect(pylonRes.status).toBe(400);
   });
 });
+
+describe('the visitor’s note', () => {
+  const note = 'Order <1234> & invoice 99: charged twice.';
+
+  it('is a text component after the summary in Plain', async () => {
+    const { plain, server, token, id } = await plainSetup();
+    expect((await escalate(server, token, id, { integration: 'plain', note })).status).toBe(200);
+    const components = plain.threads[0]!.components;
+    expect(components[1]).toBe(`**Note from Ada Lovelace**\n\n${note}`);
+  });
+
+  it('is an escaped section of the Pylon body', async () => {
+    const { pylon, server, token, id } = await pylonSetup();
+    expect((await escalate(server, token, id, { integration: 'pylon', note })).status).toBe(200);
+    expect(pylon.issues[0]!.body_html).toContain('<h2>Note from Ada Lovelace</h2><p>Order &lt;1234&gt; &amp; invoice 99: charged twice.</p>');
+  });
+
+  it('is a section of the Linear description', async () => {
+    const { linear, server, token, id } = await linearSetup();
+    expect((await escalate(server, token, id, { integration: 'linear', note })).status).toBe(200);
+    expect(linear.issues[0]!.description).toContain(`## Note from Ada Lovelace\n\n${note}\n\n## Conversation`);
+  });
+});
+

@@ -92,12 +92,25 @@ describe('Plain webhooks', () => {
     expect((await post(s, '/v0/webhooks/plain/acme', body, { 'plain-request-signature': hmac(body) })).status).toBe(404);
     expect((await post(s, '/v0/webhooks/zendesk/acme', body, {})).status).toBe(404);
     new IntegrationSettingsStore(s.server.db).set('acme', 'plain', { webhookSecret: SECRET });
-    const broken = '{"payload": {"eventType": "thread.thread_created", "thread": {"id": "th_2"}}}';
+    const broken = JSON.stringify({ timestamp: new Date().toISOString(), payload: { eventType: 'thread.thread_created', thread: { id: 'th_2' } } });
     const res = await post(s, '/v0/webhooks/plain/acme', broken, { 'plain-request-signature': hmac(broken) });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/^Webhook payload is missing /);
     const notJson = 'not json';
     expect((await post(s, '/v0/webhooks/plain/acme', notJson, { 'plain-request-signature': hmac(notJson) })).status).toBe(400);
+  });
+
+  it('refuses a signed delivery whose timestamp is more than 5 minutes old or missing (a replay)', async () => {
+    const { s, token } = setup();
+    const fresh = JSON.parse(plainEvent('thread.thread_created', plainThread())) as Record<string, unknown>;
+    for (const timestamp of ['2020-01-01T00:00:00.000Z', new Date(Date.now() - 6 * 60_000).toISOString(), new Date(Date.now() + 6 * 60_000).toISOString(), undefined]) {
+      const body = JSON.stringify({ ...fresh, timestamp });
+      const res = await post(s, '/v0/webhooks/plain/acme', body, { 'plain-request-signature': hmac(body) });
+      expect(res.status, String(timestamp)).toBe(401);
+    }
+    expect((await s.call('GET', '/v0/tickets/plain/th_01ABC', { token })).status).toBe(404);
+    const recent = JSON.stringify({ ...fresh, timestamp: new Date(Date.now() - 4 * 60_000).toISOString() });
+    expect((await post(s, '/v0/webhooks/plain/acme', recent, { 'plain-request-signature': hmac(recent) })).status).toBe(200);
   });
 
   it('keeps organizations apart: a delivery signed with one organization’s secret is refused for another', async () => {
@@ -195,5 +208,26 @@ describe('webhook rate limits', () => {
     // Another organization has its own quota; the address's own quota was never touched.
     expect((await post(s, '/v0/webhooks/plain/globex', body, { 'plain-request-signature': hmac(body) })).status).toBe(200);
     expect((await s.call('GET', '/v0/me')).response.headers.get('x-ratelimit-remaining')).toBe('1');
+  });
+
+  it('never spends the organization quota on forged deliveries: after 600 of them the real helpdesk still gets through', async () => {
+    const { s, token } = setup();
+    const body = plainEvent('thread.thread_created', plainThread());
+    const forged: number[] = [];
+    for (let i = 0; i < 600; i++) forged.push((await post(s, '/v0/webhooks/plain/acme', body, { 'plain-request-signature': hmac(body, 'guessed') })).status);
+    // Forgeries count against their own address (60 a minute), then are refused there.
+    expect(forged.slice(0, 60).every((status) => status === 401)).toBe(true);
+    expect(forged.slice(60).every((status) => status === 429)).toBe(true);
+    const real = await post(s, '/v0/webhooks/plain/acme', body, { 'plain-request-signature': hmac(body) });
+    expect(real.status).toBe(200);
+    expect((await s.call('GET', '/v0/tickets/plain/th_01ABC', { token })).status).toBe(200);
+  });
+
+  it('counts a delivery to an organization without a receiver against the sending address', async () => {
+    t = testServer({ env: {}, rateLimits: { perAddress: 2 } });
+    const body = plainEvent('thread.thread_created', plainThread());
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await post(t, '/v0/webhooks/plain/nobody', body, { 'plain-request-signature': hmac(body) })).status);
+    expect(statuses).toEqual([404, 404, 429]);
   });
 });

@@ -1,23 +1,21 @@
 /** @module POST /v0/chat (send a message) and GET /v0/chat/{id} (get a conversation, with `Prefer: wait=N`). */
-import { MAX_PREFER_WAIT_SECONDS, MESSAGE_MAX_LENGTH, MESSAGES, type SendMessageResult } from '../../../protocol/index.js';
-import { badRequest, conflict, notFound } from '../errors.js';
+import { CONVERSATION_MAX_TURNS, isConversationId, MAX_PREFER_WAIT_SECONDS, MESSAGES, readMessage, type SendMessageResult } from '../../../protocol/index.js';
+import { conflict, notFound } from '../errors.js';
 import { stringField } from '../body.js';
 import { json, type ApiResponse } from '../exchange.js';
 import type { Route, RouteContext } from '../router.js';
 
-const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
-
 async function send(ctx: RouteContext): Promise<ApiResponse> {
   const body = ctx.body();
-  const message = stringField(body, 'message', { required: true, min: 1, max: MESSAGE_MAX_LENGTH });
+  const message = readMessage(body);
   const conversationId = stringField(body, 'conversation_id', { required: false, min: 1, max: 128 });
-  if (conversationId !== undefined && !ID_PATTERN.test(conversationId)) throw notFound();
-  const outcome = ctx.services.conversations.send(ctx.auth!.orgId, message, conversationId);
+  if (conversationId !== undefined && !isConversationId(conversationId)) throw notFound();
+  const outcome = ctx.services.lifecycle.send(ctx.auth!.orgId, message, conversationId);
   if (!outcome.ok) {
     if (outcome.reason === 'not_found') throw notFound();
+    if (outcome.reason === 'full') throw conflict(`Conversation has reached its limit of ${CONVERSATION_MAX_TURNS} turns; start a new conversation`);
     throw conflict(MESSAGES.stillProcessing);
   }
-  ctx.services.worker.poke();
   const result: SendMessageResult = { conversation_id: outcome.conversationId, status: 'processing' };
   return json(result, 202);
 }
@@ -35,45 +33,23 @@ export function preferWait(header: string | null): number | null {
 /** Synchronous unless it has to wait (`Prefer: wait=N` on a conversation still processing): a plain read takes no promise. */
 function get(ctx: RouteContext): ApiResponse | Promise<ApiResponse> {
   const id = ctx.params.id!;
-  if (!ID_PATTERN.test(id)) throw notFound();
-  const { conversations, events, closing } = ctx.services;
-  const record = conversations.get(ctx.auth!.orgId, id);
+  if (!isConversationId(id)) throw notFound();
+  const { conversations, lifecycle, closing } = ctx.services;
+  const orgId = ctx.auth!.orgId;
+  const record = conversations.get(orgId, id);
   if (!record) throw notFound();
   const wait = preferWait(ctx.request.header('prefer'));
   if (wait === null) return { status: 200, headers: { 'content-type': 'application/json' }, body: conversations.toWireJson(record) };
   const headers = { 'content-type': 'application/json', 'Preference-Applied': `wait=${wait}`, Vary: 'Prefer' };
   if (record.status === 'processing' && wait > 0) {
-    return waitForSettled(ctx, id, wait * 1000, events, closing).then((settled) => ({ status: 200, headers, body: conversations.toWireJson(settled) }));
+    // Answered when the conversation settles, the wait ends, the client goes away or the server closes.
+    const signal = AbortSignal.any([closing, ctx.request.signal]);
+    return lifecycle.waitUntilSettled(orgId, id, wait * 1000, signal).then((settled) => {
+      if (!settled) throw notFound();
+      return { status: 200, headers, body: conversations.toWireJson(settled) };
+    });
   }
   return { status: 200, headers, body: conversations.toWireJson(record) };
-}
-
-/** Resolves when the conversation leaves `processing`, `ms` pass, the client goes away or the server closes. */
-async function waitForSettled(ctx: RouteContext, id: string, ms: number, events: RouteContext['services']['events'], closing: AbortSignal) {
-  const orgId = ctx.auth!.orgId;
-  const { conversations } = ctx.services;
-  await new Promise<void>((resolve) => {
-    const event = `settled:${id}`;
-    // Another process may finish the answer; a slow re-read covers that case.
-    const poll = setInterval(() => {
-      if (conversations.get(orgId, id)?.status !== 'processing') done();
-    }, 500);
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearInterval(poll);
-      clearTimeout(timer);
-      events.off(event, done);
-      closing.removeEventListener('abort', done);
-      ctx.request.signal.removeEventListener('abort', done);
-      resolve();
-    }
-    events.on(event, done);
-    closing.addEventListener('abort', done);
-    ctx.request.signal.addEventListener('abort', done);
-  });
-  const record = conversations.get(orgId, id);
-  if (!record) throw badRequest('Conversation was removed while waiting');
-  return record;
 }
 
 export const chatRoutes: Route[] = [

@@ -1,16 +1,15 @@
 /** @module POST /v0/chat/{id}/escalate: exactly one helpdesk ticket per conversation. */
 import {
   INTEGRATIONS,
-  isPlausibleEmail,
   MESSAGES,
-  NAME_MAX_LENGTH,
-  EMAIL_MAX_LENGTH,
+  readEscalationContact,
   SUMMARY_MAX_LENGTH,
   TITLE_MAX_LENGTH,
   type EscalationResult,
   type Integration,
 } from '../../../protocol/index.js';
 import { IntegrationError } from '../../escalation/types.js';
+import { IN_PROGRESS_RETRY_AFTER_SECONDS } from '../../store/idempotency.js';
 import { badRequest, conflict, HttpError, notFound } from '../errors.js';
 import { stringField } from '../body.js';
 import { json, type ApiResponse } from '../exchange.js';
@@ -22,11 +21,13 @@ interface EscalationInput {
   name: string;
   title: string | undefined;
   summary: string | undefined;
+  /** The visitor's own words for the helpdesk ("anything to add?"). */
+  note: string | undefined;
   labelTypeIds: string[];
   priority: number | undefined;
 }
 
-const KNOWN_FIELDS = new Set(['integration', 'email', 'name', 'title', 'summary', 'additional_fields']);
+const KNOWN_FIELDS = new Set(['integration', 'email', 'name', 'title', 'summary', 'note', 'additional_fields']);
 
 function validate(body: Record<string, unknown>): EscalationInput {
   for (const key of Object.keys(body)) if (!KNOWN_FIELDS.has(key)) throw badRequest(`Unknown field "${key}"`);
@@ -35,9 +36,8 @@ function validate(body: Record<string, unknown>): EscalationInput {
   if (typeof integration !== 'string' || !(INTEGRATIONS as readonly string[]).includes(integration)) {
     throw badRequest(`"integration" must be one of ${INTEGRATIONS.join(', ')}`);
   }
-  const email = stringField(body, 'email', { required: true, min: 1, max: EMAIL_MAX_LENGTH }).trim();
-  if (!isPlausibleEmail(email)) throw badRequest('"email" must be an email address');
-  const name = stringField(body, 'name', { required: true, min: 1, max: NAME_MAX_LENGTH }).trim();
+  // Name, email and note are checked as the proxy checks them (the protocol's one reader).
+  const { name, email, note } = readEscalationContact(body);
   const title = stringField(body, 'title', { required: false, min: 1, max: TITLE_MAX_LENGTH });
   const summary = stringField(body, 'summary', { required: false, min: 1, max: SUMMARY_MAX_LENGTH });
   let labelTypeIds: string[] = [];
@@ -64,7 +64,7 @@ function validate(body: Record<string, unknown>): EscalationInput {
       priority = p;
     }
   }
-  return { integration: integration as Integration, email, name, title, summary, labelTypeIds, priority };
+  return { integration: integration as Integration, email, name, title, summary, note, labelTypeIds, priority };
 }
 
 async function escalate(ctx: RouteContext): Promise<ApiResponse> {
@@ -80,7 +80,11 @@ async function escalate(ctx: RouteContext): Promise<ApiResponse> {
     if (!record) throw notFound();
     if (record.status === 'processing') throw conflict(MESSAGES.stillProcessing);
     if (record.escalation.state === 'done') throw conflict('Conversation has already been escalated');
-    throw conflict('Conversation escalation is already in progress');
+    // Another request is creating the ticket: its outcome is known shortly, so the client may retry.
+    throw new HttpError(409, 'conflict', 'Conversation escalation is already in progress', {
+      retryable: true,
+      headers: { 'Retry-After': String(IN_PROGRESS_RETRY_AFTER_SECONDS) },
+    });
   }
   try {
     const transcript = conversations.messages(id);
@@ -96,6 +100,7 @@ async function escalate(ctx: RouteContext): Promise<ApiResponse> {
       summary,
       transcript,
       customer: { email: input.email, name: input.name },
+      note: input.note,
       labelTypeIds: input.labelTypeIds,
       priority: input.priority,
     });

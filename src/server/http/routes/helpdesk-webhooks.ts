@@ -3,7 +3,7 @@
  * Each delivery is authenticated by the helpdesk's signature over the raw body, with the
  * organization's webhook secret, then upserts or removes the synced ticket it is about.
  *
- * - Plain: `Plain-Request-Signature`, hex HMAC-SHA256 of the body.
+ * - Plain: `Plain-Request-Signature`, hex HMAC-SHA256 of the body; its `timestamp` within 5 minutes.
  * - Linear: `Linear-Signature`, hex HMAC-SHA256 of the body; `webhookTimestamp` within 60 s.
  * - Pylon: `Pylon-Webhook-Signature`, `hs256=` + hex HMAC-SHA256 of `<timestamp>.<body>`;
  *   `Pylon-Webhook-Timestamp` within 5 minutes.
@@ -23,6 +23,8 @@ import { json, type ApiResponse } from '../exchange.js';
 import type { Route, RouteContext } from '../router.js';
 
 const LINEAR_TOLERANCE_MS = 60_000;
+/** Plain's own SDK refuses deliveries older than 300 seconds. */
+const PLAIN_TOLERANCE_MS = 5 * 60_000;
 const PYLON_TOLERANCE_MS = 5 * 60_000;
 
 const invalidSignature = () => new HttpError(401, 'unauthorized', 'Invalid webhook signature');
@@ -133,7 +135,20 @@ function parse(raw: string): Record<string, unknown> {
   }
 }
 
-async function receive(ctx: RouteContext): Promise<ApiResponse> {
+/** A delivery whose signature (and timestamp) checked out, with its parsed body. */
+interface Verified {
+  source: Helpdesk;
+  orgId: string;
+  settings: ReturnType<RouteContext['services']['integrationSettings']>;
+  body: Record<string, unknown>;
+}
+
+/**
+ * Authenticates a delivery: its source has a receiver for the organization (else 404), the
+ * helpdesk's signature over the raw body matches (else 401), and its timestamp is recent (else
+ * 401: a replayed old delivery is refused even with a valid signature).
+ */
+function authenticate(ctx: RouteContext): Verified {
   const source = ctx.params.source as Helpdesk;
   const orgId = ctx.params.org!;
   if (!(HELPDESKS as readonly string[]).includes(source)) throw notFound();
@@ -142,23 +157,48 @@ async function receive(ctx: RouteContext): Promise<ApiResponse> {
   if (!secret) throw notFound();
   const raw = ctx.rawBody();
   const now = ctx.services.now();
-  let effect: Effect;
   if (source === 'plain') {
     if (!sameText(hmacHex(secret, raw), ctx.request.header('plain-request-signature'))) throw invalidSignature();
-    effect = plainEffect(parse(raw));
-  } else if (source === 'linear') {
+    const body = parse(raw);
+    // Plain signs the body only; its top-level `timestamp` (ISO 8601) says when the event was sent.
+    const sent = typeof body.timestamp === 'string' ? Date.parse(body.timestamp) : Number.NaN;
+    if (!Number.isFinite(sent) || Math.abs(now - sent) > PLAIN_TOLERANCE_MS) throw invalidSignature();
+    return { source, orgId, settings, body };
+  }
+  if (source === 'linear') {
     if (!sameText(hmacHex(secret, raw), ctx.request.header('linear-signature'))) throw invalidSignature();
     const body = parse(raw);
     const sent = body.webhookTimestamp;
-    // A replayed old delivery is refused even with a valid signature.
     if (typeof sent !== 'number' || Math.abs(now - sent) > LINEAR_TOLERANCE_MS) throw invalidSignature();
-    effect = linearEffect(body, settings.teamId);
-  } else {
-    const timestamp = ctx.request.header('pylon-webhook-timestamp');
-    if (!timestamp || !/^\d{1,12}$/.test(timestamp) || Math.abs(now - Number(timestamp) * 1000) > PYLON_TOLERANCE_MS) throw invalidSignature();
-    if (!sameText(`hs256=${hmacHex(secret, `${timestamp}.${raw}`)}`, ctx.request.header('pylon-webhook-signature'))) throw invalidSignature();
-    effect = pylonEffect(parse(raw));
+    return { source, orgId, settings, body };
   }
+  const timestamp = ctx.request.header('pylon-webhook-timestamp');
+  if (!timestamp || !/^\d{1,12}$/.test(timestamp) || Math.abs(now - Number(timestamp) * 1000) > PYLON_TOLERANCE_MS) throw invalidSignature();
+  if (!sameText(`hs256=${hmacHex(secret, `${timestamp}.${raw}`)}`, ctx.request.header('pylon-webhook-signature'))) throw invalidSignature();
+  return { source, orgId, settings, body: parse(raw) };
+}
+
+/**
+ * Whether a delivery is genuine (signed by the helpdesk, recent). Only genuine deliveries count
+ * against the organization's webhook bucket; forged ones count against their sender's address,
+ * so they can never use up the quota the real helpdesk needs.
+ */
+export function isGenuineDelivery(ctx: RouteContext): boolean {
+  try {
+    authenticate(ctx);
+    return true;
+  } catch (error) {
+    // A signed delivery with a body we cannot use is still the helpdesk's.
+    return error instanceof HttpError && error.status === 400;
+  }
+}
+
+async function receive(ctx: RouteContext): Promise<ApiResponse> {
+  const { source, orgId, settings, body } = authenticate(ctx);
+  let effect: Effect;
+  if (source === 'plain') effect = plainEffect(body);
+  else if (source === 'linear') effect = linearEffect(body, settings.teamId);
+  else effect = pylonEffect(body);
 
   const { tickets, logger } = ctx.services;
   if (effect.kind === 'upsert') {
@@ -178,9 +218,16 @@ async function receive(ctx: RouteContext): Promise<ApiResponse> {
 
 /**
  * Routes authenticated by the helpdesk's signature instead of a bearer token (scope `public`).
- * Deliveries count per source and organization, at the organization's limit, not against the
- * sending address's 60 a minute.
+ * Genuine deliveries count per source and organization, at the organization's limit, not against
+ * the sending address's 60 a minute; forged ones count against the sending address only.
  */
 export const helpdeskWebhookRoutes: Route[] = [
-  { method: 'POST', pattern: '/v0/webhooks/:source/:org', scope: 'public', publicBucket: (params) => `webhook:${params.source}:${params.org}`, handler: receive },
+  {
+    method: 'POST',
+    pattern: '/v0/webhooks/:source/:org',
+    scope: 'public',
+    publicBucket: (params) => `webhook:${params.source}:${params.org}`,
+    genuine: isGenuineDelivery,
+    handler: receive,
+  },
 ];

@@ -1,5 +1,5 @@
 /** @module GET /v0/openapi.json: the OpenAPI 3.1 description of this server, the reference its tests validate against. */
-import { ERROR_CODES, INTEGRATIONS, MAX_PREFER_WAIT_SECONDS, MESSAGE_MAX_LENGTH, SCOPES } from '../../../protocol/index.js';
+import { ERROR_CODES, INTEGRATIONS, MAX_PREFER_WAIT_SECONDS, MESSAGE_MAX_LENGTH, NOTE_MAX_LENGTH, SCOPES } from '../../../protocol/index.js';
 import type { Route } from '../router.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -10,11 +10,22 @@ const rateHeaders = {
   'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
 };
 const error = (description: string) => ({ description, headers: rateHeaders, content: json(ref('Error')) });
+/** A 409 whose outcome is still being decided (an escalation or `Idempotency-Key` in progress) is `retryable` with `Retry-After`. */
+const conflictResponse = {
+  ...error('Conflict'),
+  headers: { ...rateHeaders, 'Retry-After': { required: false, schema: { type: 'integer', minimum: 0 }, description: 'Seconds to wait before retrying a request still in progress' } },
+};
+/** A 401 carries the Bearer challenge (RFC 9110 §11.6.1). */
+const unauthorized = {
+  description: 'Invalid or expired API token',
+  headers: { ...rateHeaders, 'WWW-Authenticate': { required: true, schema: { type: 'string', const: 'Bearer realm="support-chat"' } } },
+  content: json(ref('Error')),
+};
 const errors = (...statuses: number[]) =>
   Object.fromEntries(
     statuses.map((s) => [
       String(s),
-      s === 429 ? { $ref: '#/components/responses/RateLimited' } : error(ERROR_DESCRIPTIONS[s] ?? 'Error'),
+      s === 429 ? { $ref: '#/components/responses/RateLimited' } : s === 401 ? unauthorized : s === 409 ? conflictResponse : error(ERROR_DESCRIPTIONS[s] ?? 'Error'),
     ]),
   );
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -24,7 +35,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'Resource not found',
   405: 'Method not allowed',
   409: 'Conflict',
-  413: 'Request body too large',
+  413: 'Request body too large (over 256 KiB)',
   500: 'Internal error',
 };
 const idParam = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
@@ -136,7 +147,8 @@ export const openApiDocument = {
         requestBody: { required: true, content: json({ type: 'object' }) },
         responses: {
           '200': { description: 'Received (and applied, or ignored as not about a ticket or older than what is stored)', headers: rateHeaders, content: json(ref('WebhookReceipt')) },
-          ...errors(400, 401, 404, 413, 429, 500),
+          ...errors(400, 404, 413, 429, 500),
+          '401': error('Invalid webhook signature'),
         },
       },
     },
@@ -222,6 +234,7 @@ export const openApiDocument = {
           name: { type: 'string', minLength: 1 },
           title: { type: 'string' },
           summary: { type: 'string' },
+          note: { type: 'string', maxLength: NOTE_MAX_LENGTH, description: "The visitor's own words for the helpdesk, added to the ticket" },
           additional_fields: {
             type: 'object',
             additionalProperties: false,

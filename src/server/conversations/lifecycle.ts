@@ -1,0 +1,184 @@
+/**
+ * @module The one owner of a conversation's lifecycle: a user turn is sent (`processing`), its
+ * answer job is claimed and completed or failed (`completed` / `failed`), and waiters learn when
+ * it settles. Routes and the worker call this module; nothing else changes a conversation's status.
+ */
+import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { Source } from '../../protocol/index.js';
+import type { Job, JobQueue } from '../jobs/queue.js';
+import type { ConversationRecord, ConversationStore, SendOutcome } from '../store/conversations.js';
+
+/** How long a claimed answer job is its worker's without renewal; a worker that dies loses it after this. */
+export const DEFAULT_JOB_LEASE_MS = 30_000;
+/** Attempts at answering one user turn before the conversation is `failed`. */
+export const DEFAULT_MAX_ATTEMPTS = 3;
+
+export interface LifecyclePolicy {
+  /** Lease of an answer job, in milliseconds; renewed every third of it while the answer is worked on. */
+  leaseMs: number;
+  /** Attempts before the conversation is `failed`. */
+  maxAttempts: number;
+  /** User messages one conversation may hold; the next one is refused (start a new conversation). */
+  maxTurns: number;
+}
+
+/** The delay before attempt `attempts + 1` of a failed answer: exponential, capped at 30 s. */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(30_000, 500 * 2 ** attempts);
+}
+
+/** Names this process among earlier ones that had the same pid (a restarted container often does). */
+const PROCESS_TOKEN = randomUUID();
+
+/**
+ * A lease owner names its host and process, so a restarted process on the same host can tell that
+ * the owner of a `running` job died (its pid is gone, or now belongs to this new process) and take
+ * the job over at once instead of waiting for the lease to run out. Owners on other hosts, or
+ * still alive, keep their lease until it ends.
+ */
+export function leaseOwner(): string {
+  return `${hostname()}:${process.pid}:${PROCESS_TOKEN}:${randomUUID()}`;
+}
+
+export function isDeadLocalOwner(owner: string): boolean {
+  const [host, pidText, token] = owner.split(':');
+  const pid = Number(pidText);
+  if (host !== hostname() || !Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return token !== PROCESS_TOKEN;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: the pid exists (another user's process); only ESRCH proves it is gone.
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+export class ConversationLifecycle {
+  readonly policy: Readonly<LifecyclePolicy>;
+  readonly #store: ConversationStore;
+  readonly #queue: JobQueue;
+  readonly #settled = new EventEmitter();
+  readonly #queued = new Set<() => void>();
+  readonly #sent = new Set<(orgId: string, conversationId: string, continued: boolean) => void>();
+  #waiting = 0;
+
+  constructor(store: ConversationStore, queue: JobQueue, policy: LifecyclePolicy) {
+    if (!Number.isFinite(policy.leaseMs) || policy.leaseMs < 100) throw new RangeError(`leaseMs must be a number of milliseconds ≥ 100, got ${policy.leaseMs}`);
+    if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) throw new RangeError(`maxAttempts must be an integer ≥ 1, got ${policy.maxAttempts}`);
+    if (!Number.isInteger(policy.maxTurns) || policy.maxTurns < 1) throw new RangeError(`maxTurns must be an integer ≥ 1, got ${policy.maxTurns}`);
+    this.policy = Object.freeze({ ...policy });
+    this.#store = store;
+    this.#queue = queue;
+    this.#settled.setMaxListeners(0);
+  }
+
+  /** Long polls waiting for a conversation to settle, in this process. */
+  get waiting(): number {
+    return this.#waiting;
+  }
+
+  /**
+   * Appends a user message and queues its answer job in one transaction (a new conversation when
+   * `conversationId` is undefined), then wakes the workers of this process. A conversation that
+   * already holds `maxTurns` user messages is `full`.
+   */
+  send(orgId: string, message: string, conversationId: string | undefined): SendOutcome {
+    const continued = conversationId !== undefined;
+    const record = this.#sent.size === 0 ? undefined : (id: string) => {
+      for (const listener of this.#sent) listener(orgId, id, continued);
+    };
+    const outcome = this.#store.send(orgId, message, conversationId, this.policy.maxTurns, record);
+    if (outcome.ok) for (const wake of this.#queued) wake();
+    return outcome;
+  }
+
+  /**
+   * Calls `listener` inside the transaction that stores each user message (`continued` when it was
+   * sent to an existing conversation), so what it writes is committed with the message or not at
+   * all. It must be synchronous and write to the same database. Returns the unsubscribe function.
+   */
+  onSent(listener: (orgId: string, conversationId: string, continued: boolean) => void): () => void {
+    this.#sent.add(listener);
+    return () => this.#sent.delete(listener);
+  }
+
+  /** Calls `listener` whenever a job is queued in this process. Returns the unsubscribe function. */
+  onQueued(listener: () => void): () => void {
+    this.#queued.add(listener);
+    return () => this.#queued.delete(listener);
+  }
+
+  /**
+   * Leases the next ready answer job to `owner`. First, jobs left `running` by a dead process on
+   * this host are given up, and jobs that used every attempt are failed.
+   */
+  claim(owner: string): Job | null {
+    this.#queue.expireLeases(isDeadLocalOwner);
+    for (const id of this.#queue.failExhausted(this.policy.maxAttempts)) this.#emitSettled(id);
+    return this.#queue.claim(owner, this.policy.leaseMs, this.policy.maxAttempts);
+  }
+
+  /** Extends the lease; false when it was lost (the job was taken over). */
+  renew(job: Job, owner: string): boolean {
+    return this.#queue.renew(job, owner, this.policy.leaseMs);
+  }
+
+  /** Stores the answer and completes the conversation while `owner` holds the lease. */
+  complete(job: Job, owner: string, answer: { content: string; sources: Source[] }): boolean {
+    const done = this.#queue.complete(job, owner, answer);
+    if (done) this.#emitSettled(job.conversationId);
+    return done;
+  }
+
+  /**
+   * Records a failed attempt: queued again after a backoff, or, after the last attempt, the
+   * conversation becomes `failed` (no assistant message; sending again retries). Returns which.
+   */
+  fail(job: Job, owner: string, error: string): 'retry' | 'failed' {
+    const final = job.attempts >= this.policy.maxAttempts;
+    const held = this.#queue.fail(job, owner, error, final, retryDelayMs(job.attempts));
+    if (held && final) this.#emitSettled(job.conversationId);
+    return final ? 'failed' : 'retry';
+  }
+
+  /** Gives a job back without counting the attempt (this process is shutting down). */
+  release(job: Job, owner: string): void {
+    this.#queue.release(job, owner);
+  }
+
+  /**
+   * Resolves with the conversation once it is no longer `processing`, or as it is when `ms` pass
+   * or `signal` aborts. Another process may settle it: a slow re-read covers that case.
+   */
+  async waitUntilSettled(orgId: string, id: string, ms: number, signal: AbortSignal): Promise<ConversationRecord | null> {
+    const current = this.#store.get(orgId, id);
+    if (!current || current.status !== 'processing' || signal.aborted) return current;
+    this.#waiting++;
+    await new Promise<void>((resolve) => {
+      const event = `settled:${id}`;
+      const reread = setInterval(() => {
+        if (this.#store.get(orgId, id)?.status !== 'processing') done();
+      }, 500);
+      const timer = setTimeout(done, ms);
+      const settled = this.#settled;
+      function done() {
+        clearInterval(reread);
+        clearTimeout(timer);
+        settled.off(event, done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      settled.on(event, done);
+      signal.addEventListener('abort', done);
+    });
+    this.#waiting--;
+    return this.#store.get(orgId, id);
+  }
+
+  #emitSettled(conversationId: string): void {
+    this.#settled.emit(`settled:${conversationId}`);
+  }
+}

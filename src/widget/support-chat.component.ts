@@ -4,7 +4,9 @@ import { isPlausibleEmail, MESSAGE_MAX_LENGTH, type Message } from '../protocol/
 import { ApiError } from './client.js';
 import { errorDetail, type SupportChatErrorDetail } from './events.js';
 import { safeUrl } from './markdown.js';
+import { ComposerController } from './controllers/composer.js';
 import { ConnectivityController } from './controllers/connectivity.js';
+import { ScrollController } from './controllers/scroll.js';
 import { ConversationController, type Escalation } from './controllers/conversation.js';
 import { EscalationController } from './controllers/escalation.js';
 import { MediaQueryController } from './controllers/media-query.js';
@@ -100,8 +102,6 @@ export class SupportChat extends LitElement {
     formOpen: { state: true },
     formErrors: { state: true },
     notice: { state: true },
-    draftLength: { state: true },
-    composerError: { state: true },
     announcement: { state: true },
   };
 
@@ -150,10 +150,6 @@ export class SupportChat extends LitElement {
   private formOpen = false;
   private formErrors: FormErrors = {};
   private notice: Notice | null = null;
-  /** Length of the text in the message field, for the counter near the limit. */
-  private draftLength = 0;
-  /** Why the message field's text was not sent (too long). */
-  private composerError = '';
   private announcement = '';
 
   private get messagesEl() {
@@ -167,12 +163,16 @@ export class SupportChat extends LitElement {
   }
 
   readonly #id = `support-chat-${++instances}`;
-  #stick = true;
-  #scrollToAnswer = false;
-  #scrollToEnd = false;
   /** Focus was inside the widget before this render. */
   #hadFocus = false;
 
+  readonly #scroll = new ScrollController(this, () => this.messagesEl);
+  readonly #composer = new ComposerController(
+    this,
+    () => this.inputEl,
+    () => ({ t: this.#text, lang: this.#locale.code }),
+    (text) => void this.ask(text),
+  );
   readonly #net = new ConnectivityController(this, () => this.#chat.flush());
 
   /** The conversation: state, persistence, other tabs, polling, sending. */
@@ -182,15 +182,15 @@ export class SupportChat extends LitElement {
     {
       sent: (message, conversationId) => {
         this.notice = null;
-        this.#scrollToEnd = true;
+        this.#scroll.toEnd();
         this.#emit('support-chat-send', { message, conversationId });
       },
       // Sent by "Try again" (or from the queue): the text it left in the box has gone out.
       accepted: (message) => {
-        if (this.inputEl?.value.trim() === message) this.#clearInput();
+        if (this.#composer.value === message) this.#composer.set('');
       },
       sendFailed: (error, message) => {
-        if (this.inputEl && !this.inputEl.value) this.#setInput(message);
+        if (!this.#composer.value) this.#composer.set(message);
         this.#fail(error, () => void this.ask(message));
       },
       updated: (_conversation, answer, failed) => this.#answered(answer, failed),
@@ -235,8 +235,6 @@ export class SupportChat extends LitElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if ((changed.has('endpoint') || changed.has('storageKey') || changed.has('noPersist')) && this.endpoint) this.#chat.restore();
-    const el = this.messagesEl;
-    if (el) this.#stick = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
     this.#hadFocus = !!this.shadowRoot?.activeElement;
   }
 
@@ -247,18 +245,6 @@ export class SupportChat extends LitElement {
       if (input && input.getClientRects().length) input.focus();
       else this.messagesEl?.focus();
     }
-    const el = this.messagesEl;
-    if (!el) return;
-    if (this.#scrollToEnd) {
-      el.scrollTop = el.scrollHeight;
-    } else if (this.#scrollToAnswer && this.#stick) {
-      // A new answer is shown from its top, so the reader starts at its first line.
-      const answers = el.querySelectorAll<HTMLElement>('[data-role="assistant"]');
-      const last = answers[answers.length - 1];
-      if (last) el.scrollTop = last.offsetTop - 8;
-    }
-    this.#scrollToEnd = false;
-    this.#scrollToAnswer = false;
   }
 
   // Public methods
@@ -312,7 +298,7 @@ export class SupportChat extends LitElement {
       return;
     }
     // Never lost: while an answer is on its way, or while offline, the message waits visibly in order.
-    this.#scrollToEnd = true;
+    this.#scroll.toEnd();
     this.#chat.ask(message);
   }
 
@@ -323,27 +309,7 @@ export class SupportChat extends LitElement {
     this.formErrors = {};
     this.notice = null;
     this.announcement = '';
-    this.#clearInput();
-  }
-
-  #setInput(text: string): void {
-    const input = this.inputEl;
-    if (!input) return;
-    input.value = text;
-    this.#sizeInput(input);
-  }
-
-  #clearInput(): void {
-    this.#setInput('');
-    this.composerError = '';
-  }
-
-  /** The field grows with its text up to its CSS max-block-size, then scrolls. */
-  #sizeInput(input: HTMLTextAreaElement): void {
-    this.draftLength = input.value.length;
-    if (typeof CSS !== 'undefined' && CSS.supports?.('field-sizing', 'content')) return;
-    input.style.height = 'auto';
-    input.style.height = `${input.scrollHeight + 2}px`;
+    this.#composer.set('');
   }
 
   #resume(): void {
@@ -355,7 +321,7 @@ export class SupportChat extends LitElement {
   #answered(answer: Message | null, failed: boolean): void {
     if (this.notice?.detail.code === 'network_error') this.notice = null;
     if (answer) {
-      this.#scrollToAnswer = true;
+      this.#scroll.toAnswer();
       // Announced once, when the answer completes; polls that change nothing say nothing.
       const sentence = firstSentence(answer.content);
       this.announcement = sentence ? `${this.#text.answerReady}: ${sentence}` : this.#text.answerReady;
@@ -374,35 +340,6 @@ export class SupportChat extends LitElement {
   }
 
   // Handlers
-
-  private handleSubmit(event: Event): void {
-    event.preventDefault();
-    const input = this.inputEl;
-    if (!input) return;
-    const text = input.value.trim();
-    if (!text) return;
-    if (text.length > MESSAGE_MAX_LENGTH) {
-      // Refused, never cut: the visitor decides what to leave out.
-      this.composerError = format(this.#text.tooLong, { max: MESSAGE_MAX_LENGTH.toLocaleString(this.#locale.code), count: text.length.toLocaleString(this.#locale.code) });
-      input.focus();
-      return;
-    }
-    this.#clearInput();
-    void this.ask(text);
-  }
-
-  private handleInput(event: Event): void {
-    const input = event.currentTarget as HTMLTextAreaElement;
-    this.#sizeInput(input);
-    if (this.composerError && input.value.trim().length <= MESSAGE_MAX_LENGTH) this.composerError = '';
-  }
-
-  private handleInputKeydown(event: KeyboardEvent): void {
-    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-      event.preventDefault();
-      this.handleSubmit(event);
-    }
-  }
 
   private handleKeydown(event: KeyboardEvent): void {
     if (event.key === 'Escape' && this.mode === 'launcher' && this.opened) {
@@ -425,7 +362,7 @@ export class SupportChat extends LitElement {
   private handleOpenForm(): void {
     this.formOpen = true;
     this.formErrors = {};
-    this.#scrollToEnd = true;
+    this.#scroll.toEnd();
     void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLInputElement>('input[name="name"]')?.focus());
   }
 
@@ -554,11 +491,11 @@ export class SupportChat extends LitElement {
         lang: locale.code,
         placeholder: this.placeholder || t.placeholder,
         hidden: this.formOpen && !this.#chat.escalation,
-        error: this.composerError,
-        draftLength: this.draftLength,
-        onSubmit: (e) => this.handleSubmit(e),
-        onKeydown: (e) => this.handleInputKeydown(e),
-        onInput: (e) => this.handleInput(e),
+        error: this.#composer.error,
+        draftLength: this.#composer.length,
+        onSubmit: this.#composer.onSubmit,
+        onKeydown: this.#composer.onKeydown,
+        onInput: this.#composer.onInput,
       })}
     </section>`;
   }

@@ -14,6 +14,8 @@ export interface ProxyBehaviour {
   longPoll: boolean;
   /** Fail the next requests with these statuses; 0 drops the connection. */
   failNext: number[];
+  /** Fail the next polls (GET requests only) with these statuses. */
+  failPolls: number[];
   /** `Retry-After` sent with a 429, seconds. */
   retryAfter: number;
   /** Status of the escalation endpoint (200, 409, 500…). */
@@ -36,6 +38,7 @@ const defaults = (): ProxyBehaviour => ({
   sources: [{ title: 'Reset your password', url: 'https://docs.example.com/reset' }],
   longPoll: false,
   failNext: [],
+  failPolls: [],
   retryAfter: 1,
   escalateStatus: 200,
   escalateInProgress: 0,
@@ -73,13 +76,16 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
       const ns = space(match[1]!);
       const path = match[2]!;
       if (path === '/__control') {
-        Object.assign(ns.behaviour, JSON.parse(raw || '{}'));
+        const { completeNow, ...behaviour } = JSON.parse(raw || '{}') as Partial<ProxyBehaviour> & { completeNow?: boolean };
+        // Answers still being written are ready at the next poll.
+        if (completeNow) for (const conversation of ns.conversations.values()) conversation.readyAt = 0;
+        Object.assign(ns.behaviour, behaviour);
         return send(200, ns.behaviour);
       }
       if (path === '/__log') return send(200, ns.log);
       ns.log.push({ method: req.method!, path, prefer: (req.headers.prefer as string) ?? null, body: raw });
       const b = ns.behaviour;
-      const fail = b.failNext.shift();
+      const fail = b.failNext.shift() ?? (req.method === 'GET' ? b.failPolls.shift() : undefined);
       if (fail === 0) return req.socket.destroy();
       if (fail === 429) return send(429, { error: { code: 'rate_limited', message: 'Too many requests', retryable: true } }, { 'retry-after': String(b.retryAfter) });
       if (fail) return send(fail, { error: { code: fail >= 500 ? 'internal_error' : 'bad_request', message: fail >= 500 ? 'An internal error occurred' : 'Bad request', ...(fail >= 500 ? { retryable: true } : {}) } });

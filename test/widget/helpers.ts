@@ -13,7 +13,7 @@ export interface Mounted {
   part(name: string): HTMLElement | null;
   parts(name: string): HTMLElement[];
   log(): Promise<{ method: string; path: string; prefer: string | null; body: string }[]>;
-  control(behaviour: Partial<ProxyBehaviour>): Promise<void>;
+  control(behaviour: Partial<ProxyBehaviour> & { completeNow?: boolean }): Promise<void>;
   answered(count?: number): Promise<void>;
 }
 

@@ -114,16 +114,27 @@ describe('asking and answering', () => {
   });
 
   it('honours 429 and Retry-After while polling, without giving up', async () => {
-    const m = await mount({ answerDelayMs: 100, retryAfter: 1 }, { mode: 'inline' });
+    const m = await mount({ answerDelayMs: 10, retryAfter: 30, failPolls: [429] }, { mode: 'inline' });
     let errors = 0;
     m.el.addEventListener('support-chat-error', () => errors++);
-    await typeAndSend(m, 'slow down');
-    // The next request after the message is accepted is a poll: it gets the 429.
-    await waitUntil(async () => (await m.log()).some((l) => l.method === 'POST'));
-    await m.control({ failNext: [429] });
-    const started = Date.now();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      await typeAndSend(m, 'slow down');
+      // The first poll gets the 429: nothing more for the 30 s of Retry-After (of the widget's time).
+      for (let i = 0; i < 29; i++) {
+        await m.log();
+        await vi.advanceTimersByTimeAsync(1_000);
+      }
+      expect(await gets(m)).toBe(1);
+      for (let i = 0; i < 3; i++) {
+        await m.log();
+        await vi.advanceTimersByTimeAsync(1_000);
+      }
+    } finally {
+      vi.useRealTimers();
+    }
     await m.answered();
-    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(await gets(m)).toBe(2);
     expect(errors).toBe(0);
   });
 
@@ -183,15 +194,25 @@ describe('asking and answering', () => {
   });
 
   it('gives up after its timeout with a retry button, and the retry resumes', async () => {
-    const m = await mount({ answerDelayMs: 2_000 }, { mode: 'inline', 'poll-timeout': '400' });
+    const m = await mount({ answerDelayMs: 600_000 }, { mode: 'inline' });
     const failed = oneEvent(m.el, 'support-chat-error');
-    await typeAndSend(m, 'too slow');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      await typeAndSend(m, 'too slow');
+      // The default two minutes of the widget's time, polls included, pass in a moment.
+      for (let i = 0; i < 130 && !m.part('error'); i++) {
+        await m.log();
+        await vi.advanceTimersByTimeAsync(1_000);
+      }
+    } finally {
+      vi.useRealTimers();
+    }
     const error = await failed;
     expect(error.detail).toEqual({ code: 'timeout', message: 'This is taking longer than expected.', retryable: true, status: null });
     await m.el.updateComplete;
     const notice = m.part('error')!;
     expect(notice.getAttribute('role')).toBe('alert');
-    m.el.pollTimeout = 20_000;
+    await m.control({ completeNow: true });
     notice.querySelector('button')!.click();
     await m.answered();
     expect(m.part('error')).toBeNull();

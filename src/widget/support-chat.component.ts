@@ -162,85 +162,85 @@ export class SupportChat extends LitElement {
     return this.renderRoot.querySelector<HTMLButtonElement>('.launcher');
   }
 
-  readonly #id = `support-chat-${++instances}`;
+  private readonly _id = `support-chat-${++instances}`;
   /** Focus was inside the widget before this render. */
-  #hadFocus = false;
+  private _hadFocus = false;
 
-  readonly #scroll = new ScrollController(this, () => this.messagesEl);
-  readonly #composer = new ComposerController(
+  private readonly _scroll = new ScrollController(this, () => this.messagesEl);
+  private readonly _composer = new ComposerController(
     this,
     () => this.inputEl,
-    () => ({ t: this.#text, lang: this.#locale.code }),
+    () => ({ t: this._text, lang: this._locale.code }),
     (text) => void this.ask(text),
   );
-  readonly #net = new ConnectivityController(this, () => this.#chat.flush());
+  private readonly _net = new ConnectivityController(this, () => this._chat.flush());
 
   /** The conversation: state, persistence, other tabs, polling, sending. */
-  readonly #chat = new ConversationController(
+  private readonly _chat = new ConversationController(
     this,
-    () => ({ endpoint: this.endpoint, storageKey: this.storageKey, noPersist: this.noPersist, pollTimeout: this.pollTimeout, online: this.#net.online, open: this.opened }),
+    () => ({ endpoint: this.endpoint, storageKey: this.storageKey, noPersist: this.noPersist, pollTimeout: this.pollTimeout, online: this._net.online, open: this.opened }),
     {
       sent: (message, conversationId) => {
         this.notice = null;
-        this.#scroll.toEnd();
-        this.#emit('support-chat-send', { message, conversationId });
+        this._scroll.toEnd();
+        this._emit('support-chat-send', { message, conversationId });
       },
       // Sent by "Try again" (or from the queue): the text it left in the box has gone out.
       accepted: (message) => {
-        if (this.#composer.value === message) this.#composer.set('');
+        if (this._composer.value === message) this._composer.set('');
       },
       sendFailed: (error, message) => {
-        if (!this.#composer.value) this.#composer.set(message);
-        this.#fail(error, () => void this.ask(message));
+        if (!this._composer.value) this._composer.set(message);
+        this._fail(error, () => void this.ask(message));
       },
-      updated: (_conversation, answer, failed) => this.#answered(answer, failed),
-      pollFailed: (error) => this.#fail(error, () => this.#resume()),
+      updated: (_conversation, answer, failed) => this._answered(answer, failed),
+      pollFailed: (error) => this._fail(error, () => this._resume()),
       restored: (saved) => {
         if (saved.open && this.mode === 'launcher') this.opened = true;
       },
     },
   );
   /** Phones: the launcher's panel covers the screen, so it is a modal dialog there. */
-  readonly #phone = new MediaQueryController(this, PHONE);
+  private readonly _phone = new MediaQueryController(this, PHONE);
 
   /** The launcher's panel is open full screen: modal, focus kept inside. */
-  get #modal(): boolean {
-    return this.mode === 'launcher' && this.opened && this.#phone.matches;
+  private get _modal(): boolean {
+    return this.mode === 'launcher' && this.opened && this._phone.matches;
   }
 
   /** While modal, focus that reaches the page behind (a click, a script) comes back into the panel. */
-  readonly #onFocusIn = (event: FocusEvent) => {
-    if (!this.#modal || event.composedPath().includes(this)) return;
+  private readonly _onFocusIn = (event: FocusEvent) => {
+    if (!this._modal || event.composedPath().includes(this)) return;
     const panel = this.renderRoot.querySelector<HTMLElement>('.panel');
     if (panel) focusables(panel)[0]?.focus();
   };
 
-  get #locale() {
+  private get _locale() {
     return localeFor(this.lang || document.documentElement.lang || navigator.language);
   }
 
-  get #text(): Strings {
-    return { ...this.#locale.strings, ...this.strings };
+  private get _text(): Strings {
+    return { ...this._locale.strings, ...this.strings };
   }
 
   override connectedCallback(): void {
     super.connectedCallback();
-    document.addEventListener('focusin', this.#onFocusIn);
+    document.addEventListener('focusin', this._onFocusIn);
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    document.removeEventListener('focusin', this.#onFocusIn);
+    document.removeEventListener('focusin', this._onFocusIn);
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if ((changed.has('endpoint') || changed.has('storageKey') || changed.has('noPersist')) && this.endpoint) this.#chat.restore();
-    this.#hadFocus = !!this.shadowRoot?.activeElement;
+    if ((changed.has('endpoint') || changed.has('storageKey') || changed.has('noPersist')) && this.endpoint) this._chat.restore();
+    this._hadFocus = !!this.shadowRoot?.activeElement;
   }
 
   protected override updated(): void {
     // The focused control went away (a starter, "New conversation", a retry button): focus stays in the widget.
-    if (this.#hadFocus && !this.shadowRoot?.activeElement && (this.mode === 'inline' || this.opened)) {
+    if (this._hadFocus && !this.shadowRoot?.activeElement && (this.mode === 'inline' || this.opened)) {
       const input = this.inputEl;
       if (input && input.getClientRects().length) input.focus();
       else this.messagesEl?.focus();
@@ -253,13 +253,13 @@ export class SupportChat extends LitElement {
   open(): void {
     if (this.opened) return;
     this.opened = true;
-    this.#chat.persist();
-    this.#emit('support-chat-open', {});
+    this._chat.persist();
+    this._emit('support-chat-open', {});
     void this.updateComplete.then(() => {
       // No autofocus of the field on touch devices: the keyboard would cover the answer. A modal
       // panel still takes focus (on its first control), as a dialog must.
       if (window.matchMedia?.('(pointer: fine)').matches) this.inputEl?.focus();
-      else if (this.#modal) this.renderRoot.querySelector<HTMLElement>('.panel button')?.focus();
+      else if (this._modal) this.renderRoot.querySelector<HTMLElement>('.panel button')?.focus();
     });
   }
 
@@ -267,8 +267,8 @@ export class SupportChat extends LitElement {
   close(): void {
     if (!this.opened) return;
     this.opened = false;
-    this.#chat.persist();
-    this.#emit('support-chat-close', {});
+    this._chat.persist();
+    this._emit('support-chat-close', {});
     void this.updateComplete.then(() => this.launcherEl?.focus());
   }
 
@@ -283,59 +283,59 @@ export class SupportChat extends LitElement {
     const message = String(text ?? '').trim();
     if (!message) return;
     if (!this.endpoint) {
-      this.#fail(new ApiError(0, 'bad_request', 'The endpoint attribute is not set', false, undefined), null);
+      this._fail(new ApiError(0, 'bad_request', 'The endpoint attribute is not set', false, undefined), null);
       return;
     }
     if (this.mode === 'launcher' && !this.opened) this.open();
     // "Can I talk to a human?" opens the form rather than asking the bot.
-    if (!this.noEscalation && !this.#chat.escalation && asksForHuman(message)) {
-      this.#escalation.request = message;
+    if (!this.noEscalation && !this._chat.escalation && asksForHuman(message)) {
+      this._escalation.request = message;
       this.handleOpenForm();
       return;
     }
     if (message.length > MESSAGE_MAX_LENGTH) {
-      this.#fail(new ApiError(400, 'bad_request', `Messages can be at most ${MESSAGE_MAX_LENGTH} characters`, false, undefined), null);
+      this._fail(new ApiError(400, 'bad_request', `Messages can be at most ${MESSAGE_MAX_LENGTH} characters`, false, undefined), null);
       return;
     }
     // Never lost: while an answer is on its way, or while offline, the message waits visibly in order.
-    this.#scroll.toEnd();
-    this.#chat.ask(message);
+    this._scroll.toEnd();
+    this._chat.ask(message);
   }
 
   /** Forgets the conversation and starts anew. */
   reset(): void {
-    this.#chat.reset();
+    this._chat.reset();
     this.formOpen = false;
     this.formErrors = {};
     this.notice = null;
     this.announcement = '';
-    this.#composer.set('');
+    this._composer.set('');
   }
 
-  #resume(): void {
+  private _resume(): void {
     this.notice = null;
-    this.#chat.resume();
+    this._chat.resume();
   }
 
   /** A poll brought news: a completed answer is shown from its top, announced once, and emitted. */
-  #answered(answer: Message | null, failed: boolean): void {
+  private _answered(answer: Message | null, failed: boolean): void {
     if (this.notice?.detail.code === 'network_error') this.notice = null;
     if (answer) {
-      this.#scroll.toAnswer();
+      this._scroll.toAnswer();
       // Announced once, when the answer completes; polls that change nothing say nothing.
       const sentence = firstSentence(answer.content);
-      this.announcement = sentence ? `${this.#text.answerReady}: ${sentence}` : this.#text.answerReady;
-      this.#emit('support-chat-answer', { conversationId: this.#chat.conversationId!, message: answer });
-    } else if (failed) this.announcement = this.#text.failed;
+      this.announcement = sentence ? `${this._text.answerReady}: ${sentence}` : this._text.answerReady;
+      this._emit('support-chat-answer', { conversationId: this._chat.conversationId!, message: answer });
+    } else if (failed) this.announcement = this._text.failed;
   }
 
-  #fail(error: unknown, retry: (() => void) | null): void {
-    const detail = errorDetail(error, this.#text);
+  private _fail(error: unknown, retry: (() => void) | null): void {
+    const detail = errorDetail(error, this._text);
     this.notice = { detail, retry: detail.retryable ? retry : null };
-    this.#emit('support-chat-error', detail);
+    this._emit('support-chat-error', detail);
   }
 
-  #emit<K extends keyof GlobalEventHandlersEventMap>(type: K, detail: GlobalEventHandlersEventMap[K] extends CustomEvent<infer D> ? D : never): void {
+  private _emit<K extends keyof GlobalEventHandlersEventMap>(type: K, detail: GlobalEventHandlersEventMap[K] extends CustomEvent<infer D> ? D : never): void {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
 
@@ -345,7 +345,7 @@ export class SupportChat extends LitElement {
     if (event.key === 'Escape' && this.mode === 'launcher' && this.opened) {
       event.stopPropagation();
       this.close();
-    } else if (this.#modal) trapTab(event, event.currentTarget as HTMLElement, this.shadowRoot!.activeElement);
+    } else if (this._modal) trapTab(event, event.currentTarget as HTMLElement, this.shadowRoot!.activeElement);
   }
 
   /** Copies `text`; the button shows its `data-done` text for a moment (the DOM Lit renders is left alone). */
@@ -362,7 +362,7 @@ export class SupportChat extends LitElement {
   private handleOpenForm(): void {
     this.formOpen = true;
     this.formErrors = {};
-    this.#scroll.toEnd();
+    this._scroll.toEnd();
     void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLInputElement>('input[name="name"]')?.focus());
   }
 
@@ -378,35 +378,35 @@ export class SupportChat extends LitElement {
     const form = event.currentTarget as HTMLFormElement;
     const value = (name: string) => (form.elements.namedItem(name) as HTMLInputElement | HTMLTextAreaElement).value.trim();
     const customer = { name: value('name'), email: value('email'), note: value('note') };
-    const t = this.#text;
+    const t = this._text;
     const errors: FormErrors = {};
     if (!customer.name) errors.name = t.nameRequired;
     if (!isPlausibleEmail(customer.email)) errors.email = t.emailInvalid;
-    if (customer.note.length > NOTE_MAX_LENGTH) errors.note = format(t.tooLong, { count: customer.note.length.toLocaleString(this.#locale.code), max: NOTE_MAX_LENGTH.toLocaleString(this.#locale.code) });
+    if (customer.note.length > NOTE_MAX_LENGTH) errors.note = format(t.tooLong, { count: customer.note.length.toLocaleString(this._locale.code), max: NOTE_MAX_LENGTH.toLocaleString(this._locale.code) });
     this.formErrors = errors;
     if (errors.name || errors.email || errors.note) {
       void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('.escalation-form [aria-invalid="true"]')?.focus());
       return;
     }
     this.notice = null;
-    this.#escalation.submit(customer, t.talkToHuman);
+    this._escalation.submit(customer, t.talkToHuman);
   }
 
   /** Escalation: a ticket (or "already with the team") once it is known. */
-  readonly #escalation = new EscalationController(this, this.#chat, {
+  private readonly _escalation = new EscalationController(this, this._chat, {
     done: (conversationId, result) => {
-      if (!result) return this.#escalated('already');
+      if (!result) return this._escalated('already');
       const url = safeUrl(result.ticket_url) ?? '';
-      this.#escalated({ ticketId: result.ticket_id, ticketUrl: url });
-      this.#emit('support-chat-escalate', { conversationId, ticketId: result.ticket_id, ticketUrl: url || null });
+      this._escalated({ ticketId: result.ticket_id, ticketUrl: url });
+      this._emit('support-chat-escalate', { conversationId, ticketId: result.ticket_id, ticketUrl: url || null });
     },
-    failed: (error) => this.#fail(error, () => this.renderRoot.querySelector<HTMLFormElement>('form.escalation-form')?.requestSubmit()),
+    failed: (error) => this._fail(error, () => this.renderRoot.querySelector<HTMLFormElement>('form.escalation-form')?.requestSubmit()),
   });
 
-  #escalated(escalation: NonNullable<Escalation>): void {
-    this.#chat.escalated(escalation);
+  private _escalated(escalation: NonNullable<Escalation>): void {
+    this._chat.escalated(escalation);
     this.formOpen = false;
-    this.announcement = escalation === 'already' ? this.#text.alreadyEscalated : this.#text.ticketCreated;
+    this.announcement = escalation === 'already' ? this._text.alreadyEscalated : this._text.ticketCreated;
     // The form that had focus is gone: focus moves to the outcome, inside the widget.
     void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('[part~="ticket"]')?.focus());
   }
@@ -415,27 +415,27 @@ export class SupportChat extends LitElement {
 
   /** The area above the composer: the offer to talk to a human, or the ticket once there is one. */
   private renderEscalation() {
-    const t = this.#text;
+    const t = this._text;
     if (this.noEscalation) return nothing;
-    if (this.#chat.escalation) return html`<div class="escalation" part="escalation">${ticket(t, this.#chat.escalation)}</div>`;
+    if (this._chat.escalation) return html`<div class="escalation" part="escalation">${ticket(t, this._chat.escalation)}</div>`;
     // Offered from the first exchange on, while the answer is still coming too.
-    if (this.formOpen || (!this.#chat.messages.length && !this.#chat.queue.length)) return nothing;
+    if (this.formOpen || (!this._chat.messages.length && !this._chat.queue.length)) return nothing;
     return html`<div class="escalation" part="escalation">
       <button type="button" class="secondary offer" @click=${this.handleOpenForm}>${t.talkToHuman}</button>
     </div>`;
   }
 
   private renderPanel() {
-    const t = this.#text;
-    const locale = this.#locale;
-    const busy = this.#chat.status === 'processing';
-    const headingId = `${this.#id}-heading`;
+    const t = this._text;
+    const locale = this._locale;
+    const busy = this._chat.status === 'processing';
+    const headingId = `${this._id}-heading`;
     return html`<section
       class="panel"
       part="panel"
-      id="${this.#id}-panel"
+      id="${this._id}-panel"
       role=${this.mode === 'launcher' ? 'dialog' : 'region'}
-      aria-modal=${this.mode === 'launcher' ? (this.#modal ? 'true' : 'false') : nothing}
+      aria-modal=${this.mode === 'launcher' ? (this._modal ? 'true' : 'false') : nothing}
       aria-labelledby=${headingId}
       lang=${locale.code}
       dir=${locale.dir}
@@ -444,7 +444,7 @@ export class SupportChat extends LitElement {
     >
       <div class="header" part="header">
         <h2 id=${headingId}>${this.heading || t.heading}</h2>
-        ${this.#chat.messages.length
+        ${this._chat.messages.length
           ? html`<button type="button" class="icon-button" @click=${() => this.reset()}>${t.newConversation}</button>`
           : nothing}
         ${this.mode === 'launcher'
@@ -452,14 +452,14 @@ export class SupportChat extends LitElement {
           : nothing}
       </div>
       <div class="messages" part="messages" role="log" aria-live="off" aria-label=${this.heading || t.heading} aria-busy=${busy ? 'true' : 'false'} tabindex="0">
-        ${this.#chat.messages.length === 0 && !this.#chat.queue.length ? welcome(t, this.starters, (q) => void this.ask(q)) : nothing}
-        ${this.#chat.messages.map((m, i) =>
+        ${this._chat.messages.length === 0 && !this._chat.queue.length ? welcome(t, this.starters, (q) => void this.ask(q)) : nothing}
+        ${this._chat.messages.map((m, i) =>
           message(m, i, {
             t,
-            id: this.#id,
-            alsoSent: this.#chat.escalatedFrom !== null && i >= this.#chat.escalatedFrom,
-            complete: i < this.#chat.messages.length - 1 || this.#chat.status !== 'processing',
-            onSourceClick: (source) => this.#emit('support-chat-source-click', { source }),
+            id: this._id,
+            alsoSent: this._chat.escalatedFrom !== null && i >= this._chat.escalatedFrom,
+            complete: i < this._chat.messages.length - 1 || this._chat.status !== 'processing',
+            onSourceClick: (source) => this._emit('support-chat-source-click', { source }),
             onCopy: (text, button) => this.handleCopy(text, button),
           }),
         )}
@@ -468,41 +468,41 @@ export class SupportChat extends LitElement {
               <span class="dots" aria-hidden="true"><span></span><span></span><span></span></span>${t.working}
             </div>`
           : nothing}
-        ${this.#chat.status === 'failed' ? html`<p class="message" part="message" data-role="status">${t.failed}</p>` : nothing}
-        ${this.formOpen && !this.#chat.escalation && !this.noEscalation
+        ${this._chat.status === 'failed' ? html`<p class="message" part="message" data-role="status">${t.failed}</p>` : nothing}
+        ${this.formOpen && !this._chat.escalation && !this.noEscalation
           ? escalationForm({
-              id: this.#id,
+              id: this._id,
               t,
               errors: this.formErrors,
-              pending: this.#escalation.pending,
-              creating: this.#escalation.creating,
+              pending: this._escalation.pending,
+              creating: this._escalation.creating,
               onSubmit: (e) => this.handleEscalate(e),
               onCancel: () => this.handleCancelForm(),
             })
           : nothing}
-        ${this.#chat.queue.map((text) => pending(t, text, this.#net.online))}
+        ${this._chat.queue.map((text) => pending(t, text, this._net.online))}
       </div>
       <div class="visually-hidden" role="status" aria-live="polite">${this.announcement}</div>
-      ${notices(t, this.#net.online, this.notice)}
+      ${notices(t, this._net.online, this.notice)}
       ${this.renderEscalation()}
       ${composer({
-        id: this.#id,
+        id: this._id,
         t,
         lang: locale.code,
         placeholder: this.placeholder || t.placeholder,
-        hidden: this.formOpen && !this.#chat.escalation,
-        error: this.#composer.error,
-        draftLength: this.#composer.length,
-        onSubmit: this.#composer.onSubmit,
-        onKeydown: this.#composer.onKeydown,
-        onInput: this.#composer.onInput,
+        hidden: this.formOpen && !this._chat.escalation,
+        error: this._composer.error,
+        draftLength: this._composer.length,
+        onSubmit: this._composer.onSubmit,
+        onKeydown: this._composer.onKeydown,
+        onInput: this._composer.onInput,
       })}
     </section>`;
   }
 
   protected override render() {
-    const t = this.#text;
+    const t = this._text;
     if (this.mode === 'inline') return this.renderPanel();
-    return html`${this.renderPanel()}${launcher(t, `${this.#id}-panel`, this.opened, () => this.toggle())}`;
+    return html`${this.renderPanel()}${launcher(t, `${this._id}-panel`, this.opened, () => this.toggle())}`;
   }
 }

@@ -12,16 +12,16 @@ export class ComposerController implements ReactiveController {
   /** Why the field's text was not sent ('' when nothing is wrong). */
   error = '';
 
-  readonly #host: ReactiveControllerHost;
-  readonly #field: () => HTMLTextAreaElement | null;
-  readonly #text: () => { t: Strings; lang: string };
-  readonly #send: (text: string) => void;
+  private readonly _host: ReactiveControllerHost;
+  private readonly _field: () => HTMLTextAreaElement | null;
+  private readonly _text: () => { t: Strings; lang: string };
+  private readonly _send: (text: string) => void;
 
   constructor(host: ReactiveControllerHost, field: () => HTMLTextAreaElement | null, text: () => { t: Strings; lang: string }, send: (text: string) => void) {
-    this.#host = host;
-    this.#field = field;
-    this.#text = text;
-    this.#send = send;
+    this._host = host;
+    this._field = field;
+    this._text = text;
+    this._send = send;
     host.addController(this);
   }
 
@@ -29,21 +29,21 @@ export class ComposerController implements ReactiveController {
 
   /** Puts `text` in the field (a failed message back, or '' once sent). */
   set(text: string): void {
-    const input = this.#field();
+    const input = this._field();
     if (!input) return;
     input.value = text;
-    this.#size(input);
+    this._size(input);
     if (!text) this.error = '';
-    this.#host.requestUpdate();
+    this._host.requestUpdate();
   }
 
   /** The field's text, trimmed. */
   get value(): string {
-    return this.#field()?.value.trim() ?? '';
+    return this._field()?.value.trim() ?? '';
   }
 
   /** The field grows with its text up to its CSS max-block-size, then scrolls. */
-  #size(input: HTMLTextAreaElement): void {
+  private _size(input: HTMLTextAreaElement): void {
     this.length = input.value.length;
     if (typeof CSS !== 'undefined' && CSS.supports?.('field-sizing', 'content')) return;
     input.style.height = 'auto';
@@ -52,26 +52,26 @@ export class ComposerController implements ReactiveController {
 
   readonly onSubmit = (event: Event): void => {
     event.preventDefault();
-    const input = this.#field();
+    const input = this._field();
     const text = this.value;
     if (!input || !text) return;
     if (text.length > MESSAGE_MAX_LENGTH) {
       // Refused, never cut: the visitor decides what to leave out.
-      const { t, lang } = this.#text();
+      const { t, lang } = this._text();
       this.error = format(t.tooLong, { max: MESSAGE_MAX_LENGTH.toLocaleString(lang), count: text.length.toLocaleString(lang) });
-      this.#host.requestUpdate();
+      this._host.requestUpdate();
       input.focus();
       return;
     }
     this.set('');
-    this.#send(text);
+    this._send(text);
   };
 
   readonly onInput = (event: Event): void => {
     const input = event.currentTarget as HTMLTextAreaElement;
-    this.#size(input);
+    this._size(input);
     if (this.error && input.value.trim().length <= MESSAGE_MAX_LENGTH) this.error = '';
-    this.#host.requestUpdate();
+    this._host.requestUpdate();
   };
 
   /** Enter sends, Shift+Enter adds a line (and nothing is sent while an input method composes). */

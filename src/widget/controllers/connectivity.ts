@@ -5,31 +5,31 @@ export class ConnectivityController implements ReactiveController {
   /** The browser says it is online (`navigator.onLine`). */
   online = true;
 
-  readonly #host: ReactiveControllerHost;
-  readonly #onBack: () => void;
-  readonly #update = () => {
+  private readonly _host: ReactiveControllerHost;
+  private readonly _onBack: () => void;
+  private readonly _update = () => {
     const was = this.online;
     this.online = navigator.onLine;
     if (was === this.online) return;
-    this.#host.requestUpdate();
-    if (this.online) this.#onBack();
+    this._host.requestUpdate();
+    if (this.online) this._onBack();
   };
 
   /** `onBack` runs each time the browser comes back online. */
   constructor(host: ReactiveControllerHost, onBack: () => void) {
-    this.#host = host;
-    this.#onBack = onBack;
+    this._host = host;
+    this._onBack = onBack;
     host.addController(this);
   }
 
   hostConnected(): void {
     this.online = typeof navigator === 'undefined' ? true : navigator.onLine;
-    window.addEventListener('online', this.#update);
-    window.addEventListener('offline', this.#update);
+    window.addEventListener('online', this._update);
+    window.addEventListener('offline', this._update);
   }
 
   hostDisconnected(): void {
-    window.removeEventListener('online', this.#update);
-    window.removeEventListener('offline', this.#update);
+    window.removeEventListener('online', this._update);
+    window.removeEventListener('offline', this._update);
   }
 }

@@ -48,51 +48,51 @@ export class ConversationController implements ReactiveController {
   /** Messages asked while an answer was on its way (or while offline), sent in order once they can be. */
   queue: string[] = [];
 
-  readonly #host: ReactiveControllerHost;
-  readonly #options: () => ConversationOptions;
-  readonly #events: ConversationEvents;
-  #client: ProxyClient | null = null;
-  #restoring = false;
-  #waiters: (() => void)[] = [];
+  private readonly _host: ReactiveControllerHost;
+  private readonly _options: () => ConversationOptions;
+  private readonly _events: ConversationEvents;
+  private _client: ProxyClient | null = null;
+  private _restoring = false;
+  private _waiters: (() => void)[] = [];
 
-  readonly #onStorage = (event: StorageEvent) => {
-    if (event.key === this.#key && !this.#options().noPersist) this.restore();
+  private readonly _onStorage = (event: StorageEvent) => {
+    if (event.key === this._key && !this._options().noPersist) this.restore();
   };
 
-  readonly #poller: ConversationPoller;
+  private readonly _poller: ConversationPoller;
 
   /** Sending one message: a task, so its state (pending) is the element's `sending`. */
-  readonly #sending: Task<readonly [string], void>;
+  private readonly _sending: Task<readonly [string], void>;
 
   constructor(host: ReactiveControllerHost, options: () => ConversationOptions, events: ConversationEvents) {
-    this.#host = host;
-    this.#options = options;
-    this.#events = events;
+    this._host = host;
+    this._options = options;
+    this._events = events;
     host.addController(this);
-    this.#poller = new ConversationPoller(
+    this._poller = new ConversationPoller(
       host,
       () => this.client,
-      { onUpdate: (c) => this.#apply(c), onError: (e) => events.pollFailed(e), onTransient: () => undefined },
+      { onUpdate: (c) => this._apply(c), onError: (e) => events.pollFailed(e), onTransient: () => undefined },
       () => ({ timeoutMs: options().pollTimeout }),
     );
-    this.#sending = new Task(host, { autoRun: false, task: ([message]: readonly [string]) => this.#send(message) });
+    this._sending = new Task(host, { autoRun: false, task: ([message]: readonly [string]) => this._send(message) });
   }
 
   /** The proxy client for the current endpoint. */
   get client(): ProxyClient {
-    const { endpoint } = this.#options();
-    if (!this.#client || this.#client.endpoint !== endpoint) this.#client = new ProxyClient(endpoint);
-    return this.#client;
+    const { endpoint } = this._options();
+    if (!this._client || this._client.endpoint !== endpoint) this._client = new ProxyClient(endpoint);
+    return this._client;
   }
 
-  get #key(): string {
-    const o = this.#options();
+  private get _key(): string {
+    const o = this._options();
     return storageKey(o.storageKey, o.endpoint);
   }
 
   /** A message is being sent. */
   get sending(): boolean {
-    return this.#sending.status === TaskStatus.PENDING;
+    return this._sending.status === TaskStatus.PENDING;
   }
 
   /** A message is being sent or its answer is on its way. */
@@ -101,22 +101,22 @@ export class ConversationController implements ReactiveController {
   }
 
   hostConnected(): void {
-    window.addEventListener('storage', this.#onStorage);
+    window.addEventListener('storage', this._onStorage);
   }
 
   hostDisconnected(): void {
-    window.removeEventListener('storage', this.#onStorage);
+    window.removeEventListener('storage', this._onStorage);
   }
 
   hostUpdated(): void {
-    if (this.#waiters.length && !this.busy) for (const resolve of this.#waiters.splice(0)) resolve();
+    if (this._waiters.length && !this.busy) for (const resolve of this._waiters.splice(0)) resolve();
   }
 
   /** Sends `message` now, or queues it (visibly) while an answer is on its way or the browser is offline. Never loses it. */
   ask(message: string): void {
-    if (this.busy || !this.#options().online || this.queue.length) {
+    if (this.busy || !this._options().online || this.queue.length) {
       this.queue = [...this.queue, message];
-      this.#host.requestUpdate();
+      this._host.requestUpdate();
       this.flush();
       return;
     }
@@ -125,22 +125,22 @@ export class ConversationController implements ReactiveController {
 
   /** Sends `message` at once; resolves when the proxy has accepted it (or it failed). */
   async send(message: string): Promise<void> {
-    await this.#sending.run([message]);
+    await this._sending.run([message]);
   }
 
   /** Sends the next queued message once no answer is on its way and the browser is online. */
   flush(): void {
-    if (this.busy || !this.#options().online || !this.queue.length) return;
+    if (this.busy || !this._options().online || !this.queue.length) return;
     const [next, ...rest] = this.queue;
     this.queue = rest;
     void this.send(next!);
   }
 
-  async #send(message: string): Promise<void> {
+  private async _send(message: string): Promise<void> {
     const previous = { messages: this.messages, status: this.status };
     this.messages = [...this.messages, { role: 'user', content: message, sources: [] }];
     this.status = 'processing';
-    this.#events.sent(message, this.conversationId);
+    this._events.sent(message, this.conversationId);
     try {
       let result;
       try {
@@ -148,26 +148,26 @@ export class ConversationController implements ReactiveController {
       } catch (error) {
         // The proxy no longer knows this conversation (another browser, cleared cookies): start anew.
         if (error instanceof ApiError && error.status === 404 && this.conversationId) {
-          this.#forget();
+          this._forget();
           this.messages = [{ role: 'user', content: message, sources: [] }];
           result = await this.client.send(message, undefined);
         } else throw error;
       }
-      if (result.conversation_id !== this.conversationId) this.#forget();
+      if (result.conversation_id !== this.conversationId) this._forget();
       this.conversationId = result.conversation_id;
       this.persist();
-      this.#poller.start(result.conversation_id);
-      this.#events.accepted(message);
+      this._poller.start(result.conversation_id);
+      this._events.accepted(message);
     } catch (error) {
       this.messages = previous.messages;
       this.status = previous.status;
       // Offline: the message goes out when the browser is back.
       if (error instanceof NetworkError && !navigator.onLine) this.queue = [message, ...this.queue];
-      else this.#events.sendFailed(error, message);
+      else this._events.sendFailed(error, message);
     }
   }
 
-  #forget(): void {
+  private _forget(): void {
     this.conversationId = null;
     this.escalation = null;
     this.escalatedFrom = null;
@@ -175,25 +175,25 @@ export class ConversationController implements ReactiveController {
 
   /** Polls again after a timeout or an error. */
   resume(): void {
-    if (this.conversationId) this.#poller.start(this.conversationId);
+    if (this.conversationId) this._poller.start(this.conversationId);
   }
 
   /** Forgets the conversation (and its stored copy). */
   reset(): void {
-    this.#poller.stop();
+    this._poller.stop();
     this.messages = [];
     this.status = 'idle';
     this.queue = [];
-    this.#forget();
-    if (!this.#options().noPersist) clear(this.#key);
-    this.#host.requestUpdate();
+    this._forget();
+    if (!this._options().noPersist) clear(this._key);
+    this._host.requestUpdate();
   }
 
   /** Resolves once no message is being sent and no answer is on its way (or `signal` aborts). */
   settled(signal: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       if (!this.busy) return resolve();
-      this.#waiters.push(resolve);
+      this._waiters.push(resolve);
       signal.addEventListener('abort', () => resolve(), { once: true });
     });
   }
@@ -203,10 +203,10 @@ export class ConversationController implements ReactiveController {
     this.escalation = escalation;
     this.escalatedFrom = this.messages.length;
     this.persist();
-    this.#host.requestUpdate();
+    this._host.requestUpdate();
   }
 
-  #apply(conversation: Conversation): void {
+  private _apply(conversation: Conversation): void {
     const wasProcessing = this.status === 'processing';
     const before = this.messages.filter((m) => m.role === 'assistant').length;
     this.messages = conversation.messages;
@@ -214,33 +214,33 @@ export class ConversationController implements ReactiveController {
     const answers = conversation.messages.filter((m) => m.role === 'assistant');
     const answer = conversation.status === 'completed' && wasProcessing && answers.length > before ? answers[answers.length - 1]! : null;
     this.persist();
-    this.#host.requestUpdate();
-    this.#events.updated(conversation, answer, conversation.status === 'failed' && wasProcessing);
+    this._host.requestUpdate();
+    this._events.updated(conversation, answer, conversation.status === 'failed' && wasProcessing);
     if (conversation.status !== 'processing') queueMicrotask(() => this.flush());
   }
 
   /** Loads the stored conversation, and resumes an answer still processing when the page was left. */
   restore(): void {
-    const o = this.#options();
+    const o = this._options();
     if (o.noPersist || !o.endpoint) return;
-    const saved = load(this.#key);
+    const saved = load(this._key);
     if (!saved) return;
-    this.#restoring = true;
+    this._restoring = true;
     this.messages = saved.messages;
     this.conversationId = saved.conversationId;
     this.status = saved.status;
     this.escalation = saved.escalation;
     this.escalatedFrom = saved.escalatedFrom ?? null;
-    this.#events.restored(saved);
-    this.#restoring = false;
-    this.#host.requestUpdate();
-    if (saved.conversationId && saved.status === 'processing' && !this.#poller.running) this.#poller.start(saved.conversationId);
+    this._events.restored(saved);
+    this._restoring = false;
+    this._host.requestUpdate();
+    if (saved.conversationId && saved.status === 'processing' && !this._poller.running) this._poller.start(saved.conversationId);
   }
 
   /** Stores the conversation (unless `no-persist`). */
   persist(): void {
-    const o = this.#options();
-    if (o.noPersist || !o.endpoint || this.#restoring) return;
-    save(this.#key, { conversationId: this.conversationId, status: this.status, messages: this.messages, escalation: this.escalation, escalatedFrom: this.escalatedFrom, open: o.open });
+    const o = this._options();
+    if (o.noPersist || !o.endpoint || this._restoring) return;
+    save(this._key, { conversationId: this.conversationId, status: this.status, messages: this.messages, escalation: this.escalation, escalatedFrom: this.escalatedFrom, open: o.open });
   }
 }

@@ -34,13 +34,13 @@ export class EscalationController implements ReactiveController {
   /** The visitor's own words asking for a person: they start the conversation if there is none yet. */
   request = '';
 
-  readonly #host: ReactiveControllerHost;
-  readonly #task: Task<readonly [Customer, string], { id: string; result: EscalationResult | null }>;
+  private readonly _host: ReactiveControllerHost;
+  private readonly _task: Task<readonly [Customer, string], { id: string; result: EscalationResult | null }>;
 
   constructor(host: ReactiveControllerHost, chat: ConversationController, events: EscalationEvents) {
-    this.#host = host;
+    this._host = host;
     host.addController(this);
-    this.#task = new Task(host, {
+    this._task = new Task(host, {
       autoRun: false,
       task: async ([customer, fallback]: readonly [Customer, string], { signal }) => {
         if (!chat.conversationId) await chat.send(this.request || customer.note || fallback);
@@ -55,7 +55,7 @@ export class EscalationController implements ReactiveController {
             if (error instanceof ApiError && error.status === 409 && !error.retryable) return { id, result: null };
             if (!(error instanceof ApiError && error.status === 409)) throw error;
             this.creating = true;
-            this.#host.requestUpdate();
+            this._host.requestUpdate();
             await sleep(Math.max(1, error.retryAfter ?? 1) * 1000, signal);
           }
         }
@@ -76,11 +76,11 @@ export class EscalationController implements ReactiveController {
 
   /** The request is under way. */
   get pending(): boolean {
-    return this.#task.status === TaskStatus.PENDING;
+    return this._task.status === TaskStatus.PENDING;
   }
 
   /** Escalates; `fallback` starts the conversation when there is none and the visitor gave no words. */
   submit(customer: Customer, fallback: string): void {
-    void this.#task.run([customer, fallback]);
+    void this._task.run([customer, fallback]);
   }
 }

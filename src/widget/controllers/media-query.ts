@@ -5,27 +5,27 @@ export class MediaQueryController implements ReactiveController {
   /** Whether the query matches now (false where there is no `matchMedia`). */
   matches = false;
 
-  readonly #host: ReactiveControllerHost;
-  readonly #query: string;
-  #list: MediaQueryList | undefined;
-  readonly #onChange = (event: MediaQueryListEvent) => {
+  private readonly _host: ReactiveControllerHost;
+  private readonly _query: string;
+  private _list: MediaQueryList | undefined;
+  private readonly _onChange = (event: MediaQueryListEvent) => {
     this.matches = event.matches;
-    this.#host.requestUpdate();
+    this._host.requestUpdate();
   };
 
   constructor(host: ReactiveControllerHost, query: string) {
-    this.#host = host;
-    this.#query = query;
+    this._host = host;
+    this._query = query;
     host.addController(this);
   }
 
   hostConnected(): void {
-    this.#list = typeof window !== 'undefined' ? window.matchMedia?.(this.#query) : undefined;
-    this.matches = this.#list?.matches ?? false;
-    this.#list?.addEventListener('change', this.#onChange);
+    this._list = typeof window !== 'undefined' ? window.matchMedia?.(this._query) : undefined;
+    this.matches = this._list?.matches ?? false;
+    this._list?.addEventListener('change', this._onChange);
   }
 
   hostDisconnected(): void {
-    this.#list?.removeEventListener('change', this.#onChange);
+    this._list?.removeEventListener('change', this._onChange);
   }
 }

@@ -5,40 +5,40 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 
 export class ScrollController implements ReactiveController {
-  #stick = true;
-  #toEnd = false;
-  #toAnswer = false;
-  readonly #list: () => HTMLElement | null;
+  private _stick = true;
+  private _toEnd = false;
+  private _toAnswer = false;
+  private readonly _list: () => HTMLElement | null;
 
   constructor(host: ReactiveControllerHost, list: () => HTMLElement | null) {
-    this.#list = list;
+    this._list = list;
     host.addController(this);
   }
 
   /** After the next render, show the end of the list. */
   toEnd(): void {
-    this.#toEnd = true;
+    this._toEnd = true;
   }
 
   /** After the next render, show the newest answer from its top (unless the reader scrolled up). */
   toAnswer(): void {
-    this.#toAnswer = true;
+    this._toAnswer = true;
   }
 
   hostUpdate(): void {
-    const el = this.#list();
-    if (el) this.#stick = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    const el = this._list();
+    if (el) this._stick = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
   }
 
   hostUpdated(): void {
-    const el = this.#list();
-    if (el && this.#toEnd) el.scrollTop = el.scrollHeight;
-    else if (el && this.#toAnswer && this.#stick) {
+    const el = this._list();
+    if (el && this._toEnd) el.scrollTop = el.scrollHeight;
+    else if (el && this._toAnswer && this._stick) {
       const answers = el.querySelectorAll<HTMLElement>('[data-role="assistant"]');
       const last = answers[answers.length - 1];
       if (last) el.scrollTop = last.offsetTop - 8;
     }
-    this.#toEnd = false;
-    this.#toAnswer = false;
+    this._toEnd = false;
+    this._toAnswer = false;
   }
 }

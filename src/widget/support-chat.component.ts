@@ -1,6 +1,6 @@
 /** @module The `<support-chat>` element: launcher or inline panel, answers with sources, escalation to a human. */
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
-import { isPlausibleEmail, MESSAGE_MAX_LENGTH, type Message } from '../protocol/index.js';
+import { MESSAGE_MAX_LENGTH, type Message } from '../protocol/index.js';
 import { ApiError } from './client.js';
 import { errorDetail, type SupportChatErrorDetail } from './events.js';
 import { safeUrl } from './markdown.js';
@@ -12,18 +12,15 @@ import { EscalationController } from './controllers/escalation.js';
 import { MediaQueryController } from './controllers/media-query.js';
 import { focusables, trapTab } from './focus.js';
 import { asksForHuman } from './intent.js';
-import { format, localeFor, type Strings } from './strings.js';
+import { localeFor, type Strings } from './strings.js';
 import { styles } from './support-chat.styles.js';
-import { escalationForm, ticket } from './templates/escalation.js';
+import { escalationForm, readForm, ticket } from './templates/escalation.js';
 import { message } from './templates/message.js';
 import { composer, launcher, notices, pending, welcome } from './templates/panel.js';
 import { firstSentence } from './announce.js';
 
 type Notice = { detail: SupportChatErrorDetail; retry: (() => void) | null };
 type FormErrors = { name?: string; email?: string; note?: string };
-
-/** The escalation note's limit, as the proxy enforces it. */
-const NOTE_MAX_LENGTH = 2_000;
 
 let instances = 0;
 
@@ -375,22 +372,16 @@ export class SupportChat extends LitElement {
 
   private handleEscalate(event: Event): void {
     event.preventDefault();
-    const form = event.currentTarget as HTMLFormElement;
-    const value = (name: string) => (form.elements.namedItem(name) as HTMLInputElement | HTMLTextAreaElement).value.trim();
-    const customer = { name: value('name'), email: value('email'), note: value('note') };
-    const t = this._text;
-    const errors: FormErrors = {};
-    if (!customer.name) errors.name = t.nameRequired;
-    if (!isPlausibleEmail(customer.email)) errors.email = t.emailInvalid;
-    if (customer.note.length > NOTE_MAX_LENGTH) errors.note = format(t.tooLong, { count: customer.note.length.toLocaleString(this._locale.code), max: NOTE_MAX_LENGTH.toLocaleString(this._locale.code) });
+    const { customer, errors } = readForm(event.currentTarget as HTMLFormElement, this._text, this._locale.code);
     this.formErrors = errors;
-    if (errors.name || errors.email || errors.note) {
+    if (Object.keys(errors).length) {
       void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('.escalation-form [aria-invalid="true"]')?.focus());
       return;
     }
     this.notice = null;
-    this._escalation.submit(customer, t.talkToHuman);
+    this._escalation.submit(customer, this._text.talkToHuman);
   }
+
 
   /** Escalation: a ticket (or "already with the team") once it is known. */
   private readonly _escalation = new EscalationController(this, this._chat, {

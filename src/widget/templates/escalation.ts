@@ -1,6 +1,22 @@
 /** @module Templates of the hand-over to a person: the offer, the form (name, email, optional note), the ticket. */
 import { html, nothing, type TemplateResult } from 'lit';
+import { isPlausibleEmail } from '../../protocol/index.js';
+import type { Customer } from '../controllers/escalation.js';
 import { format, type Strings } from '../strings.js';
+
+/** The escalation note's limit, as the proxy enforces it. */
+export const NOTE_MAX_LENGTH = 2_000;
+
+/** The form's values, trimmed, and what is wrong with them (nothing: `errors` is empty). */
+export function readForm(form: HTMLFormElement, t: Strings, lang: string): { customer: Customer; errors: EscalationView['errors'] } {
+  const value = (name: string) => (form.elements.namedItem(name) as HTMLInputElement | HTMLTextAreaElement).value.trim();
+  const customer = { name: value('name'), email: value('email'), note: value('note') };
+  const errors: EscalationView['errors'] = {};
+  if (!customer.name) errors.name = t.nameRequired;
+  if (!isPlausibleEmail(customer.email)) errors.email = t.emailInvalid;
+  if (customer.note.length > NOTE_MAX_LENGTH) errors.note = format(t.tooLong, { count: customer.note.length.toLocaleString(lang), max: NOTE_MAX_LENGTH.toLocaleString(lang) });
+  return { customer, errors };
+}
 
 export interface EscalationView {
   /** Prefix of the element ids, unique per widget. */

@@ -56,16 +56,21 @@ const PHONE = '(max-width: 480px)';
  * @csspart header - The panel's header.
  * @csspart messages - The message list.
  * @csspart message - One message; `data-role` is `user` or `assistant`.
+ * @csspart pending - A message waiting to be sent (also part `message`, with `data-pending`).
+ * @csspart starter - A starter question of the empty state.
  * @csspart sources - The sources of an answer.
  * @csspart source - One source link.
  * @csspart composer - The message form.
  * @csspart input - The message field.
  * @csspart send-button - The send button.
+ * @csspart counter - The character counter near the limit.
  * @csspart escalation - The "talk to a human" area.
  * @csspart escalation-form - The name and email form.
  * @csspart ticket - The created ticket.
  * @csspart error - An error notice.
+ * @csspart offline - The offline notice.
  * @csspart copy-button - The copy button of a code block.
+ * @csspart copy-answer - The "Copy answer" action of an answer.
  *
  * @cssproperty --support-chat-accent - Accent color (launcher, links, buttons).
  * @cssproperty --support-chat-accent-text - Text on the accent color.

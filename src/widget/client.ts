@@ -1,6 +1,7 @@
 /** @module The widget's client for the proxy routes, and its typed errors. */
 import { isErrorBody, type Conversation, type EscalationResult, type SendMessageResult } from '../protocol/index.js';
 import { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTimeoutError } from '../protocol/client-errors.js';
+import { parseRetryAfter } from '../protocol/retry.js';
 
 export { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTimeoutError };
 
@@ -34,8 +35,7 @@ export class ProxyClient {
       if (isAbort(error)) throw error;
     }
     if (!response.ok) {
-      const header = response.headers.get('retry-after');
-      const retryAfter = header && /^\d+$/.test(header) ? Number(header) : undefined;
+      const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
       if (isErrorBody(data)) {
         const retryable = data.error.retryable ?? (response.status === 429 || response.status >= 500);
         throw new ApiError(response.status, data.error.code, data.error.message, retryable, retryAfter);

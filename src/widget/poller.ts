@@ -5,6 +5,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Conversation } from '../protocol/index.js';
 import { ApiError, NetworkError, TimeoutError, type ProxyClient } from './client.js';
+import { sleep } from '../protocol/retry.js';
 
 export interface PollerCallbacks {
   onUpdate(conversation: Conversation): void;
@@ -25,15 +26,8 @@ export interface PollerOptions {
   waitSeconds?: number;
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
-  });
+/** The shared abortable sleep, ending quietly when aborted: the loop looks at the signal itself. */
+const pause = (ms: number, signal: AbortSignal) => sleep(ms, signal).catch(() => undefined);
 
 export class ConversationPoller implements ReactiveController {
   private _controller: AbortController | undefined;
@@ -114,18 +108,18 @@ export class ConversationPoller implements ReactiveController {
         if (conversation.status !== 'processing') return;
         useLongPoll = longPoll;
         if (longPoll) continue;
-        await sleep(delay * (0.8 + Math.random() * 0.4), signal);
+        await pause(delay * (0.8 + Math.random() * 0.4), signal);
         delay = Math.min(maxDelayMs, delay * 2);
       } catch (error) {
         if (signal.aborted) return;
         if (error instanceof ApiError && error.status === 429) {
           this.callbacks.onTransient?.(error);
-          await sleep(Math.max(1, error.retryAfter ?? 2) * 1000, signal);
+          await pause(Math.max(1, error.retryAfter ?? 2) * 1000, signal);
           continue;
         }
         if ((error instanceof ApiError && error.retryable) || error instanceof NetworkError) {
           this.callbacks.onTransient?.(error);
-          await sleep(delay * (0.8 + Math.random() * 0.4), signal);
+          await pause(delay * (0.8 + Math.random() * 0.4), signal);
           delay = Math.min(maxDelayMs, delay * 2);
           continue;
         }

@@ -1,6 +1,8 @@
 /** @module `support-chat integrations set|show|remove`: an organization's helpdesk settings. */
 import { integrationMigrations, IntegrationSettingsStore } from '../../server/escalation/index.js';
-import { effectiveSettings, SECRET_SETTINGS, SETTING_FLAGS, settingsOf, type IntegrationSettings, type SettingKey } from '../../server/escalation/settings.js';
+import { effectiveSettings, settingsOf } from '../../server/escalation/settings.js';
+import { SECRET_SETTINGS, SETTING_FLAGS } from '../../server/helpdesks/settings.js';
+import type { IntegrationSettings, SettingKey } from '../../server/helpdesks/types.js';
 import { helpdesks } from '../../server/helpdesks/index.js';
 import { openDatabase } from '../../server/store/database.js';
 import { CliError, dataDir, parse, required } from '../args.js';

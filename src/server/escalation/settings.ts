@@ -9,7 +9,6 @@ import type { IntegrationSettings, SettingKey } from '../helpdesks/types.js';
 import type { Db, Migration } from '../store/database.js';
 
 export type { IntegrationSettings, SettingKey } from '../helpdesks/types.js';
-export { SECRET_SETTINGS, SETTING_FLAGS } from '../helpdesks/settings.js';
 
 /** The settings a registered helpdesk takes, each with its environment variable; empty for an unknown name. */
 export function settingsOf(integration: string): Partial<Record<SettingKey, string>> {

@@ -11,9 +11,6 @@ import type { TicketStore } from './types.js';
 
 export type { SyncConnector, SyncPage } from '../helpdesks/types.js';
 export { htmlToText } from '../helpdesks/sync.js';
-export { plainConnector, plainThreadTicket, plainTicket } from '../helpdesks/plain/index.js';
-export { pylonConnector, pylonTicket } from '../helpdesks/pylon/index.js';
-export { linearConnector, linearTicket } from '../helpdesks/linear/index.js';
 
 export interface SyncReport {
   source: string;

@@ -4,7 +4,6 @@
  * a helpdesk registered from outside (a folder-like object, here a small in-memory one) is taken
  * by the webhook route and `syncTickets` without any other change.
  */
-import { createHmac } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

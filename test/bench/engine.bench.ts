@@ -1,5 +1,5 @@
 /**
- * @module Answer quality on the shared benchmark data (read in place from ../shared/bench), through
+ * @module Answer quality on the development sets of ../shared/bench (docs, code, help; read in place), through
  * the same engine the server uses, beside plain minisearch with default options over the same
  * sections; then answer latency, index build time and memory on 50,000 synthetic sections.
  */
@@ -13,6 +13,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createAnswerEngine } from '../../src/server/answers/index.js';
 import { parseFile } from '../../src/server/answers/knowledge-base.js';
+import { answerSignals } from '../../src/server/answers/compose.js';
 import type { Message } from '../../src/protocol/index.js';
 import { quantile, type BenchTable } from './table.js';
 
@@ -32,120 +33,189 @@ function files(dir: string): string[] {
 const ask = (question: string): Message[] => [{ role: 'user', content: question, sources: [] }];
 
 /** Plain minisearch (default options, fields title + text) over the same sections the engine indexes. */
-function baseline(root: string) {
+function baseline(root: string, baseUrl: string) {
   const docs = files(root).flatMap((file) => {
-    const parsed = parseFile(readFileSync(file, 'utf8'), relative(dirname(root), file), '');
+    const parsed = parseFile(readFileSync(file, 'utf8'), relative(dirname(root), file), baseUrl);
     return (parsed?.sections ?? []).map((s, i) => ({ id: `${file}#${i}`, title: s.title, text: `${s.body}\n${s.code}`, url: s.url }));
   });
-  const index = new MiniSearch({ fields: ['title', 'text'], storeFields: ['url'] });
+  const index = new MiniSearch({ fields: ['title', 'text'], storeFields: ['url', 'text'] });
   index.addAll(docs);
-  return (query: string, limit: number) => {
-    const urls: string[] = [];
-    for (const r of index.search(query)) {
-      const url = r.url as string;
-      if (!urls.includes(url)) urls.push(url);
-      if (urls.length === limit) break;
-    }
-    return urls;
+  return (query: string, limit: number) => index.search(query).slice(0, limit).map((r) => ({ url: r.url as string, text: r.text as string }));
+}
+
+/** One question of a development set, in the shape shared by the three sets (fields a set lacks are absent). */
+interface BenchQuestion {
+  question: string;
+  gold: string[];
+  kind?: 'answerable' | 'followup' | 'out_of_scope';
+  /** For a follow-up: the earlier question of the same conversation. */
+  first?: string;
+  keywords?: string[];
+}
+
+interface DevSet {
+  name: string;
+  root: string;
+  questions: BenchQuestion[];
+  baseUrl?: string;
+  /** Whether a cited address counts for a gold entry (code: file level). */
+  match: (url: string, gold: string) => boolean;
+  /** Cited addresses are compared at this level (code: the file, without #L…). */
+  level: (url: string) => string;
+}
+
+const DEV_SETS: DevSet[] = [
+  {
+    name: 'docs',
+    root: join(bench, 'docs/pages'),
+    questions: JSON.parse(readFileSync(join(bench, 'docs/questions.json'), 'utf8')) as BenchQuestion[],
+    match: (u, g) => u === g,
+    level: (u) => u,
+  },
+  {
+    name: 'code',
+    root: join(bench, 'code/files'),
+    questions: JSON.parse(readFileSync(join(bench, 'code/questions.json'), 'utf8')) as BenchQuestion[],
+    match: (u, g) => u.endsWith(g),
+    level: (u) => u.replace(/#.*$/, ''),
+  },
+  {
+    name: 'help',
+    root: join(bench, 'help/pages'),
+    baseUrl: 'https://help.test/',
+    questions: JSON.parse(readFileSync(join(bench, 'help/questions.json'), 'utf8')) as BenchQuestion[],
+    match: (u, g) => u === g,
+    level: (u) => u,
+  },
+];
+
+/** How many questions of each other set are asked as out-of-scope questions of a set. */
+const FOREIGN_PER_SET = 20;
+
+interface SetScores {
+  hit5: number;
+  recall5: number;
+  mrr10: number;
+  recall10: number;
+  /** Answerable questions whose answer cites a gold source in its top 5. */
+  answered: number;
+  /** Out-of-scope questions of the set itself that cite nothing (NaN when the set has none). */
+  silentOwn: number;
+  /** Other sets' questions, out of scope here, that cite nothing. */
+  silentForeign: number;
+  /** Share of the `keywords` found in the answer text (NaN when the set has none). */
+  keywords: number;
+}
+
+interface Reply {
+  /** Ranked addresses (at the set's level, distinct), for MRR@10 and Recall@10. */
+  ranked: string[];
+  /** The answer's sources, at the set's level. */
+  cited: string[];
+  text: string;
+  /** The decision's signals (see answerSignals), for calibrating it. */
+  signals?: unknown;
+}
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+
+function scoreSet(set: DevSet, replies: Reply[], foreign: Reply[]): SetScores {
+  const answerable = set.questions.map((q, i) => ({ q, r: replies[i]! })).filter(({ q }) => q.kind !== 'out_of_scope');
+  const found = (urls: string[], q: BenchQuestion) => q.gold.filter((g) => urls.some((u) => set.match(u, g))).length;
+  const rank = (r: Reply, q: BenchQuestion) => r.ranked.slice(0, 10).findIndex((u) => q.gold.some((g) => set.match(u, g)));
+  const own = set.questions.map((q, i) => ({ q, r: replies[i]! })).filter(({ q }) => q.kind === 'out_of_scope');
+  const withKeywords = set.questions.map((q, i) => ({ q, r: replies[i]! })).filter(({ q }) => q.keywords?.length);
+  return {
+    hit5: mean(answerable.map(({ q, r }) => (found(r.ranked.slice(0, 5), q) > 0 ? 1 : 0))),
+    recall5: mean(answerable.map(({ q, r }) => found(r.cited.slice(0, 5), q) / q.gold.length)),
+    mrr10: mean(answerable.map(({ q, r }) => {
+      const at = rank(r, q);
+      return at >= 0 ? 1 / (at + 1) : 0;
+    })),
+    recall10: mean(answerable.map(({ q, r }) => found(r.ranked.slice(0, 10), q) / q.gold.length)),
+    answered: mean(answerable.map(({ q, r }) => (found(r.cited.slice(0, 5), q) > 0 ? 1 : 0))),
+    silentOwn: mean(own.map(({ r }) => (r.cited.length === 0 ? 1 : 0))),
+    silentForeign: mean(foreign.map((r) => (r.cited.length === 0 ? 1 : 0))),
+    keywords: mean(withKeywords.map(({ q, r }) => q.keywords!.filter((k) => r.text.toLowerCase().includes(k.toLowerCase())).length / q.keywords!.length)),
   };
 }
 
-interface Scores {
-  r5: number;
-  h5: number;
-  mrr: number;
-  r10?: number;
+const distinct = (urls: string[]) => [...new Set(urls)];
+
+/** The conversation for a question: a follow-up is asked as the second turn, after the engine's answer to `first`. */
+async function conversation(engine: ReturnType<typeof createAnswerEngine>, orgId: string, q: BenchQuestion, signal: AbortSignal): Promise<Message[]> {
+  if (!q.first) return ask(q.question);
+  const earlier = await engine.answer({ orgId, messages: ask(q.first), signal });
+  return [...ask(q.first), { role: 'assistant', content: earlier.content, sources: earlier.sources }, ...ask(q.question)];
 }
 
-function score(questions: { gold: string[] }[], ranked: (i: number) => string[], answered: (i: number) => string[], match: (url: string, gold: string) => boolean): Scores {
-  let r5 = 0, h5 = 0, mrr = 0, r10 = 0;
-  questions.forEach((q, i) => {
-    const top5 = answered(i);
-    const list = ranked(i);
-    const found = q.gold.filter((g) => top5.some((u) => match(u, g))).length;
-    r5 += found / q.gold.length;
-    h5 += found > 0 ? 1 : 0;
-    r10 += q.gold.filter((g) => list.slice(0, 10).some((u) => match(u, g))).length / q.gold.length;
-    const rank = list.slice(0, 10).findIndex((u) => q.gold.some((g) => match(u, g)));
-    if (rank >= 0) mrr += 1 / (rank + 1);
-  });
-  const n = questions.length;
-  return { r5: r5 / n, h5: h5 / n, mrr: mrr / n, r10: r10 / n };
+/**
+ * Scores every development set through the engine's own `answer` (what the server calls for a
+ * conversation) and its ranked `search`, beside plain minisearch over the same sections. Each
+ * set's out-of-scope questions are its own (when it has some) and the first questions of the
+ * other sets, which its knowledge base does not cover. `BENCH_DUMP=file.json` writes every reply.
+ */
+export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies: number[] }> {
+  const engine = createAnswerEngine({ db: new Database(':memory:'), llm: null });
+  const signal = new AbortController().signal;
+  const rows: (string | number)[][] = [];
+  const latencies: number[] = [];
+  const dump: Record<string, unknown[]> = {};
+  for (const set of DEV_SETS) await engine.ingest(set.name, [set.root], { baseUrl: set.baseUrl });
+  for (const set of DEV_SETS) {
+    const foreignQuestions = DEV_SETS.filter((other) => other !== set).flatMap((other) =>
+      other.questions.filter((q) => q.kind !== 'followup').slice(0, FOREIGN_PER_SET),
+    );
+    const limit = set.name === 'code' ? 40 : 20;
+    const ours = async (q: BenchQuestion): Promise<Reply> => {
+      const messages = await conversation(engine, set.name, q, signal);
+      const started = performance.now();
+      const answer = await engine.answer({ orgId: set.name, messages, signal });
+      if (set.name === 'docs') latencies.push(performance.now() - started);
+      const history = q.first ? [q.first] : [];
+      const hits = await engine.search(set.name, q.question, { history, limit });
+      const signals = answerSignals(q.question, hits.slice(0, 10), await engine.vocabulary(set.name), history);
+      return { ranked: distinct(hits.map((h) => set.level(h.section.url))), cited: distinct(answer.sources.map((s) => set.level(s.url))), text: answer.content, signals };
+    };
+    const replies: Reply[] = [];
+    for (const q of set.questions) replies.push(await ours(q));
+    const foreign: Reply[] = [];
+    for (const q of foreignQuestions) foreign.push(await ours({ question: q.question, gold: [] }));
+    dump[set.name] = [...set.questions.map((q, i) => ({ ...q, ...replies[i] })), ...foreignQuestions.map((q, i) => ({ question: q.question, kind: 'foreign', ...foreign[i] }))];
+    const mini = baseline(set.root, set.baseUrl ?? '');
+    const plain = (q: BenchQuestion): Reply => {
+      const hits = mini(q.question, limit);
+      const ranked = distinct(hits.map((h) => set.level(h.url)));
+      return { ranked, cited: ranked.slice(0, 5), text: hits[0]?.text ?? '' };
+    };
+    const base = scoreSet(set, set.questions.map(plain), foreignQuestions.map(plain));
+    const scores = scoreSet(set, replies, foreign);
+    const row = (system: string, s: SetScores) => [`${set.name} (${set.questions.length})`, system, s.hit5, s.recall5, s.mrr10, s.recall10, s.answered, s.silentOwn, s.silentForeign, s.keywords].map((v) => (typeof v === 'number' && Number.isNaN(v) ? '–' : v));
+    rows.push(row('support-chat', scores), row('minisearch', base));
+  }
+  const file = process.env.BENCH_DUMP;
+  if (file) writeFileSync(file, JSON.stringify(dump, null, 1));
+  return {
+    latencies,
+    tables: [
+      {
+        title: 'Answer quality on the development sets',
+        columns: ['set', 'system', 'Hit@5', 'Recall@5', 'MRR@10', 'Recall@10', 'answered (gold in top 5)', 'out-of-scope silent', `other sets' questions silent`, 'keywords'],
+        rows,
+        notes: [
+          'Hit@5, MRR@10, Recall@10: the ranked list (code: files). Recall@5 and answered: the answer\'s cited sources. Follow-ups are asked as the second turn of a conversation.',
+          `Out of scope: the set's own out-of-scope questions, and the first ${FOREIGN_PER_SET} questions of each other set; silent = cites nothing. Keywords: share of a question's keywords in the answer text (minisearch: its best section's text).`,
+          'Goals: docs Recall@5 ≥ 0.85 and MRR@10 ≥ 0.87; code Recall@10 ≥ 0.95; on every set answered ≥ 0.90, out of scope silent ≥ 0.90, keywords ≥ 0.70.',
+        ],
+      },
+    ],
+  };
 }
 
 export async function run(): Promise<BenchTable[]> {
-  const engine = createAnswerEngine({ db: new Database(':memory:'), llm: null });
+  const { tables, latencies } = await qualityTables();
+  if (process.env.BENCH_QUICK) return tables;
   const signal = new AbortController().signal;
-  const tables: BenchTable[] = [];
-
-  // Docs: ranked sections, Recall@5 and Hit@5 on the answer's sources, MRR@10 on the ranked list.
-  const docsRoot = join(bench, 'docs/pages');
-  await engine.ingest('docs', [docsRoot]);
-  const docQuestions = JSON.parse(readFileSync(join(bench, 'docs/questions.json'), 'utf8')) as { question: string; gold: string[] }[];
-  const answers: string[][] = [];
-  const ranked: string[][] = [];
-  const latencies: number[] = [];
-  for (const q of docQuestions) {
-    const started = performance.now();
-    const answer = await engine.answer({ orgId: 'docs', messages: ask(q.question), signal });
-    latencies.push(performance.now() - started);
-    answers.push(answer.sources.map((s) => s.url));
-    const urls: string[] = [];
-    for (const hit of await engine.search('docs', q.question, { limit: 20 })) if (!urls.includes(hit.section.url)) urls.push(hit.section.url);
-    ranked.push(urls);
-  }
-  const same = (u: string, g: string) => u === g;
-  const ours = score(docQuestions, (i) => ranked[i]!, (i) => answers[i]!, same);
-  const mini = baseline(docsRoot);
-  const miniRanked = docQuestions.map((q) => mini(q.question, 10));
-  const base = score(docQuestions, (i) => miniRanked[i]!, (i) => miniRanked[i]!.slice(0, 5), same);
-  tables.push({
-    title: `Docs (${docQuestions.length} questions)`,
-    columns: ['system', 'Recall@5', 'Hit@5', 'MRR@10'],
-    rows: [
-      ['support-chat (answer sources; ranked list for MRR)', ours.r5, ours.h5, ours.mrr],
-      ['minisearch defaults (title + text)', base.r5, base.h5, base.mrr],
-    ],
-    notes: ['Goals: Recall@5 ≥ 0.85, MRR@10 ≥ 0.87.'],
-  });
-
-  // Code: file level; a source counts when its address, without #L…, names a gold file.
-  const codeRoot = join(bench, 'code/files');
-  await engine.ingest('code', [codeRoot]);
-  const codeQuestions = JSON.parse(readFileSync(join(bench, 'code/questions.json'), 'utf8')) as { question: string; gold: string[] }[];
-  const fileRanked: string[][] = [];
-  const fileAnswers: string[][] = [];
-  for (const q of codeQuestions) {
-    const fileList: string[] = [];
-    for (const hit of await engine.search('code', q.question, { limit: 40 })) {
-      const file = hit.section.url.replace(/#.*$/, '');
-      if (!fileList.includes(file)) fileList.push(file);
-    }
-    fileRanked.push(fileList);
-    const answer = await engine.answer({ orgId: 'code', messages: ask(q.question), signal });
-    fileAnswers.push(answer.sources.map((s) => s.url.replace(/#.*$/, '')));
-  }
-  const endsWith = (u: string, g: string) => u.endsWith(g);
-  const codeOurs = score(codeQuestions, (i) => fileRanked[i]!, (i) => fileAnswers[i]!, endsWith);
-  const codeMini = baseline(codeRoot);
-  const codeMiniRanked = codeQuestions.map((q) => {
-    const list: string[] = [];
-    for (const url of codeMini(q.question, 40)) {
-      const file = url.replace(/#.*$/, '');
-      if (!list.includes(file)) list.push(file);
-    }
-    return list;
-  });
-  const codeBase = score(codeQuestions, (i) => codeMiniRanked[i]!, (i) => codeMiniRanked[i]!.slice(0, 5), endsWith);
-  tables.push({
-    title: `Code, file level (${codeQuestions.length} questions)`,
-    columns: ['system', 'Recall@5 (answer)', 'Recall@10 (ranked)', 'MRR@10'],
-    rows: [
-      ['support-chat', codeOurs.r5, codeOurs.r10!, codeOurs.mrr],
-      ['minisearch defaults (title + text)', codeBase.r5, codeBase.r10!, codeBase.mrr],
-    ],
-    notes: ['Goal: file-level Recall@10 ≥ 0.95.'],
-  });
 
   // 50,000 synthetic sections, deterministic, ingested and answered through the same path.
   const dir = mkdtempSync(join(tmpdir(), 'support-chat-kb50k-'));

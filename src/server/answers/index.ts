@@ -5,7 +5,7 @@
 import type { Message, Source } from '../../protocol/index.js';
 import { migrate, type Db } from '../store/database.js';
 import { composeAnswer, extractiveSummary, extractiveTitle, NO_ANSWER, relevantHits, toSource } from './compose.js';
-import { KnowledgeStore, kbMigrations, type IngestOptions, type IngestReport, type SearchHit, type TicketDocument } from './knowledge-base.js';
+import { KnowledgeStore, kbMigrations, type IngestOptions, type IngestReport, type SearchHit, type TicketDocument, type Vocabulary } from './knowledge-base.js';
 import { complete, llmConfigFromEnv, type ChatMessage, type LlmConfig } from './llm.js';
 import type { Answer, AnswerEngine, AnswerRequest, SummaryRequest } from './types.js';
 
@@ -17,6 +17,8 @@ export interface KnowledgeBase {
   search(orgId: string, query: string, options?: { history?: string[]; limit?: number; includeTickets?: boolean }): Promise<SearchHit[]>;
   indexTicket(orgId: string, ticket: TicketDocument): Promise<void>;
   stats(orgId: string): Promise<{ documents: number; sections: number }>;
+  /** What the organization's knowledge base knows of a term (as the tokenizer returns it). */
+  vocabulary(orgId: string): Promise<Vocabulary>;
 }
 
 export interface AnswerEngineOptions {
@@ -85,6 +87,7 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
       const { question, earlier } = history(request.messages);
       const hits = await store.search(request.orgId, question, { history: earlier, limit: 10 });
       if (llm) {
+        // The LLM decides, under the grounded prompt, whether the best passages answer: no local gate.
         const grounded = relevantHits(hits);
         if (grounded.length === 0) return { content: NO_ANSWER, sources: [] };
         try {
@@ -94,7 +97,7 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
           // The provider failed: the local answer is still faithful to the sources.
         }
       }
-      return composeAnswer(question, hits);
+      return composeAnswer(question, hits, await store.vocabulary(request.orgId), earlier);
     },
 
     async summarize(request: SummaryRequest): Promise<string> {
@@ -128,5 +131,6 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
     search: (orgId, query, searchOptions) => store.search(orgId, query, searchOptions),
     indexTicket: async (orgId, ticket) => store.indexTicket(orgId, ticket),
     stats: async (orgId) => store.stats(orgId),
+    vocabulary: (orgId) => store.vocabulary(orgId),
   };
 }

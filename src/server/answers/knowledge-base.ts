@@ -54,6 +54,14 @@ export interface SearchHit extends Hit {
   section: StoredSection;
 }
 
+/** What the knowledge base knows of a term (as `tokenize` returns it). */
+export interface Vocabulary {
+  /** Whether any section holds the term. */
+  has(term: string): boolean;
+  /** The term a misspelled one most likely means (see `SearchIndex.correct`); else the term. */
+  correct(term: string): string;
+}
+
 export interface IngestOptions {
   /** Prefix of every source URL without frontmatter `url`: base URL + path relative to the ingested folder's parent. */
   baseUrl?: string;
@@ -84,7 +92,35 @@ const MAX_FILE_BYTES = 1024 * 1024;
 /** How much the page's relevance adds to a section's (both normalised to the best hit). */
 const PAGE_WEIGHT = 0.2;
 /** Support questions are answered from docs first; code wins when it is clearly the better match. */
-const CODE_PRIOR = 0.8;
+const CODE_PRIOR = 0.5;
+/** A doc section matching as much of the question as a code section goes first from this share of its score on. */
+const DOCS_FIRST_RATIO = 0.2;
+
+/**
+ * Docs before code: the ranked hits merged so that a doc section goes before a code section whenever
+ * it matches as much of the question (coverage within 0.05) and scores at least a fifth as much:
+ * a support question is answered from the docs that explain, and the code is the last resort.
+ */
+function docsFirst<T extends { score: number; coverage: number; section: { kind: string } }>(hits: T[]): T[] {
+  const docs = hits.filter((h) => h.section.kind !== 'code');
+  const code = hits.filter((h) => h.section.kind === 'code');
+  if (docs.length === 0 || code.length === 0) return hits;
+  const out: T[] = [];
+  let d = 0, c = 0;
+  while (d < docs.length || c < code.length) {
+    const doc = docs[d];
+    const piece = code[c];
+    const takeDoc = !piece || (doc && (doc.score >= piece.score || (doc.coverage >= piece.coverage - 0.05 && doc.score >= piece.score * DOCS_FIRST_RATIO)));
+    if (takeDoc) out.push(docs[d++]!);
+    else out.push(code[c++]!);
+  }
+  return out;
+}
+
+/** The bold labels that open list items ("- **CSP.** Works under…" gives "CSP"). */
+function runInLabels(body: string): string[] {
+  return [...body.matchAll(/^\s*(?:[-*+]|\d+[.)])\s+\*\*([^*\n]{1,40}?)[.:]?\*\*/gm)].map((m) => m[1]!);
+}
 
 /** Thrown for paths that cannot be ingested at all (missing, unreadable). */
 export class IngestError extends Error {
@@ -306,7 +342,9 @@ export class KnowledgeStore {
     // A heading is read with the headings above it: "Examples" under "Use XML tags" is about XML
     // tags. Doc sections are indexed with their heading path in the title field (code keeps its
     // symbol names alone there); what is shown keeps the section's own title.
-    const indexed = sections.map((s) => (s.kind === 'code' || !s.context ? s : { ...s, title: `${s.title} ${s.context}` }));
+    // Bold run-in labels of a list ("- **CSP.** Works under…") name what their items are about, as
+    // sub-headings would: they are read with the heading.
+    const indexed = sections.map((s) => (s.kind === 'code' ? s : { ...s, title: [s.title, s.context, ...runInLabels(s.body)].filter(Boolean).join(' ') }));
     const index = await SearchIndex.build(indexed);
     const pages = await SearchIndex.build(pageTexts, { phrases: false });
     return { version, index, sections, pages, pageOf };
@@ -321,15 +359,21 @@ export class KnowledgeStore {
     const bestSection = hits[0]?.score ?? 1;
     const bestPage = pageHits[0]?.score ?? 1;
     const pageScore = new Map(pageHits.map((h) => [h.index, h.score / bestPage]));
-    return hits
+    const ranked = hits
       .map((hit) => ({
         ...hit,
         score: (hit.score / bestSection + PAGE_WEIGHT * (pageScore.get(pageOf[hit.index]!) ?? 0)) * (sections[hit.index]!.kind === 'code' ? CODE_PRIOR : 1),
       }))
       .sort((a, b) => b.score - a.score)
       .map((hit) => ({ ...hit, section: sections[hit.index]! }))
-      .filter((hit) => options.includeTickets || hit.section.kind !== 'ticket')
-      .slice(0, limit);
+      .filter((hit) => options.includeTickets || hit.section.kind !== 'ticket');
+    return docsFirst(ranked).slice(0, limit);
+  }
+
+  /** Whether the organization's knowledge base holds a term anywhere (as `tokenize` returns it). */
+  async vocabulary(orgId: string): Promise<Vocabulary> {
+    const { index } = await this.#load(orgId);
+    return { has: (term) => index.has(term), correct: (term) => index.correct(term) };
   }
 
   stats(orgId: string): { documents: number; sections: number } {

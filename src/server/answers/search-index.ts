@@ -2,6 +2,7 @@
  * @module An in-memory BM25F index over sections: fields title, context (page title and parent
  * headings), body and code, each with its own weight and length normalisation.
  */
+import { specificity } from './specificity.js';
 import { isQuestionFraming, tokenize } from './text.js';
 
 export interface IndexedSection {
@@ -21,6 +22,8 @@ const K1 = 2.0;
 const HEADING_BONUS = 0.5;
 /** How much a question-framing word of the query counts (see isQuestionFraming). */
 const FRAMING_WEIGHT = 0.5;
+/** How much a word of the latest earlier user turn counts in a follow-up (each turn before it 0.7 times less). */
+const HISTORY_WEIGHT = 0.6;
 
 /** A posting record: [doc, tf in title, tf in context, tf in body, tf in code]. */
 const STRIDE = 1 + FIELDS.length;
@@ -185,6 +188,38 @@ export class SearchIndex {
     return adjacent;
   }
 
+  /** Whether any section holds a term (as `tokenize` returns it). */
+  has(term: string): boolean {
+    return this.#termIds.has(term);
+  }
+
+  /**
+   * A misspelled word's likely meaning: for a term of at least four letters that neither the index
+   * nor everyday English knows ("dialy", "mutli"), the index term one edit away (a letter dropped,
+   * added, changed, or two swapped) that most sections hold; else the term itself.
+   */
+  correct(term: string): string {
+    if (term.length < 4 || !/^[a-z]+$/.test(term) || this.#termIds.has(term) || specificity(term) < 1) return term;
+    let best = term;
+    let bestDf = 0;
+    const consider = (candidate: string) => {
+      const df = this.#df(this.#termIds.get(candidate));
+      if (df > bestDf) [best, bestDf] = [candidate, df];
+    };
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    for (let i = 0; i <= term.length; i++) {
+      const head = term.slice(0, i);
+      const tail = term.slice(i);
+      if (tail) consider(head + tail.slice(1));
+      if (tail.length > 1) consider(head + tail[1] + tail[0] + tail.slice(2));
+      for (const c of letters) {
+        if (tail) consider(head + c + tail.slice(1));
+        consider(head + c + tail);
+      }
+    }
+    return best;
+  }
+
   /** How many sections contain a term, given its number (none for an unknown term). */
   #df(id: number | undefined): number {
     return id === undefined ? 0 : (this.#offsets[id + 1]! - this.#offsets[id]!) / STRIDE;
@@ -201,12 +236,12 @@ export class SearchIndex {
   search(query: string, options: { history?: string[]; limit?: number } = {}): Hit[] {
     const limit = options.limit ?? 10;
     const weights = new Map<string, number>();
-    const queryTerms = tokenize(query);
+    const queryTerms = tokenize(query).map((t) => this.correct(t));
     for (const t of queryTerms) weights.set(t, Math.max(weights.get(t) ?? 0, isQuestionFraming(t) ? FRAMING_WEIGHT : 1));
     const history = options.history ?? [];
     history.forEach((turn, i) => {
-      const w = 0.35 * 0.7 ** (history.length - 1 - i);
-      for (const t of tokenize(turn)) if (!weights.has(t)) weights.set(t, w);
+      const w = HISTORY_WEIGHT * 0.7 ** (history.length - 1 - i);
+      for (const t of tokenize(turn).map((term) => this.correct(term))) if (!weights.has(t)) weights.set(t, w);
     });
     if (weights.size === 0 || this.size === 0) return [];
 

@@ -1,4 +1,6 @@
-/** @module Tokenizing for retrieval: identifiers split (camelCase, snake_case, kebab-case), stopwords dropped, light stemming. */
+/** @module Tokenizing for retrieval: identifiers split (camelCase, snake_case, kebab-case), stopwords dropped, words stemmed. */
+import lemmatizer from 'wink-lemmatizer';
+import porter2 from 'wink-porter2-stemmer';
 
 const STOPWORDS = new Set(
   `a about above after again against all am an and any are as at be because been before being below between both but by
@@ -12,14 +14,14 @@ const STOPWORDS = new Set(
 
 /**
  * Words that frame a support question rather than name its subject ("what are the two main
- * benefits…", "how does X differ…", "what do you recommend…"). In a query they count for less,
+ * benefits…", "how does X differ…", "what do you recommend…", "how long…", "how many…"). In a query they count for less,
  * so the subject words decide the ranking; in the indexed text they are ordinary words.
  */
 const QUESTION_FRAMING = new Set(
   `one two three four five six seven eight nine ten first second third key main primary important specific particular
   several various certain kind sort recommend recommended recommendation suggest suggested benefit benefits advantage
   advantages differ difference differences different help helps explain describe mean means meaning happen happens need
-  needs want able possible exactly actually typically generally usually`
+  needs want able possible exactly actually typically generally usually long often much many`
     .split(/\s+/)
     .filter(Boolean)
     .map((w) => stem(w)),
@@ -30,22 +32,19 @@ export function isQuestionFraming(term: string): boolean {
   return QUESTION_FRAMING.has(term);
 }
 
-/** Light English stemming: plural and common verb endings, conservative so identifiers stay recognisable. */
+/**
+ * A word's stem, so inflections and derived forms meet: "refunds"/"refund", "emailed"/"email",
+ * "sent"/"send", "configuration"/"configure". Irregular forms are first mapped to their lemma from
+ * WordNet's exception lists (wink-lemmatizer), then the Porter2 stemmer (Snowball English) strips
+ * the regular endings. Words with digits and very short words are kept as they are.
+ */
 export function stem(word: string): string {
-  if (word.length <= 3 || /\d/.test(word)) return word;
-  let w = word;
-  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
-  else if (w.endsWith('sses')) w = w.slice(0, -2);
-  else if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) w = w.slice(0, -1);
-  if (w.length > 5 && w.endsWith('ing')) w = undouble(w.slice(0, -3));
-  else if (w.length > 4 && w.endsWith('ed') && !w.endsWith('eed')) w = undouble(w.slice(0, -2));
-  else if (w.length > 5 && w.endsWith('ly')) w = w.slice(0, -2);
-  if (w.length > 4 && w.endsWith('e')) w = w.slice(0, -1);
-  return w;
-}
-
-function undouble(w: string): string {
-  return w.length > 3 && w.at(-1) === w.at(-2) && !/[lsz]/.test(w.at(-1)!) ? w.slice(0, -1) : w;
+  if (word.length <= 2 || /\d/.test(word)) return word;
+  // Plurals of acronyms ("SDKs", "URLs", "PRs"): Porter2 keeps an s that no vowel precedes.
+  if (/^[^aeiouy]+s$/.test(word)) return word.slice(0, -1);
+  const verb = lemmatizer.verb(word);
+  const lemma = verb !== word ? verb : lemmatizer.noun(word);
+  return porter2(lemma);
 }
 
 /** Splits an identifier into its words: `parseHTTPResponse_v2` → `parse`, `http`, `response`, `v2`. */

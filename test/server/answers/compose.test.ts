@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bestSentences } from '../../../src/server/answers/compose.js';
+import { bestSentences, codeExcerpt } from '../../../src/server/answers/compose.js';
 import { tokenize } from '../../../src/server/answers/text.js';
 
 const terms = (question: string) => new Set(tokenize(question));
@@ -14,7 +14,8 @@ describe('quoted sentences', () => {
       'Example criteria Our sentiment model should reach an F1 score of 0.85 on held-out posts.',
     ].join('\n');
     const quoted = bestSentences(body, terms('What F1 score should a sentiment model reach?'), 3);
-    expect(quoted).toEqual(['Criteria Bad The model should classify sentiments well.', 'Our sentiment model should reach an F1 score of 0.85 on held-out posts.']);
+    // The sentence that answers first.
+    expect(quoted).toEqual(['Our sentiment model should reach an F1 score of 0.85 on held-out posts.', 'Criteria Bad The model should classify sentiments well.']);
   });
 
   it('skips a long run of words with no sentence end (a menu or a list of links) when there is a sentence to quote', () => {
@@ -23,5 +24,39 @@ describe('quoted sentences', () => {
     expect(bestSentences(body, terms('How do I install the sheets add-on?'), 2)).toEqual(['To install the add-on, open the marketplace and choose Install.']);
     // With nothing else to quote, the run-on is still better than nothing.
     expect(bestSentences(menu, terms('How do I install the sheets add-on?'), 2)).toEqual([menu]);
+  });
+});
+
+describe('how the local answer reads', () => {
+  it('keeps a sentence wrapped over two lines whole, and a Markdown table as a table', () => {
+    const body = 'Sync has two plans.\nThe Plus plan allows files up\nto 200 MB each.\n\n| | Standard | Plus |\n\n| Maximum file size | 5 MB | 200 MB |\n| Total storage | 1 GB | 10 GB |';
+    const quoted = bestSentences(body, terms('what is the maximum file size on the plus plan'), 2);
+    expect(quoted).toContain('The Plus plan allows files up to 200 MB each.');
+    expect(quoted.find((q) => q.startsWith('|'))).toBe('| | Standard | Plus |\n| --- | --- | --- |\n| Maximum file size | 5 MB | 200 MB |\n| Total storage | 1 GB | 10 GB |');
+  });
+
+  it('quotes code around the lines that match, never the import block, never cut inside a statement', () => {
+    const code = [
+      "import { a } from './a.js';",
+      "import { b } from './b.js';",
+      '',
+      'export function setup() {',
+      '  const x = a();',
+      '  return x;',
+      '}',
+      '',
+      'export function createProxy(options) {',
+      '  const limiter = rateLimit({',
+      '    perMinute: options.perMinute,',
+      '    burst: 5,',
+      '  });',
+      '  return handler(limiter);',
+      '}',
+    ].join('\n');
+    const excerpt = codeExcerpt(code, 4, terms('how do I set the proxy rate limit per minute?'));
+    expect(excerpt).not.toContain('import');
+    expect(excerpt).not.toContain('…');
+    expect(excerpt).toContain('perMinute: options.perMinute,');
+    expect(excerpt.split('\n').at(-1)).toMatch(/[;})]$/);
   });
 });

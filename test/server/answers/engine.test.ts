@@ -121,7 +121,7 @@ describe('answers without an LLM', () => {
       const answer = await ask(e, question);
       const cited = await e.search('acme', question, { limit: 20 });
       const text = cited.filter((h) => answer.sources.some((s) => s.url === h.section.url)).map((h) => `${h.section.title}\n${h.section.body}\n${h.section.code}`).join('\n');
-      const prose = answer.content.replace(/```[\s\S]*?```/g, '').replace(/^(From|Also relevant,) \*\*[^*]+\*\*:$/gm, '');
+      const prose = answer.content.replace(/```[\s\S]*?```/g, '').replace(/^— .*$/gm, '');
       for (const sentence of prose.split(/\n+/).map((s) => s.trim()).filter(Boolean)) {
         expect(text.replace(/\s+/g, ' ')).toContain(sentence.replace(/\s+/g, ' '));
       }

@@ -24,7 +24,10 @@ function stripMdx(text: string): string {
     .replace(/<\/?[A-Z][\w.]*(\s[^<>]*)?\/?>/g, '');
 }
 
-/** Turns Markdown into readable prose: links to their text, emphasis markers and HTML tags removed. */
+/**
+ * Turns Markdown into readable prose: links to their text, HTML tags removed; bold stays (a quoted
+ * passage keeps it, and a bold run-in label names what a list item is about).
+ */
 export function plainText(markdown: string): string {
   return markdown
     .replace(/<!--[\s\S]*?-->/g, '')
@@ -33,7 +36,6 @@ export function plainText(markdown: string): string {
     // HTML tags go, except inside code spans, where `Promise<Response>` is text.
     .replace(/(`+)[\s\S]*?\1|<[^>\n]+>/g, (match) => (match.startsWith('`') ? match : ' '))
     .replace(/^\s{0,3}>\s?/gm, '')
-    .replace(/(\*\*|__)(.+?)\1/g, '$2')
     .replace(/^\s*\|?\s*:?-{3,}.*$/gm, '')
     .replace(/[ \t]+/g, ' ')
     .replace(/\n{3,}/g, '\n\n')

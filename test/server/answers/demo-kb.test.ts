@@ -1,0 +1,49 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { resolve } from 'node:path';
+import { createAnswerEngine } from '../../../src/server/answers/index.js';
+
+/** `npm start`'s knowledge base: this project's README, docs and source (see scripts/start.mjs). */
+const repo = resolve(import.meta.dirname, '../../..');
+const engine = createAnswerEngine({ db: new Database(':memory:'), llm: null });
+
+beforeAll(async () => {
+  await engine.ingest('demo', [resolve(repo, 'README.md'), resolve(repo, 'docs'), resolve(repo, 'src')], { baseUrl: 'http://localhost:8080/source/' });
+}, 60_000);
+
+const ask = (question: string) => engine.answer({ orgId: 'demo', messages: [{ role: 'user', content: question, sources: [] }], signal: new AbortController().signal });
+
+describe("the demo answers its own users from the docs that explain it", () => {
+  it.each([
+    ['How do I embed the widget on my site?', 'README#embed-the-widget', /data-endpoint="\/api\/support"/],
+    ['How do I run the proxy in Next.js?', 'README#run-the-proxy', /Next\.js/],
+    ['How do I use the proxy with Express?', 'docs/proxy#mounting', /expressMiddleware\(proxy\)/],
+    ['Can conversations be escalated to Linear?', 'docs/integrations#escalation', /Linear/],
+    ['What are the rate limits?', 'docs/server#rate-limits', /X-RateLimit-Limit/],
+    ['Does it support dark mode?', 'README#embed-the-widget', /`theme` \(`light` \| `dark` \| `auto`\)/],
+    ['Which languages does it support?', 'docs/widget#attributes-and-properties', /`lang`/],
+    ['How do I configure an LLM?', 'docs/engine#answers-with-an-llm', /SUPPORT_CHAT_LLM_BASE_URL/],
+    ['How do I add my own docs?', 'docs/engine#add-your-own-docs', /npx support-chat kb ingest/],
+    ['Where is the data stored?', 'README#run-the-server', /Data lives in `--data DIR`/],
+    ['Is it accessible?', 'docs/widget#behaviour', /\*\*Accessibility\.\*\* Labelled launcher/],
+  ])('%s', async (question, source, phrase) => {
+    const answer = await ask(question);
+    // The section that explains it leads, or follows another section of the same page.
+    const [first, second] = answer.sources.map((s) => s.url);
+    const expected = `http://localhost:8080/source/${source}`;
+    expect(first === expected || (first?.startsWith(expected.replace(/#.*$/, '#')) && second === expected), `${first}, ${second}`).toBe(true);
+    expect(answer.content).toMatch(phrase);
+  });
+
+  it('answers "What CSP does the widget need?" with the widget reference\'s CSP item', async () => {
+    const answer = await ask('What CSP does the widget need?');
+    expect(answer.sources.slice(0, 2).map((s) => s.url)).toContain('http://localhost:8080/source/docs/widget#behaviour');
+    expect(answer.content).toContain("- **CSP.** Works under `script-src 'self'; style-src 'self'; require-trusted-types-for 'script';");
+  });
+
+  it('cites a second piece of one source file only when it adds a word of the question', async () => {
+    const answer = await ask('Where is the data stored?');
+    const files = answer.sources.filter((s) => s.url.includes('/src/')).map((s) => s.url.replace(/#.*$/, ''));
+    expect(new Set(files).size).toBe(files.length);
+  });
+});

@@ -99,6 +99,13 @@ describe('helpdesk registry', () => {
     expect(() => new HelpdeskRegistry([{ ...acmeDesk, name: 'Acme Desk' }])).toThrow(/lowercase/);
   });
 
+  it('documents a webhook source in the OpenAPI description for exactly the helpdesks with a receiver', async () => {
+    const t = serve({});
+    const doc = (await t.call('GET', '/v0/openapi.json')).body;
+    const source = doc.paths['/v0/webhooks/{source}/{org_id}'].post.parameters.find((p: { name: string }) => p.name === 'source');
+    expect(source.schema.enum).toEqual(helpdesks.all().filter((h) => h.webhook).map((h) => h.name));
+  });
+
   it('reaches every registered helpdesk by name through escalation, sync and the webhook route; an unknown name is refused', async () => {
     const env = Object.assign({}, ...helpdesks.all().map(envFor)) as Record<string, string>;
     const resolve = createIntegrationResolver({ env });

@@ -49,9 +49,9 @@ async function fileAt(path) {
 /**
  * Starts the demo site.
  * @param {{ port: number, host?: string, repoRoot: string, dataDir: string, proxy: (request: Request) => Promise<Response>,
- *           webhookSecret: string, sourceRoots: string[], log?: (line: string) => void }} options
+ *           webhookSecret: string, sourceRoots: string[], log?: (line: string) => void, dashboardUrl?: string }} options
  */
-export async function startDemoServer({ port, host = '127.0.0.1', repoRoot, dataDir, proxy, webhookSecret, sourceRoots, toNodeListener }) {
+export async function startDemoServer({ port, host = '127.0.0.1', repoRoot, dataDir, proxy, webhookSecret, sourceRoots, toNodeListener, dashboardUrl }) {
   const inboxFile = join(dataDir, 'inbox.json');
   let inbox = [];
   try {
@@ -129,6 +129,8 @@ export async function startDemoServer({ port, host = '127.0.0.1', repoRoot, data
     if (path.startsWith('/api/support/') || path === '/api/support') return proxy(request);
     if (path === '/inbox/webhook' && request.method === 'POST') return receiveWebhook(request);
     if (path === '/favicon.ico') return new Response(null, { status: 204 });
+    // The API server's insights dashboard, with the development insights token in the fragment (never sent to a server).
+    if (path === '/dashboard' && dashboardUrl) return new Response(null, { status: 302, headers: { location: dashboardUrl, 'cache-control': 'no-store' } });
     if (path === '/inbox/tickets') return Response.json({ tickets: inbox }, { headers: { 'cache-control': 'no-store' } });
     if (request.method !== 'GET' && request.method !== 'HEAD') return new Response('Method not allowed', { status: 405 });
     if (path.startsWith('/source/')) return serveSource(path.slice('/source/'.length));

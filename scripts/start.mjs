@@ -79,6 +79,10 @@ if (!dev.token || !tokenList.some((t) => dev.token.startsWith(t.prefix) && !t.re
   const created = cliJson(['token', 'create', '--org', org, '--name', 'npm-start', '--scopes', 'chat:read,chat:write,chat:escalate', '--json']);
   dev.token = created.token;
 }
+// A read-only token for the insights dashboard, reused while it is listed.
+if (!dev.insightsToken || !tokenList.some((t) => dev.insightsToken.startsWith(t.prefix) && !t.revoked_at)) {
+  dev.insightsToken = cliJson(['token', 'create', '--org', org, '--name', 'npm-start-insights', '--scopes', 'insights:read', '--json']).token;
+}
 writeFileSync(devFile, JSON.stringify(dev, null, 2), { mode: 0o600 });
 
 // 5. The API server, in its own process, as a deployment would run it.
@@ -123,6 +127,7 @@ const demo = await startDemoServer({
   webhookSecret: dev.webhookSecret,
   sourceRoots,
   toNodeListener,
+  dashboardUrl: `${apiUrl}/dashboard/#token=${dev.insightsToken}`,
 });
 
 console.log(`
@@ -133,6 +138,7 @@ support-chat is running.
   Docs panel    ${publicUrl}/docs.html
   In-app help   ${publicUrl}/app.html
   Inbox         ${publicUrl}/inbox.html
+  Insights      ${publicUrl}/dashboard  (the API server's dashboard, signed in with a development token)
   API server    ${apiUrl}  (data in ${dataDir})
 
 Press Ctrl-C to stop.`);

@@ -1,4 +1,4 @@
-/** @module The `support-chat` command: serve, token, kb, tickets, integrations. */
+/** @module The `support-chat` command: serve, token, kb, tickets, integrations, insights, retention. */
 import { CliError } from './args.js';
 
 const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<number> }>> = {
@@ -7,12 +7,14 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<numb
   kb: () => import('./commands/kb.js'),
   tickets: () => import('./commands/tickets.js'),
   integrations: () => import('./commands/integrations.js'),
+  insights: () => import('./commands/insights.js'),
+  retention: () => import('./commands/retention.js'),
 };
 
 const USAGE = `Usage: support-chat <command> [options]
 
 Commands:
-  serve [--port 8787] [--host 127.0.0.1] [--data DIR]
+  serve [--port 8787] [--host 127.0.0.1] [--retention-days 90] [--data DIR]
   token create --org ORG --name NAME --scopes chat:read,chat:write [--expires-in DAYS] [--data DIR] [--json]
   token list [--org ORG] [--data DIR] [--json]
   token revoke PREFIX_OR_ID [--data DIR]
@@ -23,6 +25,10 @@ Commands:
       [--workspace-id ID] [--team-id ID] [--webhook-secret SECRET] [--url URL] [--secret SECRET]
   integrations show [INTEGRATION] --org ORG [--json]
   integrations remove INTEGRATION --org ORG
+  insights --org ORG [--since 7d|ISO-8601] [--until ISO-8601] [--json]
+  retention set --org ORG --days N
+  retention show|clear --org ORG [--json]
+  retention sweep [--retention-days 90] [--json]
 
 Each integration setting comes from the organization's own settings, else from the
 environment (PLAIN_API_KEY, LINEAR_TEAM_ID, SUPPORT_CHAT_WEBHOOK_URL, …).

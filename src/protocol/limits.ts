@@ -26,3 +26,6 @@ export const MAX_PREFER_WAIT_SECONDS = 20;
 export function isPlausibleEmail(value: string): boolean {
   return value.length <= EMAIL_MAX_LENGTH && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value);
 }
+
+/** Longest comment kept with a rating of an answer (`POST /v0/chat/{id}/feedback`). */
+export const FEEDBACK_COMMENT_MAX_LENGTH = 2000;

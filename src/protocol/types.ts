@@ -57,7 +57,7 @@ export interface EscalationResult {
   ticket_url: string;
 }
 
-export const SCOPES = ['chat:read', 'chat:write', 'chat:escalate', 'tickets:read', 'tickets:delete'] as const;
+export const SCOPES = ['chat:read', 'chat:write', 'chat:escalate', 'tickets:read', 'tickets:delete', 'insights:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export interface TokenInfo {

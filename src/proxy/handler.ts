@@ -1,6 +1,7 @@
 /** @module `createSupportProxy`: the backend-for-frontend between `<support-chat>` and a v0 API. */
 import { createHash, randomUUID } from 'node:crypto';
 import {
+  FEEDBACK_COMMENT_MAX_LENGTH,
   FixedWindowLimiter,
   HttpError,
   isConversationId,
@@ -46,8 +47,8 @@ interface Context {
 }
 
 /**
- * Creates the proxy's fetch handler. It serves `POST {basePath}/chat`, `GET {basePath}/chat/:id`
- * and `POST {basePath}/chat/:id/escalate`, and nothing else.
+ * Creates the proxy's fetch handler. It serves `POST {basePath}/chat`, `GET {basePath}/chat/:id`,
+ * `POST {basePath}/chat/:id/escalate` and `POST {basePath}/chat/:id/feedback`, and nothing else.
  *
  * @example
  * const proxy = createSupportProxy({ apiBaseUrl: 'http://127.0.0.1:8787', token: process.env.SUPPORT_API_TOKEN!, secret: process.env.SUPPORT_PROXY_SECRET! });
@@ -243,6 +244,26 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
     return relay(result, ctx);
   }
 
+  /** A visitor's rating of an answer in one of their conversations; only the rating, comment and message index go upstream. */
+  async function feedback(ctx: Context, id: string): Promise<Response> {
+    const body = await readJson(ctx.request);
+    if (body.rating !== 'up' && body.rating !== 'down') throw new HttpError(400, 'bad_request', '"rating" must be "up" or "down"');
+    const payload: Record<string, unknown> = { rating: body.rating };
+    if (body.comment !== undefined && body.comment !== null) {
+      if (typeof body.comment !== 'string') throw new HttpError(400, 'bad_request', '"comment" must be a string');
+      if (body.comment.length > FEEDBACK_COMMENT_MAX_LENGTH) throw new HttpError(400, 'bad_request', `"comment" must be at most ${FEEDBACK_COMMENT_MAX_LENGTH} characters`);
+      payload.comment = body.comment;
+    }
+    if (body.message_index !== undefined && body.message_index !== null) {
+      if (typeof body.message_index !== 'number' || !Number.isSafeInteger(body.message_index) || body.message_index < 0) {
+        throw new HttpError(400, 'bad_request', '"message_index" must be a non-negative integer');
+      }
+      payload.message_index = body.message_index;
+    }
+    spend(ctx);
+    return relay(await upstream.request('POST', `/v0/chat/${id}/feedback`, { body: JSON.stringify(payload), signal: ctx.request.signal }), ctx);
+  }
+
   /** Answers the proxy's own errors: the spec's body, the error's headers. */
   function toResponse(error: unknown, log: Record<string, unknown>): Response {
     if (error instanceof HttpError) return errorResponse(error.status, error.code, error.message, { retryable: error.retryable, headers: error.headers });
@@ -270,7 +291,13 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
       const path = url.pathname.startsWith(`${opts.basePath}/`) ? url.pathname.slice(opts.basePath.length) : null;
       const parts = path?.split('/').slice(1) ?? [];
       const route =
-        path === '/chat' ? 'send' : parts.length === 2 && parts[0] === 'chat' ? 'get' : parts.length === 3 && parts[0] === 'chat' && parts[2] === 'escalate' ? 'escalate' : null;
+        path === '/chat'
+          ? 'send'
+          : parts.length === 2 && parts[0] === 'chat'
+            ? 'get'
+            : parts.length === 3 && parts[0] === 'chat' && (parts[2] === 'escalate' || parts[2] === 'feedback')
+              ? parts[2]
+              : null;
       const allowedMethods = route === 'get' ? 'GET' : 'POST';
       const site = siteOrigin(request, url);
       const { ok, origin } = originAllowed(request, site);
@@ -305,10 +332,10 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
             response = await sendMessage(ctx);
           } else {
             const id = parts[1]!;
-            limitVisitor(ctx, route === 'get' ? 'polls' : 'escalations');
+            limitVisitor(ctx, route === 'get' ? 'polls' : route === 'feedback' ? 'messages' : 'escalations');
             // Ids never issued to this visitor are refused here, before any upstream call.
             if (!isConversationId(id) || !ctx.visitor.conversations.includes(id)) throw new HttpError(404, 'not_found', MESSAGES.notFound);
-            response = route === 'get' ? await getConversation(ctx, id) : await escalate(ctx, id);
+            response = route === 'get' ? await getConversation(ctx, id) : route === 'feedback' ? await feedback(ctx, id) : await escalate(ctx, id);
           }
         } finally {
           counted.rate = ctx.rate;

@@ -21,6 +21,12 @@ import { helpdeskWebhookRoutes } from './http/routes/helpdesk-webhooks.js';
 import { meRoutes } from './http/routes/me.js';
 import { openApiRoutes } from './http/routes/openapi.js';
 import { ticketRoutes } from './http/routes/tickets.js';
+import { feedbackRoutes } from './http/routes/feedback.js';
+import { insightsRoutes } from './http/routes/insights.js';
+import { dashboardRoutes } from './dashboard/index.js';
+import { FeedbackStore } from './insights/feedback.js';
+import { insightsMigrations } from './insights/migrations.js';
+import { RetentionSweep, type SweepReport } from './retention/index.js';
 import type { Services } from './http/services.js';
 import { ConversationLifecycle, DEFAULT_JOB_LEASE_MS, DEFAULT_MAX_ATTEMPTS } from './conversations/lifecycle.js';
 import { JobQueue } from './jobs/queue.js';
@@ -67,6 +73,8 @@ export interface ServerOptions {
   maxAttempts?: number;
   /** Start the answer worker (and the follow-up forwarder) at once. @default true */
   startWorker?: boolean;
+  /** Days conversations are kept after their last activity, for organizations without their own period. @default 90 */
+  retentionDays?: number;
 }
 
 export interface SupportServer {
@@ -85,6 +93,8 @@ export interface SupportServer {
   worker: { start(): void; stop(): Promise<void>; runOnce(): Promise<boolean> };
   /** Forwards visitor messages sent after escalation to the ticket (started with the worker). */
   followUps: { start(): void; stop(): Promise<void>; runOnce(): Promise<number> };
+  /** Deletes expired conversations; started with the worker. */
+  retention: { start(): void; stop(): Promise<void>; runOnce(): Promise<SweepReport> };
   /** Answers waiting long polls at once with the current state (the first step of shutting down). */
   drain(): void;
   /** Ends long polls, stops the worker and closes the database. */
@@ -98,7 +108,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
   const now = options.now ?? Date.now;
   const env = options.env ?? process.env;
   const logger = options.logger ?? jsonLogger();
-  const migrations: Migration[] = [...coreMigrations, ...ticketMigrations, ...kbMigrations, ...integrationMigrations, ...followUpMigrations];
+  const migrations: Migration[] = [...coreMigrations, ...ticketMigrations, ...kbMigrations, ...integrationMigrations, ...followUpMigrations, ...insightsMigrations];
   const db = openDatabase({ dataDir: options.dataDir ?? '.support-chat', migrations });
   const engine =
     typeof options.engine === 'function' ? options.engine(db) : (options.engine ?? createAnswerEngine({ db, env }));
@@ -142,7 +152,18 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     escalationClaimStaleMs: ESCALATION_CLAIM_STALE_MS,
     now,
   };
-  const router = new Router([...chatRoutes, ...escalateRoutes, ...ticketRoutes, ...meRoutes, ...openApiRoutes, ...helpdeskWebhookRoutes]);
+  const retention = new RetentionSweep({ db, logger, now, defaultDays: options.retentionDays });
+  const router = new Router([
+    ...chatRoutes,
+    ...escalateRoutes,
+    ...ticketRoutes,
+    ...meRoutes,
+    ...openApiRoutes,
+    ...helpdeskWebhookRoutes,
+    ...feedbackRoutes({ feedback: new FeedbackStore(db, now), db }),
+    ...insightsRoutes({ db }),
+    ...dashboardRoutes(),
+  ]);
   // Several processes behind one address share their limits through Redis; one process counts in memory.
   const redisUrl = env.SUPPORT_CHAT_REDIS_URL;
   const limiter: RateLimiter =
@@ -154,6 +175,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
   if (options.startWorker ?? true) {
     worker.start();
     followUps.start();
+    retention.start();
   }
   let closed = false;
   return {
@@ -166,6 +188,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     lifecycle,
     worker,
     followUps,
+    retention,
     ready: async () => {
       await limiter.ready?.();
     },
@@ -176,6 +199,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
       closing.abort();
       await worker.stop();
       await followUps.stop();
+      await retention.stop();
       await limiter.close?.();
       db.close();
     },

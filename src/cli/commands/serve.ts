@@ -3,7 +3,11 @@ import { startServer } from '../../server/index.js';
 import { CliError, dataDir, parse } from '../args.js';
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { port: { type: 'string' }, host: { type: 'string' } }, false);
+  const { values } = parse(argv, { port: { type: 'string' }, host: { type: 'string' }, 'retention-days': { type: 'string' } }, false);
+  const retentionDays = values['retention-days'] === undefined ? undefined : Number(values['retention-days']);
+  if (retentionDays !== undefined && !(Number.isInteger(retentionDays) && retentionDays >= 1 && retentionDays <= 36_500)) {
+    throw new CliError(`--retention-days must be a whole number of days from 1 to 36500, got "${values['retention-days']}"`);
+  }
   const port = values.port === undefined ? 8787 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number, got "${values.port}"`);
   const leaseText = process.env.SUPPORT_CHAT_JOB_LEASE_MS;
@@ -17,7 +21,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   let started: Awaited<ReturnType<typeof startServer>>;
   try {
-    started = await startServer({ dataDir: dataDir(values.data), port, host: values.host ?? '127.0.0.1', jobLeaseMs: leaseMs });
+    started = await startServer({ dataDir: dataDir(values.data), port, host: values.host ?? '127.0.0.1', jobLeaseMs: leaseMs, retentionDays });
   } catch (error) {
     // A port in use or an unreachable Redis is the operator's to fix: say so without a stack trace.
     const code = (error as NodeJS.ErrnoException).code;

@@ -1,5 +1,6 @@
 /** @module GET /v0/openapi.json: the OpenAPI 3.1 description of this server, the reference its tests validate against. */
 import { ERROR_CODES, INTEGRATIONS, MAX_PREFER_WAIT_SECONDS, MESSAGE_MAX_LENGTH, NOTE_MAX_LENGTH, SCOPES } from '../../../protocol/index.js';
+import { FEEDBACK_COMMENT_MAX_LENGTH } from '../../insights/feedback.js';
 import type { Route } from '../router.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -38,6 +39,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'Request body too large (over 256 KiB)',
   500: 'Internal error',
 };
+const COUNT = { type: 'integer', minimum: 0 } as const;
 const idParam = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
 const idempotencyKey = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } };
 
@@ -46,7 +48,8 @@ export const openApiDocument = {
   info: {
     title: 'Conversational Support API',
     version: 'v0',
-    description: 'Chat answered asynchronously from a knowledge base, escalation to helpdesks, synced tickets and token introspection.',
+    description:
+      'Chat answered asynchronously from a knowledge base, escalation to helpdesks, synced tickets and token introspection; answer feedback, insights and deletion of conversations for site owners.',
   },
   servers: [{ url: '/' }],
   security: [{ bearer: [] }],
@@ -78,6 +81,41 @@ export const openApiDocument = {
             content: json(ref('Conversation')),
           },
           ...errors(401, 403, 404, 429, 500),
+        },
+      },
+      delete: {
+        operationId: 'deleteConversation',
+        summary: 'Delete a conversation and everything derived from it (messages, answer jobs, feedback) now, for data-subject requests (scope chat:write; our addition)',
+        parameters: [idParam('conversation_id')],
+        responses: {
+          '204': { description: 'Deleted', headers: rateHeaders },
+          ...errors(401, 403, 404, 429, 500),
+        },
+      },
+    },
+    '/v0/chat/{conversation_id}/feedback': {
+      post: {
+        operationId: 'rateAnswer',
+        summary: "A visitor's rating of an answer; a later rating of the same answer replaces the earlier one (scope chat:write; our addition)",
+        parameters: [idParam('conversation_id')],
+        requestBody: { required: true, content: json(ref('FeedbackRequest')) },
+        responses: {
+          '200': { description: 'Recorded', headers: rateHeaders, content: json(ref('FeedbackResult')) },
+          ...errors(400, 401, 403, 404, 409, 413, 429, 500),
+        },
+      },
+    },
+    '/v0/insights': {
+      get: {
+        operationId: 'getInsights',
+        summary: "The organization's insights over a period: activity per day, unanswered questions grouped by similarity, thumbs-down answers, sources cited most, pages never cited (scope insights:read; our addition)",
+        parameters: [
+          { name: 'since', in: 'query', required: false, description: 'ISO 8601 date or date-time, inclusive; default 7 days before `until`', schema: { type: 'string' } },
+          { name: 'until', in: 'query', required: false, description: 'ISO 8601 date or date-time, exclusive; default now', schema: { type: 'string' } },
+        ],
+        responses: {
+          '200': { description: 'The report', headers: rateHeaders, content: json(ref('Insights')) },
+          ...errors(400, 401, 403, 429, 500),
         },
       },
     },
@@ -295,6 +333,101 @@ export const openApiDocument = {
         required: ['tickets', 'next_cursor'],
         additionalProperties: false,
         properties: { tickets: { type: 'array', items: ref('Ticket') }, next_cursor: { type: ['string', 'null'] } },
+      },
+      FeedbackRequest: {
+        type: 'object',
+        required: ['rating'],
+        properties: {
+          rating: { type: 'string', enum: ['up', 'down'] },
+          comment: { type: 'string', maxLength: FEEDBACK_COMMENT_MAX_LENGTH },
+          message_index: { type: 'integer', minimum: 0, description: 'Index of an assistant message in the conversation; default the last one' },
+        },
+      },
+      FeedbackResult: {
+        type: 'object',
+        required: ['success'],
+        additionalProperties: false,
+        properties: { success: { type: 'boolean', const: true } },
+      },
+      InsightCounts: {
+        type: 'object',
+        required: ['conversations', 'questions', 'answered', 'unanswered', 'escalated', 'thumbs_up', 'thumbs_down'],
+        properties: {
+          date: { type: 'string', description: 'UTC date, YYYY-MM-DD (days only)' },
+          conversations: COUNT,
+          questions: COUNT,
+          answered: { ...COUNT, description: 'Questions whose answer cited sources' },
+          unanswered: { ...COUNT, description: 'Questions the knowledge base had no answer for' },
+          escalated: { ...COUNT, description: 'Conversations escalated, counted on their last question' },
+          failed: { ...COUNT, description: 'Questions whose answer failed (totals only)' },
+          pending: { ...COUNT, description: 'Questions still being answered (totals only)' },
+          thumbs_up: COUNT,
+          thumbs_down: COUNT,
+        },
+      },
+      Insights: {
+        type: 'object',
+        required: ['organization', 'since', 'until', 'totals', 'days', 'unanswered_groups', 'unanswered_group_count', 'unanswered_grouped', 'thumbs_down', 'top_sources', 'uncited_pages', 'uncited_page_count'],
+        additionalProperties: false,
+        properties: {
+          organization: { type: 'string' },
+          since: { type: 'string', format: 'date-time' },
+          until: { type: 'string', format: 'date-time' },
+          totals: ref('InsightCounts'),
+          days: { type: 'array', items: ref('InsightCounts') },
+          unanswered_groups: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['count', 'terms', 'latest_at', 'examples'],
+              additionalProperties: false,
+              properties: {
+                count: COUNT,
+                terms: { type: 'array', items: { type: 'string' } },
+                latest_at: { type: 'string', format: 'date-time' },
+                examples: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['question', 'asked_at'],
+                    additionalProperties: false,
+                    properties: { question: { type: 'string' }, asked_at: { type: 'string', format: 'date-time' } },
+                  },
+                },
+              },
+            },
+          },
+          unanswered_group_count: COUNT,
+          unanswered_grouped: { ...COUNT, description: "Unanswered questions the groups were made from: all of the period's, or its newest 1,000" },
+          thumbs_down: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['conversation_id', 'message_index', 'question', 'answer', 'comment', 'sources', 'rated_at'],
+              additionalProperties: false,
+              properties: {
+                conversation_id: { type: 'string' },
+                message_index: COUNT,
+                question: { type: 'string' },
+                answer: { type: 'string' },
+                comment: { type: ['string', 'null'] },
+                sources: { type: 'array', items: ref('Source') },
+                rated_at: { type: 'string', format: 'date-time' },
+              },
+            },
+          },
+          top_sources: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['title', 'url', 'citations'],
+              additionalProperties: false,
+              properties: { title: { type: 'string' }, url: { type: 'string' }, citations: COUNT },
+            },
+          },
+          uncited_pages: { type: 'array', items: ref('Source') },
+          uncited_page_count: COUNT,
+        },
       },
       Error: {
         type: 'object',

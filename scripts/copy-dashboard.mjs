@@ -1,0 +1,8 @@
+// `npm run build:node` step: the insights dashboard's static page, script and styles next to the
+// compiled server (dist/node/server/dashboard/assets), so an installed package serves them.
+import { cpSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+cpSync(join(root, 'src/server/dashboard/assets'), join(root, 'dist/node/server/dashboard/assets'), { recursive: true });

@@ -1,0 +1,59 @@
+/**
+ * @module POST /v0/chat/{id}/feedback (a visitor's rating of an answer) and DELETE /v0/chat/{id}
+ * (a conversation and everything derived from it, now: data-subject requests). Both our additions, scope `chat:write`.
+ */
+import { FEEDBACK_COMMENT_MAX_LENGTH, RATINGS, type FeedbackStore, type Rating } from '../../insights/feedback.js';
+import type { Db } from '../../store/database.js';
+import { deleteConversation } from '../../retention/delete.js';
+import { stringField } from '../body.js';
+import { badRequest, conflict, notFound } from '../errors.js';
+import { json, type ApiResponse } from '../exchange.js';
+import type { Route, RouteContext } from '../router.js';
+
+const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+export interface FeedbackRouteDeps {
+  feedback: FeedbackStore;
+  db: Db;
+}
+
+/** The routes, bound to their stores. */
+export function feedbackRoutes({ feedback, db }: FeedbackRouteDeps): Route[] {
+  function rate(ctx: RouteContext): ApiResponse {
+    const id = ctx.params.id!;
+    if (!ID_PATTERN.test(id)) throw notFound();
+    const body = ctx.body();
+    const rating = body.rating;
+    if (rating === undefined || rating === null) throw badRequest('"rating" is required');
+    if (typeof rating !== 'string' || !(RATINGS as readonly string[]).includes(rating)) throw badRequest('"rating" must be "up" or "down"');
+    const comment = stringField(body, 'comment', { required: false, max: FEEDBACK_COMMENT_MAX_LENGTH })?.trim();
+    const index = body.message_index;
+    if (index !== undefined && index !== null && (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0)) {
+      throw badRequest('"message_index" must be a non-negative integer');
+    }
+    const outcome = feedback.record({
+      orgId: ctx.auth!.orgId,
+      conversationId: id,
+      rating: rating as Rating,
+      comment: comment || undefined,
+      messageIndex: typeof index === 'number' ? index : undefined,
+    });
+    if (!outcome.ok) {
+      if (outcome.reason === 'not_found') throw notFound();
+      if (outcome.reason === 'no_answer') throw conflict('The conversation has no answer to rate yet');
+      throw badRequest('"message_index" must be the index of an assistant message in the conversation');
+    }
+    return json({ success: true });
+  }
+
+  function remove(ctx: RouteContext): ApiResponse {
+    const id = ctx.params.id!;
+    if (!ID_PATTERN.test(id) || !deleteConversation(db, ctx.auth!.orgId, id)) throw notFound();
+    return { status: 204, headers: {}, body: null };
+  }
+
+  return [
+    { method: 'POST', pattern: '/v0/chat/:id/feedback', scope: 'chat:write', handler: rate },
+    { method: 'DELETE', pattern: '/v0/chat/:id', scope: 'chat:write', handler: remove },
+  ];
+}

@@ -1,0 +1,99 @@
+/**
+ * @module The schema of answer feedback, retention settings, and the derived rows the insights report
+ * reads (component `insights`). `insight_questions` holds one compact row per question, kept by
+ * triggers as messages arrive, so the report scans one covering index instead of joining every
+ * message; it goes with its conversation (`ON DELETE CASCADE`) like everything else derived from it.
+ */
+import type { Migration } from '../store/database.js';
+
+export const insightsMigrations: Migration[] = [
+  {
+    component: 'insights',
+    version: 1,
+    description: 'answer feedback, per-organization retention, question outcomes for the insights report',
+    up: `
+      CREATE TABLE feedback (
+        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+        message_seq INTEGER NOT NULL,
+        org_id TEXT NOT NULL,
+        rating TEXT NOT NULL CHECK (rating IN ('up', 'down')),
+        comment TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (conversation_id, message_seq)
+      );
+      CREATE INDEX feedback_org_rating ON feedback (org_id, rating, updated_at);
+
+      CREATE TABLE retention_settings (
+        org_id TEXT PRIMARY KEY,
+        days INTEGER NOT NULL CHECK (days >= 1),
+        updated_at TEXT NOT NULL
+      );
+
+      -- The retention sweep finds expired conversations by (org_id, updated_at); the report counts
+      -- conversations and escalations from the same index without reading the table.
+      CREATE INDEX conversations_org_updated ON conversations (org_id, updated_at, created_at, escalation_state, id);
+      -- Conversations started per day: a count over a range of this index.
+      CREATE INDEX conversations_org_created ON conversations (org_id, created_at);
+      -- Deleting a conversation cascades to its jobs: without this index each deletion scans every job.
+      CREATE INDEX jobs_conversation ON jobs (conversation_id);
+
+      -- Each distinct list of sources an answer cited, stored once (answers to similar questions cite the same sections).
+      CREATE TABLE insight_source_lists (id INTEGER PRIMARY KEY, sources TEXT NOT NULL UNIQUE);
+
+      CREATE TABLE insight_questions (
+        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        org_id TEXT NOT NULL,
+        asked_at TEXT NOT NULL,
+        outcome TEXT NOT NULL DEFAULT 'pending' CHECK (outcome IN ('pending', 'answered', 'unanswered', 'failed', 'escalated')),
+        source_list INTEGER,
+        PRIMARY KEY (conversation_id, seq)
+      ) WITHOUT ROWID;
+      CREATE INDEX insight_questions_org_outcome ON insight_questions (org_id, outcome, asked_at, conversation_id, seq, source_list);
+
+      CREATE TRIGGER insight_question_asked AFTER INSERT ON messages WHEN NEW.role = 'user'
+      BEGIN
+        INSERT INTO insight_questions (conversation_id, seq, org_id, asked_at)
+        SELECT NEW.conversation_id, NEW.seq, org_id, NEW.created_at FROM conversations WHERE id = NEW.conversation_id;
+      END;
+
+      CREATE TRIGGER insight_question_answered AFTER INSERT ON messages WHEN NEW.role = 'assistant'
+      BEGIN
+        INSERT OR IGNORE INTO insight_source_lists (sources) SELECT NEW.sources WHERE NEW.sources != '[]';
+        UPDATE insight_questions
+        SET outcome = CASE WHEN NEW.sources = '[]' THEN 'unanswered' ELSE 'answered' END,
+            source_list = (SELECT id FROM insight_source_lists WHERE sources = NEW.sources)
+        WHERE conversation_id = NEW.conversation_id AND seq = NEW.seq - 1;
+      END;
+
+      CREATE TRIGGER insight_question_failed AFTER UPDATE OF status ON conversations WHEN NEW.status = 'failed'
+      BEGIN
+        UPDATE insight_questions SET outcome = 'failed' WHERE conversation_id = NEW.id AND outcome = 'pending';
+      END;
+
+      -- A human took over: the question the conversation ended on counts as escalated.
+      CREATE TRIGGER insight_question_escalated AFTER UPDATE OF escalation_state ON conversations
+      WHEN NEW.escalation_state = 'done' AND OLD.escalation_state IS NOT 'done'
+      BEGIN
+        UPDATE insight_questions SET outcome = 'escalated'
+        WHERE conversation_id = NEW.id AND seq = (SELECT MAX(seq) FROM insight_questions WHERE conversation_id = NEW.id);
+      END;
+
+      -- Conversations from before this migration.
+      INSERT OR IGNORE INTO insight_source_lists (sources) SELECT DISTINCT sources FROM messages WHERE role = 'assistant' AND sources != '[]';
+      INSERT INTO insight_questions (conversation_id, seq, org_id, asked_at, outcome, source_list)
+      SELECT u.conversation_id, u.seq, c.org_id, u.created_at,
+             CASE WHEN a.sources IS NULL THEN (CASE WHEN c.status = 'failed' THEN 'failed' ELSE 'pending' END)
+                  WHEN a.sources = '[]' THEN 'unanswered' ELSE 'answered' END,
+             (SELECT id FROM insight_source_lists WHERE sources = a.sources)
+      FROM messages u
+      JOIN conversations c ON c.id = u.conversation_id
+      LEFT JOIN messages a ON a.conversation_id = u.conversation_id AND a.seq = u.seq + 1
+      WHERE u.role = 'user';
+      UPDATE insight_questions SET outcome = 'escalated'
+      WHERE seq = (SELECT MAX(seq) FROM insight_questions q WHERE q.conversation_id = insight_questions.conversation_id)
+        AND conversation_id IN (SELECT id FROM conversations WHERE escalation_state = 'done');
+    `,
+  },
+];

@@ -1,0 +1,59 @@
+/**
+ * @module WAL checkpoints on a thread of their own while the sweep deletes: copying the write-ahead
+ * log back into the database file (and syncing it) is the longest step of a write, and here it
+ * does not hold up the event loop. Without a usable thread, SQLite checkpoints as usual.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { Db } from '../store/database.js';
+
+/** The thread's code: its own connection, a PASSIVE checkpoint (never blocks readers or writers) on each message. */
+const THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.module);
+const db = new Database(workerData.path);
+db.pragma('busy_timeout = 5000');
+parentPort.on('message', () => {
+  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
+  parentPort.postMessage('done');
+});
+`;
+
+export interface Checkpointer {
+  /** Asks for a checkpoint; one at a time, extra requests while one runs are dropped. */
+  request(): void;
+  /** Stops the thread and lets the connection checkpoint by itself again. */
+  close(): Promise<void>;
+}
+
+/** A checkpointing thread for a file database in WAL mode, or null (in memory, another journal mode, no thread). */
+export function startCheckpointer(db: Db): Checkpointer | null {
+  if (db.memory || String(db.pragma('journal_mode', { simple: true })).toLowerCase() !== 'wal') return null;
+  let worker: Worker;
+  try {
+    worker = new Worker(THREAD, { eval: true, workerData: { path: db.name, module: createRequire(import.meta.url).resolve('better-sqlite3') } });
+  } catch {
+    return null;
+  }
+  const previous = Number(db.pragma('wal_autocheckpoint', { simple: true }));
+  db.pragma('wal_autocheckpoint = 0');
+  let busy = false;
+  let failed = false;
+  worker.on('message', () => (busy = false));
+  worker.on('error', () => {
+    failed = true;
+    db.pragma(`wal_autocheckpoint = ${previous}`);
+  });
+  worker.unref();
+  return {
+    request() {
+      if (busy || failed) return;
+      busy = true;
+      worker.postMessage('checkpoint');
+    },
+    async close() {
+      if (!failed && db.open) db.pragma(`wal_autocheckpoint = ${previous}`);
+      await worker.terminate();
+    },
+  };
+}

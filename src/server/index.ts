@@ -152,7 +152,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     escalationClaimStaleMs: ESCALATION_CLAIM_STALE_MS,
     now,
   };
-  const retention = new RetentionSweep({ db, logger, now, defaultDays: options.retentionDays });
+  const retention = new RetentionSweep({ db, conversations, logger, now, defaultDays: options.retentionDays });
   const router = new Router([
     ...chatRoutes,
     ...escalateRoutes,
@@ -160,7 +160,7 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     ...meRoutes,
     ...openApiRoutes,
     ...helpdeskWebhookRoutes,
-    ...feedbackRoutes({ feedback: new FeedbackStore(db, now), db }),
+    ...feedbackRoutes({ feedback: new FeedbackStore(db, now) }),
     ...insightsRoutes({ db }),
     ...dashboardRoutes(),
   ]);

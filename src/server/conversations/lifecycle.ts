@@ -105,6 +105,17 @@ export class ConversationLifecycle {
     return () => this.#sent.delete(listener);
   }
 
+  /**
+   * Deletes a conversation and everything derived from it, now (a data-subject request); a long
+   * poll waiting on it is answered at once, and a worker still answering it stores nothing (its
+   * job is gone with it). Returns false when the organization has no such conversation.
+   */
+  delete(orgId: string, id: string): boolean {
+    const deleted = this.#store.delete(orgId, id);
+    if (deleted) this.#emitSettled(id);
+    return deleted;
+  }
+
   /** Calls `listener` whenever a job is queued in this process. Returns the unsubscribe function. */
   onQueued(listener: () => void): () => void {
     this.#queued.add(listener);

@@ -4,16 +4,17 @@
  * yielding to the event loop between batches so requests are never held up.
  */
 import type { Logger } from '../http/log.js';
+import { ConversationStore } from '../store/conversations.js';
 import type { Db } from '../store/database.js';
 import { startCheckpointer } from './checkpointer.js';
-import { deleteExpiredBatch } from './delete.js';
 import { DEFAULT_RETENTION_DAYS, RetentionSettingsStore, validRetentionDays } from './settings.js';
 
-export { deleteConversation } from './delete.js';
 export { DEFAULT_RETENTION_DAYS, RetentionInputError, RetentionSettingsStore, validRetentionDays } from './settings.js';
 
 export interface RetentionSweepOptions {
   db: Db;
+  /** Deletes expired conversations with everything derived from them (and drops its in-memory copies). @default a store of its own on `db` */
+  conversations?: ConversationStore;
   logger: Logger;
   /** Retention of organizations without their own. @default DEFAULT_RETENTION_DAYS (90) */
   defaultDays?: number;
@@ -52,6 +53,7 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
 
 export class RetentionSweep {
   readonly #db: Db;
+  readonly #conversations: ConversationStore;
   readonly #logger: Logger;
   readonly #defaultDays: number;
   readonly #batchSize: number;
@@ -69,6 +71,7 @@ export class RetentionSweep {
 
   constructor(options: RetentionSweepOptions) {
     this.#db = options.db;
+    this.#conversations = options.conversations ?? new ConversationStore(options.db);
     this.#logger = options.logger;
     this.#defaultDays = validRetentionDays(options.defaultDays ?? DEFAULT_RETENTION_DAYS);
     this.#batchSize = options.batchSize ?? 500;
@@ -154,7 +157,7 @@ export class RetentionSweep {
         if (this.#halted) return;
         const size = this.#size;
         const started = performance.now();
-        const deleted = deleteExpiredBatch(this.#db, orgId, before, size);
+        const deleted = this.#conversations.deleteExpired(orgId, before, size);
         this.#adapt(performance.now() - started, deleted === size);
         report.deleted += deleted;
         if (deleted > 0) {

@@ -162,6 +162,35 @@ export class ConversationStore {
   }
 
   /**
+   * Deletes one conversation of `orgId` and everything derived from it, now: messages, answer
+   * jobs, feedback and question rows go with it (`ON DELETE CASCADE`), and so do this store's
+   * in-memory copies. Returns false when the organization has no such conversation.
+   */
+  delete(orgId: string, id: string): boolean {
+    const deleted = this.#db.prepare('DELETE FROM conversations WHERE id = ? AND org_id = ?').run(id, orgId).changes === 1;
+    if (deleted) this.#forget(id);
+    return deleted;
+  }
+
+  /**
+   * Deletes up to `limit` of the organization's conversations whose last activity is before
+   * `before` (oldest first), in one transaction, with their in-memory copies. Returns how many.
+   */
+  deleteExpired(orgId: string, before: string, limit: number): number {
+    const ids = this.#db
+      .prepare('DELETE FROM conversations WHERE id IN (SELECT id FROM conversations WHERE org_id = ? AND updated_at < ? ORDER BY updated_at LIMIT ?) RETURNING id')
+      .pluck()
+      .all(orgId, before, limit) as string[];
+    for (const id of ids) this.#forget(id);
+    return ids.length;
+  }
+
+  #forget(id: string): void {
+    this.#records.delete(id);
+    this.#wire.delete(id);
+  }
+
+  /**
    * Claims the one escalation of a conversation. Returns the record as it was when the claim
    * failed (processing, already escalated, or another claim in progress), or null on success.
    * A claim older than `staleMs` (its process died) may be taken over; integrations are idempotent per conversation.

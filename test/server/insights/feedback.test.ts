@@ -140,6 +140,19 @@ describe('DELETE /v0/chat/{id}', () => {
     expect((await t.call('GET', `/v0/chat/${id}`, { token })).status).toBe(200);
   });
 
+  it('answers a long poll waiting on the conversation at once with 404 when it is deleted', async () => {
+    const t = setup();
+    const token = t.token();
+    const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'Delete me while you wait' } });
+    const id = sent.body.conversation_id as string;
+    const started = Date.now();
+    const waiting = t.call('GET', `/v0/chat/${id}`, { token, headers: { prefer: 'wait=20' } });
+    while (t.server.lifecycle.waiting === 0) await new Promise((r) => setTimeout(r, 5));
+    expect((await t.call('DELETE', `/v0/chat/${id}`, { token })).status).toBe(204);
+    expect((await waiting).status).toBe(404);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('deletes a conversation while its answer is being written: the answer is never stored', async () => {
     const engine = createTestEngine();
     engine.hold = true;

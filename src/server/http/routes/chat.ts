@@ -1,4 +1,8 @@
-/** @module POST /v0/chat (send a message) and GET /v0/chat/{id} (get a conversation, with `Prefer: wait=N`). */
+/**
+ * @module POST /v0/chat (send a message), GET /v0/chat/{id} (get a conversation, with
+ * `Prefer: wait=N`) and DELETE /v0/chat/{id} (a conversation and everything derived from it, now:
+ * data-subject requests; our addition).
+ */
 import { CONVERSATION_MAX_TURNS, isConversationId, MAX_PREFER_WAIT_SECONDS, MESSAGES, readMessage, type SendMessageResult } from '../../../protocol/index.js';
 import { conflict, notFound } from '../errors.js';
 import { stringField } from '../body.js';
@@ -52,7 +56,14 @@ function get(ctx: RouteContext): ApiResponse | Promise<ApiResponse> {
   return { status: 200, headers, body: conversations.toWireJson(record) };
 }
 
+function remove(ctx: RouteContext): ApiResponse {
+  const id = ctx.params.id!;
+  if (!isConversationId(id) || !ctx.services.lifecycle.delete(ctx.auth!.orgId, id)) throw notFound();
+  return { status: 204, headers: {}, body: null };
+}
+
 export const chatRoutes: Route[] = [
   { method: 'POST', pattern: '/v0/chat', scope: 'chat:write', bucket: 'send', idempotent: true, handler: send },
   { method: 'GET', pattern: '/v0/chat/:id', scope: 'chat:read', handler: get },
+  { method: 'DELETE', pattern: '/v0/chat/:id', scope: 'chat:write', handler: remove },
 ];

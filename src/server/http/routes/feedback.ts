@@ -1,10 +1,5 @@
-/**
- * @module POST /v0/chat/{id}/feedback (a visitor's rating of an answer) and DELETE /v0/chat/{id}
- * (a conversation and everything derived from it, now: data-subject requests). Both our additions, scope `chat:write`.
- */
+/** @module POST /v0/chat/{id}/feedback: a visitor's rating of an answer (our addition, scope `chat:write`). */
 import { FEEDBACK_COMMENT_MAX_LENGTH, RATINGS, type FeedbackStore, type Rating } from '../../insights/feedback.js';
-import type { Db } from '../../store/database.js';
-import { deleteConversation } from '../../retention/delete.js';
 import { stringField } from '../body.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { json, type ApiResponse } from '../exchange.js';
@@ -14,11 +9,10 @@ const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
 export interface FeedbackRouteDeps {
   feedback: FeedbackStore;
-  db: Db;
 }
 
 /** The routes, bound to their stores. */
-export function feedbackRoutes({ feedback, db }: FeedbackRouteDeps): Route[] {
+export function feedbackRoutes({ feedback }: FeedbackRouteDeps): Route[] {
   function rate(ctx: RouteContext): ApiResponse {
     const id = ctx.params.id!;
     if (!ID_PATTERN.test(id)) throw notFound();
@@ -46,14 +40,7 @@ export function feedbackRoutes({ feedback, db }: FeedbackRouteDeps): Route[] {
     return json({ success: true });
   }
 
-  function remove(ctx: RouteContext): ApiResponse {
-    const id = ctx.params.id!;
-    if (!ID_PATTERN.test(id) || !deleteConversation(db, ctx.auth!.orgId, id)) throw notFound();
-    return { status: 204, headers: {}, body: null };
-  }
-
   return [
     { method: 'POST', pattern: '/v0/chat/:id/feedback', scope: 'chat:write', handler: rate },
-    { method: 'DELETE', pattern: '/v0/chat/:id', scope: 'chat:write', handler: remove },
   ];
 }

@@ -11,6 +11,9 @@ export default {
         for (const mod of customElementsManifest.modules) {
           for (const declaration of mod.declarations ?? []) {
             if (declaration.events) declaration.events = declaration.events.filter((event) => event.name.startsWith('support-chat-'));
+            // Internal reactive state (`state: true`, private fields) has no attribute.
+            const internal = new Set((declaration.members ?? []).filter((m) => m.privacy === 'private' || m.privacy === 'protected').map((m) => m.name));
+            if (declaration.attributes) declaration.attributes = declaration.attributes.filter((a) => !internal.has(a.fieldName ?? a.name));
           }
         }
       },

@@ -2,6 +2,7 @@
 import { defineConfig } from 'vite';
 import { playwright } from '@vitest/browser-playwright';
 import { findChromium, chromiumArgs } from './scripts/chromium.mjs';
+import { minifyLitCss } from './scripts/minify-lit-css.mjs';
 
 /**
  * `vite build` makes dist/support-chat.js (ES module); `vite build --mode iife`
@@ -11,6 +12,7 @@ import { findChromium, chromiumArgs } from './scripts/chromium.mjs';
 export default defineConfig(({ mode, command }) => ({
   // `--mode iife` is not "production", so say it: Lit's production build, not its dev-mode one.
   ...(command === 'build' ? { resolve: { conditions: ['module', 'browser', 'production'] }, define: { 'process.env.NODE_ENV': '"production"' } } : {}),
+  plugins: [minifyLitCss()],
   build: {
     outDir: 'dist',
     emptyOutDir: false,

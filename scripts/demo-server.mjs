@@ -20,6 +20,39 @@ export const DEMO_CSP = [
   'trusted-types lit-html',
 ].join('; ');
 
+const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** A heading's id as the knowledge base makes it (lowercase, letters, digits, `-` and `_`). */
+const slug = (heading) =>
+  heading
+    .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
+    .replace(/`/g, '')
+    .trim()
+    .toLowerCase()
+    .replace(/<[^>]*>/g, '')
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+
+/** A source file as a page: one element per line with id `L<n>`, Markdown headings with their ids too. */
+function sourcePage(path, text, markdown) {
+  const used = new Map();
+  let fence = false;
+  const lines = text.split('\n').map((line, i) => {
+    if (/^\s{0,3}(```|~~~)/.test(line)) fence = !fence;
+    const heading = markdown && !fence ? /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line) : null;
+    let anchor = '';
+    if (heading) {
+      const explicit = /\{#([\w\-.:]+)\}\s*$/.exec(heading[1]);
+      const base = explicit ? explicit[1] : slug(heading[1]);
+      const count = used.get(base) ?? 0;
+      used.set(base, count + 1);
+      anchor = `<a id="${escapeHtml(count && !explicit ? `${base}-${count}` : base)}"></a>`;
+    }
+    return `<span class="line" id="L${i + 1}">${anchor}${escapeHtml(line)}</span>`;
+  });
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(path)}</title><link rel="stylesheet" href="/demo/demo.css"><script src="/demo/source.js" defer></script></head><body class="source"><main><h1>${escapeHtml(path)}</h1><pre tabindex="0"><code>${lines.join('\n')}</code></pre></main></body></html>`;
+}
+
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -108,7 +141,7 @@ export async function startDemoServer({ port, host = '127.0.0.1', repoRoot, data
   }
 
   /** Source links in answers point here: the project's files as plain text (never rendered as HTML). */
-  async function serveSource(path) {
+  async function serveSource(path, request) {
     const decoded = decodeURIComponent(path);
     for (const root of [repoRoot, ...sourceRoots]) {
       const base = inside(root, decoded);
@@ -116,7 +149,12 @@ export async function startDemoServer({ port, host = '127.0.0.1', repoRoot, data
       for (const candidate of [base, `${base}.md`, `${base}.mdx`, join(base, 'README.md')]) {
         if (!sourceRoots.some((r) => candidate === r || candidate.startsWith(r + sep))) continue;
         if (await fileAt(candidate)) {
-          return serveFile(candidate, { 'content-type': 'text/plain; charset=utf-8' });
+          // Browsers get a page whose lines and headings have ids, so a source link's anchor
+          // (`#L12-L30`, `#a-heading`) opens the file where the answer came from.
+          if (!(request.headers.get('accept') ?? '').includes('text/html')) return serveFile(candidate, { 'content-type': 'text/plain; charset=utf-8' });
+          return new Response(sourcePage(decoded, await readFile(candidate, 'utf8'), candidate.endsWith('.md') || candidate.endsWith('.mdx')), {
+            headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': DEMO_CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' },
+          });
         }
       }
     }
@@ -133,7 +171,7 @@ export async function startDemoServer({ port, host = '127.0.0.1', repoRoot, data
     if (path === '/dashboard' && dashboardUrl) return new Response(null, { status: 302, headers: { location: dashboardUrl, 'cache-control': 'no-store' } });
     if (path === '/inbox/tickets') return Response.json({ tickets: inbox }, { headers: { 'cache-control': 'no-store' } });
     if (request.method !== 'GET' && request.method !== 'HEAD') return new Response('Method not allowed', { status: 405 });
-    if (path.startsWith('/source/')) return serveSource(path.slice('/source/'.length));
+    if (path.startsWith('/source/')) return serveSource(path.slice('/source/'.length), request);
     if (path.startsWith('/dist/')) {
       const file = inside(join(repoRoot, 'dist'), path.slice('/dist/'.length));
       return file ? serveFile(file) : notFound();

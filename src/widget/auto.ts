@@ -12,7 +12,7 @@ import type { SupportChat } from './support-chat.js';
 type Command = 'open' | 'close' | 'toggle' | 'ask' | 'reset';
 type Queued = { q?: ArrayLike<unknown>[] } & ((...args: unknown[]) => void);
 
-const ATTRIBUTES = ['endpoint', 'mode', 'theme', 'lang', 'heading', 'placeholder', 'storage-key', 'no-escalation', 'no-persist'];
+const ATTRIBUTES = ['endpoint', 'mode', 'theme', 'lang', 'heading', 'placeholder', 'storage-key', 'no-escalation', 'no-persist', 'starters'];
 
 function boot(script: HTMLScriptElement | null): void {
   const data = script?.dataset ?? {};

@@ -7,16 +7,16 @@ export { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTim
 const isAbort = (e: unknown) => e instanceof DOMException && e.name === 'AbortError';
 
 export class ProxyClient {
-  readonly #base: string;
+  private readonly _base: string;
 
-  constructor(endpoint: string) {
-    this.#base = endpoint.replace(/\/+$/, '');
+  constructor(readonly endpoint: string) {
+    this._base = endpoint.replace(/\/+$/, '');
   }
 
-  async #request<T>(method: 'GET' | 'POST', path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<{ data: T; response: Response }> {
+  private async _request<T>(method: 'GET' | 'POST', path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<{ data: T; response: Response }> {
     let response: Response;
     try {
-      response = await fetch(`${this.#base}${path}`, {
+      response = await fetch(`${this._base}${path}`, {
         method,
         credentials: 'include',
         headers: { accept: 'application/json', ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
@@ -47,17 +47,19 @@ export class ProxyClient {
 
   async send(message: string, conversationId: string | undefined, signal?: AbortSignal): Promise<SendMessageResult> {
     const body = conversationId ? { message, conversation_id: conversationId } : { message };
-    return (await this.#request<SendMessageResult>('POST', '/chat', { body, signal })).data;
+    return (await this._request<SendMessageResult>('POST', '/chat', { body, signal })).data;
   }
 
   /** Reads a conversation; with `waitSeconds` it asks the proxy to long-poll, and says whether it did. */
   async get(id: string, options: { waitSeconds?: number; signal?: AbortSignal } = {}): Promise<{ conversation: Conversation; longPoll: boolean }> {
     const headers: Record<string, string> = options.waitSeconds ? { prefer: `wait=${options.waitSeconds}` } : {};
-    const { data, response } = await this.#request<Conversation>('GET', `/chat/${encodeURIComponent(id)}`, { headers, signal: options.signal });
+    const { data, response } = await this._request<Conversation>('GET', `/chat/${encodeURIComponent(id)}`, { headers, signal: options.signal });
     return { conversation: data, longPoll: response.headers.has('preference-applied') };
   }
 
-  async escalate(id: string, customer: { name: string; email: string }, signal?: AbortSignal): Promise<EscalationResult> {
-    return (await this.#request<EscalationResult>('POST', `/chat/${encodeURIComponent(id)}/escalate`, { body: customer, signal })).data;
+  /** Escalates; `note` (optional, at most 2,000 characters) is relayed into the ticket. */
+  async escalate(id: string, customer: { name: string; email: string; note?: string }, signal?: AbortSignal): Promise<EscalationResult> {
+    const body = customer.note ? { name: customer.name, email: customer.email, note: customer.note } : { name: customer.name, email: customer.email };
+    return (await this._request<EscalationResult>('POST', `/chat/${encodeURIComponent(id)}/escalate`, { body, signal })).data;
   }
 }

@@ -1,5 +1,7 @@
 /** @module The widget's events: one prefix, typed details, bubbling and composed. */
 import type { ErrorCode, Message, Source } from '../protocol/index.js';
+import { ApiError, NetworkError, TimeoutError } from './client.js';
+import type { Strings } from './strings.js';
 
 export interface SupportChatErrorDetail {
   code: ErrorCode | 'network_error' | 'timeout';
@@ -21,4 +23,15 @@ export interface SupportChatEventMap {
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   interface GlobalEventHandlersEventMap extends SupportChatEventMap {}
+}
+
+/** The `support-chat-error` detail for any error, with a readable message in the widget's language. */
+export function errorDetail(error: unknown, t: Strings): SupportChatErrorDetail {
+  if (error instanceof ApiError) {
+    const message = error.status === 429 ? t.errorRateLimited : error.status === 400 ? `${t.errorInput} ${error.message}` : error.status >= 500 ? t.errorGeneric : error.message;
+    return { code: error.code, message, retryable: error.retryable, status: error.status || null };
+  }
+  if (error instanceof TimeoutError) return { code: 'timeout', message: t.errorTimeout, retryable: true, status: null };
+  if (error instanceof NetworkError) return { code: 'network_error', message: t.errorNetwork, retryable: true, status: null };
+  return { code: 'internal_error', message: t.errorGeneric, retryable: true, status: null };
 }

@@ -15,7 +15,7 @@ export interface PollerCallbacks {
 }
 
 export interface PollerOptions {
-  /** Delay of the first poll, ms. @default 300 */
+  /** First backoff delay when the proxy does not long-poll, ms (the first poll itself goes out at once, as a long poll). @default 300 */
   firstDelayMs?: number;
   /** Longest delay between polls, ms. @default 5000 */
   maxDelayMs?: number;
@@ -36,12 +36,12 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 export class ConversationPoller implements ReactiveController {
-  #controller: AbortController | undefined;
-  #resume: (() => void) | undefined;
-  readonly #onVisibility = () => {
-    if (!document.hidden) this.#resume?.();
+  private _controller: AbortController | undefined;
+  private _resume: (() => void) | undefined;
+  private readonly _onVisibility = () => {
+    if (!document.hidden) this._resume?.();
   };
-  readonly #onOnline = () => this.#resume?.();
+  private readonly _onOnline = () => this._resume?.();
 
   constructor(
     host: ReactiveControllerHost,
@@ -53,56 +53,55 @@ export class ConversationPoller implements ReactiveController {
   }
 
   hostConnected(): void {
-    document.addEventListener('visibilitychange', this.#onVisibility);
-    window.addEventListener('online', this.#onOnline);
+    document.addEventListener('visibilitychange', this._onVisibility);
+    window.addEventListener('online', this._onOnline);
   }
 
   hostDisconnected(): void {
     this.stop();
-    document.removeEventListener('visibilitychange', this.#onVisibility);
-    window.removeEventListener('online', this.#onOnline);
+    document.removeEventListener('visibilitychange', this._onVisibility);
+    window.removeEventListener('online', this._onOnline);
   }
 
   get running(): boolean {
-    return this.#controller !== undefined;
+    return this._controller !== undefined;
   }
 
   stop(): void {
-    this.#controller?.abort();
-    this.#controller = undefined;
-    this.#resume?.();
+    this._controller?.abort();
+    this._controller = undefined;
+    this._resume?.();
   }
 
   /** Polls `id` until it is no longer processing; replaces any poll in progress. */
   start(id: string): void {
     this.stop();
     const controller = new AbortController();
-    this.#controller = controller;
-    void this.#run(id, controller.signal).finally(() => {
-      if (this.#controller === controller) this.#controller = undefined;
+    this._controller = controller;
+    void this._run(id, controller.signal).finally(() => {
+      if (this._controller === controller) this._controller = undefined;
     });
   }
 
   /** Resolves when the tab is visible and the browser online (or polling stops). */
-  async #ready(signal: AbortSignal): Promise<void> {
+  private async _ready(signal: AbortSignal): Promise<void> {
     while (!signal.aborted && (document.hidden || !navigator.onLine)) {
       await new Promise<void>((resolve) => {
-        this.#resume = resolve;
+        this._resume = resolve;
         // A fallback re-check, for browsers that miss an event.
         setTimeout(resolve, 5_000);
       });
-      this.#resume = undefined;
+      this._resume = undefined;
     }
   }
 
-  async #run(id: string, signal: AbortSignal): Promise<void> {
+  private async _run(id: string, signal: AbortSignal): Promise<void> {
     const { firstDelayMs = 300, maxDelayMs = 5_000, timeoutMs = 120_000, waitSeconds = 15 } = this.options();
     const deadline = Date.now() + timeoutMs;
     let delay = firstDelayMs;
     let useLongPoll = true;
-    await sleep(firstDelayMs, signal);
     while (!signal.aborted) {
-      await this.#ready(signal);
+      await this._ready(signal);
       if (signal.aborted) return;
       if (Date.now() > deadline) {
         this.callbacks.onError(new TimeoutError('The answer is taking longer than expected'));

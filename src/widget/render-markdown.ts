@@ -4,7 +4,13 @@ import { parseMarkdown, safeUrl, type Block, type Inline } from './markdown.js';
 
 export interface RenderOptions {
   copyLabel: string;
+  /** Shown on the copy button for a moment after copying. */
+  copiedLabel: string;
   imageLabel: string;
+  /** A code block's accessible name, from its language ('' when it has none). */
+  codeLabel(lang: string): string;
+  /** The source an `[n]` marker cites, with the marker's label; null when there is no such source. */
+  cite?(n: number): { href: string; label: string } | null;
   onCopy(text: string, button: HTMLButtonElement): void;
   onLink?(href: string): void;
 }
@@ -15,9 +21,25 @@ function link(href: string, content: unknown, options: RenderOptions): TemplateR
   return html`<a href=${url} target="_blank" rel="noopener noreferrer" @click=${() => options.onLink?.(url)}>${content}</a>`;
 }
 
+/** Text, with each `[n]` marker that names a source turned into a link to it. */
+function citations(text: string, options: RenderOptions): unknown {
+  if (!options.cite || !/\[\d/.test(text)) return text;
+  const parts: unknown[] = [];
+  let last = 0;
+  for (const match of text.matchAll(/\[(\d{1,2})\]/g)) {
+    const source = options.cite(Number(match[1]));
+    if (!source) continue;
+    parts.push(text.slice(last, match.index));
+    parts.push(html`<a class="cite" href=${source.href} target="_blank" rel="noopener noreferrer" aria-label=${source.label} @click=${() => options.onLink?.(source.href)}>${match[1]}</a>`);
+    last = match.index + match[0].length;
+  }
+  parts.push(text.slice(last));
+  return parts;
+}
+
 function inline(nodes: Inline[], options: RenderOptions): unknown[] {
   return nodes.map((node) => {
-    if (typeof node === 'string') return node;
+    if (typeof node === 'string') return citations(node, options);
     switch (node.t) {
       case 'code':
         return html`<code>${node.text}</code>`;
@@ -44,13 +66,16 @@ function block(node: Block, options: RenderOptions): TemplateResult {
       // Answer headings are styled as strong paragraphs so they do not break the page's heading outline.
       return html`<p class="heading" data-level=${node.level}><strong>${inline(node.c, options)}</strong></p>`;
     }
-    case 'code':
-      return html`<div class="code">
+    case 'code': {
+      const label = options.codeLabel(node.lang);
+      return html`<div class="code" role="group" aria-label=${label}>
+        ${node.lang ? html`<span class="lang" aria-hidden="true">${node.lang}</span>` : nothing}
         <pre tabindex="0"><code data-lang=${node.lang || nothing}>${node.text}</code></pre>
-        <button type="button" class="copy" part="copy-button" aria-label=${options.copyLabel} @click=${(e: Event) => options.onCopy(node.text, e.currentTarget as HTMLButtonElement)}>
-          ${options.copyLabel}
+        <button type="button" class="copy" part="copy-button" data-done=${options.copiedLabel} @click=${(e: Event) => options.onCopy(node.text, e.currentTarget as HTMLButtonElement)}>
+          <span>${options.copyLabel}</span>
         </button>
       </div>`;
+    }
     case 'quote':
       return html`<blockquote>${node.c.map((b) => block(b, options))}</blockquote>`;
     case 'list': {
@@ -58,7 +83,7 @@ function block(node: Block, options: RenderOptions): TemplateResult {
       return node.ordered ? html`<ol start=${node.start}>${items}</ol>` : html`<ul>${items}</ul>`;
     }
     case 'table':
-      return html`<div class="table" tabindex="0" role="region" aria-label="Table">
+      return html`<div class="table" tabindex="0" role="group" aria-label="Table">
         <table>
           <thead>
             <tr>${node.head.map((cell, i) => html`<th scope="col" class=${node.align[i] ?? nothing}>${inline(cell, options)}</th>`)}</tr>

@@ -6,6 +6,8 @@ export interface SavedState {
   status: ConversationStatus | 'idle';
   messages: Message[];
   escalation: { ticketId: string; ticketUrl: string } | 'already' | null;
+  /** Messages from this index on were sent after escalating (and reached the ticket). */
+  escalatedFrom?: number | null;
   /** The panel was open (launcher mode), so a reload keeps it open. */
   open?: boolean;
 }
@@ -39,6 +41,7 @@ export function load(key: string): SavedState | null {
       status: data.status ?? 'idle',
       messages,
       escalation: data.escalation ?? null,
+      escalatedFrom: typeof data.escalatedFrom === 'number' ? data.escalatedFrom : null,
       open: data.open === true,
     };
   } catch {

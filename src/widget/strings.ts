@@ -37,6 +37,33 @@ export interface Strings {
   errorTimeout: string;
   errorGeneric: string;
   errorInput: string;
+  /** The empty state's greeting, above the starter questions. */
+  greeting: string;
+  /** Shown when the text is over the limit: {count} and {max}. */
+  tooLong: string;
+  /** The character counter near the limit: {count} of {max}. */
+  counter: string;
+  /** Under a message waiting for the current answer. */
+  queued: string;
+  /** Under a message waiting for the browser to be online. */
+  queuedOffline: string;
+  /** The escalation form's optional note. */
+  note: string;
+  /** While the ticket is being created (the proxy answers 409 retryable). */
+  creatingTicket: string;
+  /** Under a message sent after the conversation went to the team. */
+  alsoSent: string;
+  /** The "Copy answer" action, and its done state. */
+  copyAnswer: string;
+  copiedAnswer: string;
+  /** A code block's label; {lang} is its language. */
+  codeIn: string;
+  /** A code block with no language. */
+  code: string;
+  /** A citation marker's label: {n} and {title}. */
+  citation: string;
+  /** Label of the starter questions' group. */
+  starters: string;
 }
 
 const en: Strings = {
@@ -50,7 +77,7 @@ const en: Strings = {
   you: 'You',
   assistant: 'Assistant',
   working: 'Working on it…',
-  answerReady: 'New answer',
+  answerReady: 'Answer ready',
   failed: "Sorry, I couldn't answer that. Try asking again, or talk to a human.",
   sources: 'Sources',
   copy: 'Copy code',
@@ -76,6 +103,20 @@ const en: Strings = {
   errorTimeout: 'This is taking longer than expected.',
   errorGeneric: 'Something went wrong.',
   errorInput: 'That message could not be sent.',
+  greeting: 'Hi! How can we help?',
+  tooLong: 'Your message is {count} characters; the limit is {max}. Shorten it to send.',
+  counter: '{count} / {max}',
+  queued: 'Will send when the answer is ready',
+  queuedOffline: "Will send when you're back online",
+  note: 'Anything to add? (optional)',
+  creatingTicket: 'Creating your ticket…',
+  alsoSent: 'Also sent to the support team',
+  copyAnswer: 'Copy answer',
+  copiedAnswer: 'Answer copied',
+  codeIn: '{lang} code',
+  code: 'Code',
+  citation: 'Source {n}: {title}',
+  starters: 'Suggested questions',
 };
 
 const es: Strings = {
@@ -89,7 +130,7 @@ const es: Strings = {
   you: 'Tú',
   assistant: 'Asistente',
   working: 'Trabajando en ello…',
-  answerReady: 'Nueva respuesta',
+  answerReady: 'Respuesta lista',
   failed: 'Lo siento, no he podido responder. Vuelve a preguntar o habla con una persona.',
   sources: 'Fuentes',
   copy: 'Copiar código',
@@ -115,6 +156,20 @@ const es: Strings = {
   errorTimeout: 'Esto está tardando más de lo esperado.',
   errorGeneric: 'Algo ha ido mal.',
   errorInput: 'No se ha podido enviar el mensaje.',
+  greeting: '¡Hola! ¿En qué podemos ayudarte?',
+  tooLong: 'Tu mensaje tiene {count} caracteres; el límite es {max}. Acórtalo para enviarlo.',
+  counter: '{count} / {max}',
+  queued: 'Se enviará cuando la respuesta esté lista',
+  queuedOffline: 'Se enviará cuando vuelvas a tener conexión',
+  note: '¿Algo que añadir? (opcional)',
+  creatingTicket: 'Creando tu ticket…',
+  alsoSent: 'También enviado al equipo de soporte',
+  copyAnswer: 'Copiar respuesta',
+  copiedAnswer: 'Respuesta copiada',
+  codeIn: 'Código {lang}',
+  code: 'Código',
+  citation: 'Fuente {n}: {title}',
+  starters: 'Preguntas sugeridas',
 };
 
 const fr: Strings = {
@@ -128,7 +183,7 @@ const fr: Strings = {
   you: 'Vous',
   assistant: 'Assistant',
   working: 'Recherche en cours…',
-  answerReady: 'Nouvelle réponse',
+  answerReady: 'Réponse prête',
   failed: "Désolé, je n'ai pas pu répondre. Réessayez ou parlez à une personne.",
   sources: 'Sources',
   copy: 'Copier le code',
@@ -154,6 +209,20 @@ const fr: Strings = {
   errorTimeout: 'Cela prend plus de temps que prévu.',
   errorGeneric: "Une erreur s'est produite.",
   errorInput: "Le message n'a pas pu être envoyé.",
+  greeting: 'Bonjour ! Comment pouvons-nous vous aider ?',
+  tooLong: 'Votre message fait {count} caractères ; la limite est {max}. Raccourcissez-le pour l’envoyer.',
+  counter: '{count} / {max}',
+  queued: 'Sera envoyé quand la réponse sera prête',
+  queuedOffline: 'Sera envoyé quand vous serez de nouveau en ligne',
+  note: 'Quelque chose à ajouter ? (facultatif)',
+  creatingTicket: 'Création de votre ticket…',
+  alsoSent: 'Également envoyé à l’équipe support',
+  copyAnswer: 'Copier la réponse',
+  copiedAnswer: 'Réponse copiée',
+  codeIn: 'Code {lang}',
+  code: 'Code',
+  citation: 'Source {n} : {title}',
+  starters: 'Questions suggérées',
 };
 
 const ar: Strings = {
@@ -167,7 +236,7 @@ const ar: Strings = {
   you: 'أنت',
   assistant: 'المساعد',
   working: 'جارٍ العمل على ذلك…',
-  answerReady: 'إجابة جديدة',
+  answerReady: 'الإجابة جاهزة',
   failed: 'عذرًا، لم أتمكن من الإجابة. حاول مرة أخرى أو تحدث إلى شخص.',
   sources: 'المصادر',
   copy: 'نسخ الشيفرة',
@@ -193,6 +262,20 @@ const ar: Strings = {
   errorTimeout: 'يستغرق هذا وقتًا أطول من المتوقع.',
   errorGeneric: 'حدث خطأ ما.',
   errorInput: 'تعذر إرسال الرسالة.',
+  greeting: 'مرحبًا! كيف يمكننا مساعدتك؟',
+  tooLong: 'رسالتك {count} حرفًا والحد الأقصى {max}. اختصرها لإرسالها.',
+  counter: '{count} / {max}',
+  queued: 'ستُرسل عندما تصبح الإجابة جاهزة',
+  queuedOffline: 'ستُرسل عند عودة الاتصال',
+  note: 'هل تريد إضافة شيء؟ (اختياري)',
+  creatingTicket: 'جارٍ إنشاء تذكرتك…',
+  alsoSent: 'أُرسلت أيضًا إلى فريق الدعم',
+  copyAnswer: 'نسخ الإجابة',
+  copiedAnswer: 'تم نسخ الإجابة',
+  codeIn: 'شيفرة {lang}',
+  code: 'شيفرة',
+  citation: 'المصدر {n}: {title}',
+  starters: 'أسئلة مقترحة',
 };
 
 export const LOCALES: Record<string, Strings> = { en, es, fr, ar };

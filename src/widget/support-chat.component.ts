@@ -1,20 +1,41 @@
 /** @module The `<support-chat>` element: launcher or inline panel, answers with sources, escalation to a human. */
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
-import { property, query, state } from 'lit/decorators.js';
-import { isPlausibleEmail, MESSAGE_MAX_LENGTH, type Conversation, type ConversationStatus, type Message, type Source } from '../protocol/index.js';
-import { ApiError, NetworkError, ProxyClient, TimeoutError } from './client.js';
-import type { SupportChatErrorDetail } from './events.js';
+import { MESSAGE_MAX_LENGTH, type Message } from '../protocol/index.js';
+import { ApiError } from './client.js';
+import { errorDetail, type SupportChatErrorDetail } from './events.js';
 import { safeUrl } from './markdown.js';
-import { ConversationPoller } from './poller.js';
-import { renderMarkdown } from './render-markdown.js';
-import { clear, load, save, storageKey, type SavedState } from './storage.js';
-import { format, localeFor, type Strings } from './strings.js';
+import { ComposerController } from './controllers/composer.js';
+import { ConnectivityController } from './controllers/connectivity.js';
+import { ScrollController } from './controllers/scroll.js';
+import { ConversationController, type Escalation } from './controllers/conversation.js';
+import { EscalationController } from './controllers/escalation.js';
+import { MediaQueryController } from './controllers/media-query.js';
+import { focusables, trapTab } from './focus.js';
+import { asksForHuman } from './intent.js';
+import { localeFor, type Strings } from './strings.js';
 import { styles } from './support-chat.styles.js';
+import { escalationForm, readForm, ticket } from './templates/escalation.js';
+import { message } from './templates/message.js';
+import { composer, launcher, notices, pending, welcome } from './templates/panel.js';
+import { firstSentence } from './announce.js';
 
-type Escalation = SavedState['escalation'];
 type Notice = { detail: SupportChatErrorDetail; retry: (() => void) | null };
+type FormErrors = { name?: string; email?: string; note?: string };
 
 let instances = 0;
+
+/** The `starters` attribute: a JSON array of strings; anything else is no starters. */
+function parseStarters(value: string | null): string[] {
+  try {
+    const parsed: unknown = JSON.parse(value ?? '[]');
+    return Array.isArray(parsed) ? parsed.filter((s): s is string => typeof s === 'string' && s.trim() !== '') : [];
+  } catch {
+    return [];
+  }
+}
+/** Where the launcher's panel becomes full screen (and modal); the styles use the same width. */
+const PHONE = '(max-width: 480px)';
+
 
 /**
  * An AI support chat that answers from the site's docs and code, shows its sources, and hands the
@@ -35,16 +56,21 @@ let instances = 0;
  * @csspart header - The panel's header.
  * @csspart messages - The message list.
  * @csspart message - One message; `data-role` is `user` or `assistant`.
+ * @csspart pending - A message waiting to be sent (also part `message`, with `data-pending`).
+ * @csspart starter - A starter question of the empty state.
  * @csspart sources - The sources of an answer.
  * @csspart source - One source link.
  * @csspart composer - The message form.
  * @csspart input - The message field.
  * @csspart send-button - The send button.
+ * @csspart counter - The character counter near the limit.
  * @csspart escalation - The "talk to a human" area.
  * @csspart escalation-form - The name and email form.
  * @csspart ticket - The created ticket.
  * @csspart error - An error notice.
+ * @csspart offline - The offline notice.
  * @csspart copy-button - The copy button of a code block.
+ * @csspart copy-answer - The "Copy answer" action of an answer.
  *
  * @cssproperty --support-chat-accent - Accent color (launcher, links, buttons).
  * @cssproperty --support-chat-accent-text - Text on the accent color.
@@ -60,144 +86,167 @@ let instances = 0;
  */
 export class SupportChat extends LitElement {
   static override styles = styles;
+  // Declared here rather than with decorators: the same reactive properties, a smaller bundle.
+  static override properties = {
+    endpoint: {},
+    mode: { reflect: true },
+    theme: { reflect: true },
+    lang: { reflect: true },
+    heading: {},
+    placeholder: {},
+    storageKey: { attribute: 'storage-key' },
+    noEscalation: { type: Boolean, attribute: 'no-escalation' },
+    noPersist: { type: Boolean, attribute: 'no-persist' },
+    strings: { attribute: false },
+    starters: { converter: { fromAttribute: parseStarters } },
+    pollTimeout: { type: Number, attribute: 'poll-timeout' },
+    opened: { type: Boolean, reflect: true, attribute: 'open' },
+    formOpen: { state: true },
+    formErrors: { state: true },
+    notice: { state: true },
+    announcement: { state: true },
+  };
 
   /** Base URL of the proxy, e.g. `/api/support`. */
-  @property() endpoint = '';
+  endpoint = '';
 
   /** `launcher`: a floating button opening a panel; `inline`: fills its container. */
-  @property({ reflect: true }) mode: 'launcher' | 'inline' = 'launcher';
+  mode: 'launcher' | 'inline' = 'launcher';
 
   /** `light`, `dark`, or `auto` (follows the system). */
-  @property({ reflect: true }) theme: 'light' | 'dark' | 'auto' = 'auto';
+  theme: 'light' | 'dark' | 'auto' = 'auto';
 
   /** Language of the built-in text (`en`, `es`, `fr`, `ar`); defaults to the page's. */
-  @property({ reflect: true }) override lang = '';
+  override lang = '';
 
   /** Panel title; defaults to the language's "Support". */
-  @property() heading = '';
+  heading = '';
 
   /** Placeholder of the message field. */
-  @property() placeholder = '';
+  placeholder = '';
 
   /** Separates stored conversations of several widgets on one site. */
-  @property({ attribute: 'storage-key' }) storageKey = '';
+  storageKey = '';
 
   /** Hides "Talk to a human". */
-  @property({ type: Boolean, attribute: 'no-escalation' }) noEscalation = false;
+  noEscalation = false;
 
   /** Keeps the conversation in memory only (not across reloads or tabs). */
-  @property({ type: Boolean, attribute: 'no-persist' }) noPersist = false;
+  noPersist = false;
 
   /** Overrides any built-in text. */
-  @property({ attribute: false }) strings: Partial<Strings> = {};
+  strings: Partial<Strings> = {};
+
+  /**
+   * Up to four questions offered in the empty state, each a button (part `starter`) that asks it.
+   * As an attribute, a JSON array: `starters='["How do I reset my password?"]'`.
+   */
+  starters: string[] = [];
 
   /** How long to wait for an answer before offering a retry, in ms. */
-  @property({ type: Number, attribute: 'poll-timeout' }) pollTimeout = 120_000;
+  pollTimeout = 120_000;
 
   /** Whether the panel is open (launcher mode), reflected as the `open` attribute; use open(), close(), toggle(). */
-  @property({ type: Boolean, reflect: true, attribute: 'open' }) opened = false;
+  opened = false;
 
-  @state() private messages: Message[] = [];
-  @state() private conversationId: string | null = null;
-  @state() private status: ConversationStatus | 'idle' = 'idle';
-  @state() private sending = false;
-  @state() private escalation: Escalation = null;
-  @state() private formOpen = false;
-  @state() private formErrors: { name?: string; email?: string } = {};
-  @state() private submitting = false;
-  @state() private notice: Notice | null = null;
-  @state() private offline = false;
-  @state() private announcement = '';
+  private formOpen = false;
+  private formErrors: FormErrors = {};
+  private notice: Notice | null = null;
+  private announcement = '';
 
-  @query('.messages') private messagesEl?: HTMLElement;
-  @query('textarea') private inputEl?: HTMLTextAreaElement;
-  @query('.launcher') private launcherEl?: HTMLButtonElement;
+  private get messagesEl() {
+    return this.renderRoot.querySelector<HTMLElement>('.messages');
+  }
+  private get inputEl() {
+    return this.renderRoot.querySelector<HTMLTextAreaElement>('.composer textarea');
+  }
+  private get launcherEl() {
+    return this.renderRoot.querySelector<HTMLButtonElement>('.launcher');
+  }
 
-  readonly #id = `support-chat-${++instances}`;
-  #client: ProxyClient | null = null;
-  #clientEndpoint = '';
-  #stick = true;
-  #scrollToAnswer = false;
-  #scrollToEnd = false;
-  #restoring = false;
+  private readonly _id = `support-chat-${++instances}`;
+  /** Focus was inside the widget before this render. */
+  private _hadFocus = false;
 
-  readonly #poller = new ConversationPoller(
+  private readonly _scroll = new ScrollController(this, () => this.messagesEl);
+  private readonly _composer = new ComposerController(
     this,
-    () => this.#proxy(),
+    () => this.inputEl,
+    () => ({ t: this._text, lang: this._locale.code }),
+    (text) => void this.ask(text),
+  );
+  private readonly _net = new ConnectivityController(this, () => this._chat.flush());
+
+  /** The conversation: state, persistence, other tabs, polling, sending. */
+  private readonly _chat = new ConversationController(
+    this,
+    () => ({ endpoint: this.endpoint, storageKey: this.storageKey, noPersist: this.noPersist, pollTimeout: this.pollTimeout, online: this._net.online, open: this.opened }),
     {
-      onUpdate: (conversation) => this.#applyConversation(conversation),
-      onError: (error) => this.#fail(error, () => this.#resume()),
-      onTransient: (error) => {
-        if (error instanceof NetworkError) this.offline = !navigator.onLine;
+      sent: (message, conversationId) => {
+        this.notice = null;
+        this._scroll.toEnd();
+        this._emit('support-chat-send', { message, conversationId });
+      },
+      // Sent by "Try again" (or from the queue): the text it left in the box has gone out.
+      accepted: (message) => {
+        if (this._composer.value === message) this._composer.set('');
+      },
+      sendFailed: (error, message) => {
+        if (!this._composer.value) this._composer.set(message);
+        this._fail(error, () => void this.ask(message));
+      },
+      updated: (_conversation, answer, failed) => this._answered(answer, failed),
+      pollFailed: (error) => this._fail(error, () => this._resume()),
+      restored: (saved) => {
+        if (saved.open && this.mode === 'launcher') this.opened = true;
       },
     },
-    () => ({ timeoutMs: this.pollTimeout }),
   );
+  /** Phones: the launcher's panel covers the screen, so it is a modal dialog there. */
+  private readonly _phone = new MediaQueryController(this, PHONE);
 
-  readonly #onStorage = (event: StorageEvent) => {
-    if (event.key === this.#key && !this.noPersist) this.#restore();
-  };
-  readonly #onOnline = () => {
-    this.offline = false;
-  };
-  readonly #onOffline = () => {
-    this.offline = true;
+  /** The launcher's panel is open full screen: modal, focus kept inside. */
+  private get _modal(): boolean {
+    return this.mode === 'launcher' && this.opened && this._phone.matches;
+  }
+
+  /** While modal, focus that reaches the page behind (a click, a script) comes back into the panel. */
+  private readonly _onFocusIn = (event: FocusEvent) => {
+    if (!this._modal || event.composedPath().includes(this)) return;
+    const panel = this.renderRoot.querySelector<HTMLElement>('.panel');
+    if (panel) focusables(panel)[0]?.focus();
   };
 
-  get #locale() {
+  private get _locale() {
     return localeFor(this.lang || document.documentElement.lang || navigator.language);
   }
 
-  get #text(): Strings {
-    return { ...this.#locale.strings, ...this.strings };
-  }
-
-  get #key(): string {
-    return storageKey(this.storageKey, this.endpoint);
-  }
-
-  #proxy(): ProxyClient {
-    if (!this.#client || this.#clientEndpoint !== this.endpoint) {
-      this.#client = new ProxyClient(this.endpoint);
-      this.#clientEndpoint = this.endpoint;
-    }
-    return this.#client;
+  private get _text(): Strings {
+    return { ...this._locale.strings, ...this.strings };
   }
 
   override connectedCallback(): void {
     super.connectedCallback();
-    window.addEventListener('storage', this.#onStorage);
-    window.addEventListener('online', this.#onOnline);
-    window.addEventListener('offline', this.#onOffline);
-    this.offline = !navigator.onLine;
+    document.addEventListener('focusin', this._onFocusIn);
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    window.removeEventListener('storage', this.#onStorage);
-    window.removeEventListener('online', this.#onOnline);
-    window.removeEventListener('offline', this.#onOffline);
+    document.removeEventListener('focusin', this._onFocusIn);
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if ((changed.has('endpoint') || changed.has('storageKey') || changed.has('noPersist')) && this.endpoint) this.#restore();
-    const el = this.messagesEl;
-    if (el) this.#stick = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    if ((changed.has('endpoint') || changed.has('storageKey') || changed.has('noPersist')) && this.endpoint) this._chat.restore();
+    this._hadFocus = !!this.shadowRoot?.activeElement;
   }
 
   protected override updated(): void {
-    const el = this.messagesEl;
-    if (!el) return;
-    if (this.#scrollToEnd) {
-      el.scrollTop = el.scrollHeight;
-    } else if (this.#scrollToAnswer && this.#stick) {
-      // A new answer is shown from its top, so the reader starts at its first line.
-      const answers = el.querySelectorAll<HTMLElement>('[data-role="assistant"]');
-      const last = answers[answers.length - 1];
-      if (last) el.scrollTop = last.offsetTop - 8;
+    // The focused control went away (a starter, "New conversation", a retry button): focus stays in the widget.
+    if (this._hadFocus && !this.shadowRoot?.activeElement && (this.mode === 'inline' || this.opened)) {
+      const input = this.inputEl;
+      if (input && input.getClientRects().length) input.focus();
+      else this.messagesEl?.focus();
     }
-    this.#scrollToEnd = false;
-    this.#scrollToAnswer = false;
   }
 
   // Public methods
@@ -206,11 +255,13 @@ export class SupportChat extends LitElement {
   open(): void {
     if (this.opened) return;
     this.opened = true;
-    this.#persist();
-    this.#emit('support-chat-open', {});
+    this._chat.persist();
+    this._emit('support-chat-open', {});
     void this.updateComplete.then(() => {
-      // No autofocus on touch devices: the keyboard would cover the answer.
+      // No autofocus of the field on touch devices: the keyboard would cover the answer. A modal
+      // panel still takes focus (on its first control), as a dialog must.
       if (window.matchMedia?.('(pointer: fine)').matches) this.inputEl?.focus();
+      else if (this._modal) this.renderRoot.querySelector<HTMLElement>('.panel button')?.focus();
     });
   }
 
@@ -218,8 +269,8 @@ export class SupportChat extends LitElement {
   close(): void {
     if (!this.opened) return;
     this.opened = false;
-    this.#persist();
-    this.#emit('support-chat-close', {});
+    this._chat.persist();
+    this._emit('support-chat-close', {});
     void this.updateComplete.then(() => this.launcherEl?.focus());
   }
 
@@ -232,172 +283,79 @@ export class SupportChat extends LitElement {
   /** Sends `text` as the visitor's question (opening the panel in launcher mode). */
   async ask(text: string): Promise<void> {
     const message = String(text ?? '').trim();
-    if (!message || this.sending || this.status === 'processing') return;
+    if (!message) return;
     if (!this.endpoint) {
-      this.#fail(new ApiError(0, 'bad_request', 'The endpoint attribute is not set', false, undefined), null);
+      this._fail(new ApiError(0, 'bad_request', 'The endpoint attribute is not set', false, undefined), null);
       return;
     }
     if (this.mode === 'launcher' && !this.opened) this.open();
-    if (message.length > MESSAGE_MAX_LENGTH) {
-      this.#fail(new ApiError(400, 'bad_request', `Messages can be at most ${MESSAGE_MAX_LENGTH} characters`, false, undefined), null);
+    // "Can I talk to a human?" opens the form rather than asking the bot.
+    if (!this.noEscalation && !this._chat.escalation && asksForHuman(message)) {
+      this._escalation.request = message;
+      this.handleOpenForm();
       return;
     }
-    this.notice = null;
-    this.sending = true;
-    const previous = { messages: this.messages, status: this.status, id: this.conversationId };
-    this.messages = [...this.messages, { role: 'user', content: message, sources: [] }];
-    this.status = 'processing';
-    this.#scrollToEnd = true;
-    this.#emit('support-chat-send', { message, conversationId: this.conversationId });
-    try {
-      let result;
-      try {
-        result = await this.#proxy().send(message, this.conversationId ?? undefined);
-      } catch (error) {
-        // The proxy no longer knows this conversation (another browser, cleared cookies): start anew.
-        if (error instanceof ApiError && error.status === 404 && this.conversationId) {
-          this.conversationId = null;
-          this.escalation = null;
-          this.messages = [{ role: 'user', content: message, sources: [] }];
-          result = await this.#proxy().send(message, undefined);
-        } else throw error;
-      }
-      if (result.conversation_id !== this.conversationId) this.escalation = null;
-      this.conversationId = result.conversation_id;
-      this.#persist();
-      this.#poller.start(result.conversation_id);
-    } catch (error) {
-      this.messages = previous.messages;
-      this.status = previous.status;
-      if (this.inputEl && !this.inputEl.value) this.inputEl.value = message;
-      this.#fail(error, () => void this.ask(message));
-    } finally {
-      this.sending = false;
+    if (message.length > MESSAGE_MAX_LENGTH) {
+      this._fail(new ApiError(400, 'bad_request', `Messages can be at most ${MESSAGE_MAX_LENGTH} characters`, false, undefined), null);
+      return;
     }
+    // Never lost: while an answer is on its way, or while offline, the message waits visibly in order.
+    this._scroll.toEnd();
+    this._chat.ask(message);
   }
 
   /** Forgets the conversation and starts anew. */
   reset(): void {
-    this.#poller.stop();
-    this.messages = [];
-    this.conversationId = null;
-    this.status = 'idle';
-    this.escalation = null;
+    this._chat.reset();
     this.formOpen = false;
     this.formErrors = {};
     this.notice = null;
     this.announcement = '';
-    if (!this.noPersist) clear(this.#key);
-    if (this.inputEl) this.inputEl.value = '';
+    this._composer.set('');
   }
 
-  // State
-
-  #restore(): void {
-    if (this.noPersist || !this.endpoint) return;
-    const saved = load(this.#key);
-    this.#restoring = true;
-    if (!saved) {
-      this.#restoring = false;
-      return;
-    }
-    this.messages = saved.messages;
-    this.conversationId = saved.conversationId;
-    this.status = saved.status;
-    this.escalation = saved.escalation;
-    if (saved.open && this.mode === 'launcher') this.opened = true;
-    this.#restoring = false;
-    // An answer still processing when the page was left resumes now.
-    if (saved.conversationId && saved.status === 'processing' && !this.#poller.running) this.#poller.start(saved.conversationId);
-  }
-
-  #persist(): void {
-    if (this.noPersist || !this.endpoint || this.#restoring) return;
-    save(this.#key, { conversationId: this.conversationId, status: this.status, messages: this.messages, escalation: this.escalation, open: this.opened });
-  }
-
-  #resume(): void {
+  private _resume(): void {
     this.notice = null;
-    if (this.conversationId) this.#poller.start(this.conversationId);
+    this._chat.resume();
   }
 
-  #applyConversation(conversation: Conversation): void {
-    const wasProcessing = this.status === 'processing';
-    const before = this.messages.filter((m) => m.role === 'assistant').length;
-    this.messages = conversation.messages;
-    this.status = conversation.status;
-    this.offline = false;
+  /** A poll brought news: a completed answer is shown from its top, announced once, and emitted. */
+  private _answered(answer: Message | null, failed: boolean): void {
     if (this.notice?.detail.code === 'network_error') this.notice = null;
-    const answers = conversation.messages.filter((m) => m.role === 'assistant');
-    if (conversation.status === 'completed' && wasProcessing && answers.length > before) {
-      const answer = answers[answers.length - 1]!;
-      this.#scrollToAnswer = true;
+    if (answer) {
+      this._scroll.toAnswer();
       // Announced once, when the answer completes; polls that change nothing say nothing.
-      this.announcement = `${this.#text.answerReady}: ${answer.content.replace(/[`*_#>|[\]()]/g, '').slice(0, 200)}`;
-      this.#emit('support-chat-answer', { conversationId: conversation.id, message: answer });
-    } else if (conversation.status === 'failed' && wasProcessing) {
-      this.announcement = this.#text.failed;
-    }
-    this.#persist();
+      const sentence = firstSentence(answer.content);
+      this.announcement = sentence ? `${this._text.answerReady}: ${sentence}` : this._text.answerReady;
+      this._emit('support-chat-answer', { conversationId: this._chat.conversationId!, message: answer });
+    } else if (failed) this.announcement = this._text.failed;
   }
 
-  #fail(error: unknown, retry: (() => void) | null): void {
-    let detail: SupportChatErrorDetail;
-    const t = this.#text;
-    if (error instanceof ApiError) {
-      const message = error.status === 429 ? t.errorRateLimited : error.status === 400 ? `${t.errorInput} ${error.message}` : error.status >= 500 ? t.errorGeneric : error.message;
-      detail = { code: error.code, message, retryable: error.retryable, status: error.status || null };
-    } else if (error instanceof TimeoutError) {
-      detail = { code: 'timeout', message: t.errorTimeout, retryable: true, status: null };
-    } else if (error instanceof NetworkError) {
-      detail = { code: 'network_error', message: navigator.onLine ? t.errorNetwork : t.offline, retryable: true, status: null };
-    } else {
-      detail = { code: 'internal_error', message: t.errorGeneric, retryable: true, status: null };
-    }
+  private _fail(error: unknown, retry: (() => void) | null): void {
+    const detail = errorDetail(error, this._text);
     this.notice = { detail, retry: detail.retryable ? retry : null };
-    this.#emit('support-chat-error', detail);
+    this._emit('support-chat-error', detail);
   }
 
-  #emit<K extends keyof GlobalEventHandlersEventMap>(type: K, detail: GlobalEventHandlersEventMap[K] extends CustomEvent<infer D> ? D : never): void {
+  private _emit<K extends keyof GlobalEventHandlersEventMap>(type: K, detail: GlobalEventHandlersEventMap[K] extends CustomEvent<infer D> ? D : never): void {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
 
   // Handlers
 
-  private handleSubmit(event: Event): void {
-    event.preventDefault();
-    const input = this.inputEl;
-    if (!input) return;
-    const text = input.value;
-    if (!text.trim()) return;
-    input.value = '';
-    void this.ask(text);
-  }
-
-  private handleInputKeydown(event: KeyboardEvent): void {
-    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-      event.preventDefault();
-      this.handleSubmit(event);
-    }
-  }
-
   private handleKeydown(event: KeyboardEvent): void {
     if (event.key === 'Escape' && this.mode === 'launcher' && this.opened) {
       event.stopPropagation();
       this.close();
-    }
+    } else if (this._modal) trapTab(event, event.currentTarget as HTMLElement, this.shadowRoot!.activeElement);
   }
 
-  private handleSourceClick(source: Source): void {
-    this.#emit('support-chat-source-click', { source });
-  }
-
+  /** Copies `text`; the button shows its `data-done` text for a moment (the DOM Lit renders is left alone). */
   private handleCopy(text: string, button: HTMLButtonElement): void {
-    const t = this.#text;
     void navigator.clipboard?.writeText(text).then(
       () => {
-        button.textContent = t.copied;
-        setTimeout(() => (button.textContent = t.copy), 1500);
+        button.toggleAttribute('data-copied', true);
+        setTimeout(() => button.toggleAttribute('data-copied', false), 1500);
       },
       () => undefined,
     );
@@ -406,199 +364,141 @@ export class SupportChat extends LitElement {
   private handleOpenForm(): void {
     this.formOpen = true;
     this.formErrors = {};
+    this._scroll.toEnd();
     void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLInputElement>('input[name="name"]')?.focus());
   }
 
-  private async handleEscalate(event: Event): Promise<void> {
+  private handleCancelForm(): void {
+    this.formOpen = false;
+    this.formErrors = {};
+    // Focus stays in the widget: back on the offer that opened the form (or the message field).
+    void this.updateComplete.then(() => (this.renderRoot.querySelector<HTMLButtonElement>('.offer') ?? this.inputEl)?.focus());
+  }
+
+  private handleEscalate(event: Event): void {
     event.preventDefault();
-    const form = event.currentTarget as HTMLFormElement;
-    const name = (form.elements.namedItem('name') as HTMLInputElement).value.trim();
-    const email = (form.elements.namedItem('email') as HTMLInputElement).value.trim();
-    const t = this.#text;
-    const errors: { name?: string; email?: string } = {};
-    if (!name) errors.name = t.nameRequired;
-    if (!isPlausibleEmail(email)) errors.email = t.emailInvalid;
+    const { customer, errors } = readForm(event.currentTarget as HTMLFormElement, this._text, this._locale.code);
     this.formErrors = errors;
-    if (errors.name || errors.email) {
-      await this.updateComplete;
-      this.renderRoot.querySelector<HTMLInputElement>('input[aria-invalid="true"]')?.focus();
+    if (Object.keys(errors).length) {
+      void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('.escalation-form [aria-invalid="true"]')?.focus());
       return;
     }
-    const id = this.conversationId;
-    if (!id) return;
-    this.submitting = true;
     this.notice = null;
-    try {
-      const result = await this.#proxy().escalate(id, { name, email });
+    this._escalation.submit(customer, this._text.talkToHuman);
+  }
+
+
+  /** Escalation: a ticket (or "already with the team") once it is known. */
+  private readonly _escalation = new EscalationController(this, this._chat, {
+    done: (conversationId, result) => {
+      if (!result) return this._escalated('already');
       const url = safeUrl(result.ticket_url) ?? '';
-      this.escalation = { ticketId: result.ticket_id, ticketUrl: url };
-      this.formOpen = false;
-      this.announcement = t.ticketCreated;
-      this.#emit('support-chat-escalate', { conversationId: id, ticketId: result.ticket_id, ticketUrl: url || null });
-      this.#persist();
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 409 && this.status !== 'processing') {
-        // Already escalated (here, in another tab, or by a retry that got through): show that state.
-        this.escalation = 'already';
-        this.formOpen = false;
-        this.#persist();
-      } else this.#fail(error, () => this.renderRoot.querySelector<HTMLFormElement>('form.escalation-form')?.requestSubmit());
-    } finally {
-      this.submitting = false;
-    }
+      this._escalated({ ticketId: result.ticket_id, ticketUrl: url });
+      this._emit('support-chat-escalate', { conversationId, ticketId: result.ticket_id, ticketUrl: url || null });
+    },
+    failed: (error) => this._fail(error, () => this.renderRoot.querySelector<HTMLFormElement>('form.escalation-form')?.requestSubmit()),
+  });
+
+  private _escalated(escalation: NonNullable<Escalation>): void {
+    this._chat.escalated(escalation);
+    this.formOpen = false;
+    this.announcement = escalation === 'already' ? this._text.alreadyEscalated : this._text.ticketCreated;
+    // The form that had focus is gone: focus moves to the outcome, inside the widget.
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('[part~="ticket"]')?.focus());
   }
 
   // Rendering
 
-  private renderMessage(message: Message, index: number) {
-    const t = this.#text;
-    const isUser = message.role === 'user';
-    const renderOptions = {
-      copyLabel: t.copy,
-      imageLabel: t.image,
-      onCopy: (text: string, button: HTMLButtonElement) => this.handleCopy(text, button),
-    };
-    const sources = message.sources.filter((s) => safeUrl(s.url));
-    return html`<article class="message" part="message" data-role=${message.role} data-index=${index}>
-      <span class="who">${isUser ? t.you : t.assistant}:</span>
-      <div class="content" dir="auto">${isUser ? message.content : renderMarkdown(message.content, renderOptions)}</div>
-      ${!isUser && sources.length
-        ? html`<nav class="sources" part="sources" aria-label=${t.sources}>
-            <h3>${t.sources}</h3>
-            <ol>
-              ${sources.map(
-                (source) => html`<li>
-                  <a part="source" href=${safeUrl(source.url)!} target="_blank" rel="noopener noreferrer" dir="auto" @click=${() => this.handleSourceClick(source)}>${source.title || source.url}</a>
-                </li>`,
-              )}
-            </ol>
-          </nav>`
-        : nothing}
-    </article>`;
-  }
-
+  /** The area above the composer: the offer to talk to a human, or the ticket once there is one. */
   private renderEscalation() {
-    const t = this.#text;
-    if (this.noEscalation || !this.conversationId) return nothing;
-    if (this.escalation === 'already') {
-      return html`<div class="escalation" part="escalation"><p class="ticket" part="ticket">${t.alreadyEscalated}</p></div>`;
-    }
-    if (this.escalation) {
-      const { ticketId, ticketUrl } = this.escalation;
-      return html`<div class="escalation" part="escalation">
-        <div class="ticket" part="ticket">
-          <p>${t.ticketCreated}</p>
-          ${ticketUrl
-            ? html`<a href=${ticketUrl} target="_blank" rel="noopener noreferrer">${format(t.ticketLink, { id: ticketId })}</a>`
-            : html`<span>${format(t.ticketLink, { id: ticketId })}</span>`}
-        </div>
-      </div>`;
-    }
-    if (this.status !== 'completed' && this.status !== 'failed') return nothing;
-    if (!this.formOpen) {
-      return html`<div class="escalation" part="escalation">
-        <button type="button" class="secondary" @click=${this.handleOpenForm}>${t.talkToHuman}</button>
-      </div>`;
-    }
-    const errors = this.formErrors;
+    const t = this._text;
+    if (this.noEscalation) return nothing;
+    if (this._chat.escalation) return html`<div class="escalation" part="escalation">${ticket(t, this._chat.escalation)}</div>`;
+    // Offered from the first exchange on, while the answer is still coming too.
+    if (this.formOpen || (!this._chat.messages.length && !this._chat.queue.length)) return nothing;
     return html`<div class="escalation" part="escalation">
-      <form class="escalation-form" part="escalation-form" novalidate @submit=${this.handleEscalate} aria-labelledby="${this.#id}-escalate">
-        <p id="${this.#id}-escalate">${t.escalateIntro}</p>
-        <div class="field">
-          <label for="${this.#id}-name">${t.name}</label>
-          <input id="${this.#id}-name" name="name" autocomplete="name" required maxlength="200" aria-invalid=${errors.name ? 'true' : 'false'} aria-describedby=${errors.name ? `${this.#id}-name-error` : nothing} />
-          ${errors.name ? html`<span class="field-error" id="${this.#id}-name-error">${errors.name}</span>` : nothing}
-        </div>
-        <div class="field">
-          <label for="${this.#id}-email">${t.email}</label>
-          <input id="${this.#id}-email" name="email" type="email" autocomplete="email" required maxlength="320" aria-invalid=${errors.email ? 'true' : 'false'} aria-describedby=${errors.email ? `${this.#id}-email-error` : nothing} />
-          ${errors.email ? html`<span class="field-error" id="${this.#id}-email-error">${errors.email}</span>` : nothing}
-        </div>
-        <div class="actions">
-          <button type="button" class="secondary" @click=${() => (this.formOpen = false)}>${t.cancel}</button>
-          <button type="submit" class="primary" ?disabled=${this.submitting}>${this.submitting ? t.submitting : t.submit}</button>
-        </div>
-      </form>
+      <button type="button" class="secondary offer" @click=${this.handleOpenForm}>${t.talkToHuman}</button>
     </div>`;
   }
 
   private renderPanel() {
-    const t = this.#text;
-    const locale = this.#locale;
-    const busy = this.status === 'processing';
-    const headingId = `${this.#id}-heading`;
+    const t = this._text;
+    const locale = this._locale;
+    const busy = this._chat.status === 'processing';
+    const headingId = `${this._id}-heading`;
     return html`<section
       class="panel"
       part="panel"
-      id="${this.#id}-panel"
+      id="${this._id}-panel"
       role=${this.mode === 'launcher' ? 'dialog' : 'region'}
-      aria-modal=${this.mode === 'launcher' ? 'false' : nothing}
+      aria-modal=${this.mode === 'launcher' ? (this._modal ? 'true' : 'false') : nothing}
       aria-labelledby=${headingId}
       lang=${locale.code}
       dir=${locale.dir}
       ?hidden=${this.mode === 'launcher' && !this.opened}
       @keydown=${this.handleKeydown}
     >
-      <header part="header">
+      <div class="header" part="header">
         <h2 id=${headingId}>${this.heading || t.heading}</h2>
-        ${this.messages.length
+        ${this._chat.messages.length
           ? html`<button type="button" class="icon-button" @click=${() => this.reset()}>${t.newConversation}</button>`
           : nothing}
         ${this.mode === 'launcher'
           ? html`<button type="button" class="icon-button" aria-label=${t.close} @click=${() => this.close()}>✕</button>`
           : nothing}
-      </header>
+      </div>
       <div class="messages" part="messages" role="log" aria-live="off" aria-label=${this.heading || t.heading} aria-busy=${busy ? 'true' : 'false'} tabindex="0">
-        ${this.messages.length === 0 ? html`<p class="welcome">${t.welcome}</p>` : nothing}
-        ${this.messages.map((m, i) => this.renderMessage(m, i))}
+        ${this._chat.messages.length === 0 && !this._chat.queue.length ? welcome(t, this.starters, (q) => void this.ask(q)) : nothing}
+        ${this._chat.messages.map((m, i) =>
+          message(m, i, {
+            t,
+            id: this._id,
+            alsoSent: this._chat.escalatedFrom !== null && i >= this._chat.escalatedFrom,
+            complete: i < this._chat.messages.length - 1 || this._chat.status !== 'processing',
+            onSourceClick: (source) => this._emit('support-chat-source-click', { source }),
+            onCopy: (text, button) => this.handleCopy(text, button),
+          }),
+        )}
         ${busy
           ? html`<div class="message working" part="message" data-role="status">
               <span class="dots" aria-hidden="true"><span></span><span></span><span></span></span>${t.working}
             </div>`
           : nothing}
-        ${this.status === 'failed' ? html`<p class="message" part="message" data-role="status">${t.failed}</p>` : nothing}
+        ${this._chat.status === 'failed' ? html`<p class="message" part="message" data-role="status">${t.failed}</p>` : nothing}
+        ${this.formOpen && !this._chat.escalation && !this.noEscalation
+          ? escalationForm({
+              id: this._id,
+              t,
+              errors: this.formErrors,
+              pending: this._escalation.pending,
+              creating: this._escalation.creating,
+              onSubmit: (e) => this.handleEscalate(e),
+              onCancel: () => this.handleCancelForm(),
+            })
+          : nothing}
+        ${this._chat.queue.map((text) => pending(t, text, this._net.online))}
       </div>
       <div class="visually-hidden" role="status" aria-live="polite">${this.announcement}</div>
-      ${this.offline ? html`<p class="notice" role="status">${t.offline}</p>` : nothing}
-      ${this.notice
-        ? html`<div class="notice error" part="error" role="alert">
-            <span>${this.notice.detail.message}</span>
-            ${this.notice.retry ? html`<button type="button" class="secondary" @click=${this.notice.retry}>${t.retry}</button>` : nothing}
-          </div>`
-        : nothing}
+      ${notices(t, this._net.online, this.notice)}
       ${this.renderEscalation()}
-      <form class="composer" part="composer" @submit=${this.handleSubmit}>
-        <label class="visually-hidden" for="${this.#id}-input">${t.inputLabel}</label>
-        <textarea
-          id="${this.#id}-input"
-          part="input"
-          rows="1"
-          maxlength=${MESSAGE_MAX_LENGTH}
-          placeholder=${this.placeholder || t.placeholder}
-          dir="auto"
-          @keydown=${this.handleInputKeydown}
-        ></textarea>
-        <button type="submit" class="primary" part="send-button" ?disabled=${this.sending || busy}>${t.send}</button>
-      </form>
+      ${composer({
+        id: this._id,
+        t,
+        lang: locale.code,
+        placeholder: this.placeholder || t.placeholder,
+        hidden: this.formOpen && !this._chat.escalation,
+        error: this._composer.error,
+        draftLength: this._composer.length,
+        onSubmit: this._composer.onSubmit,
+        onKeydown: this._composer.onKeydown,
+        onInput: this._composer.onInput,
+      })}
     </section>`;
   }
 
   protected override render() {
-    const t = this.#text;
+    const t = this._text;
     if (this.mode === 'inline') return this.renderPanel();
-    return html`${this.renderPanel()}
-      <button
-        type="button"
-        class="launcher"
-        part="launcher"
-        aria-label=${this.opened ? t.close : t.launcherLabel}
-        aria-expanded=${this.opened ? 'true' : 'false'}
-        aria-controls="${this.#id}-panel"
-        @click=${() => this.toggle()}
-      >
-        ${this.opened
-          ? html`<svg viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M6.4 5 5 6.4 10.6 12 5 17.6 6.4 19l5.6-5.6 5.6 5.6 1.4-1.4-5.6-5.6L19 6.4 17.6 5 12 10.6z" /></svg>`
-          : html`<svg viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H8l-4 4V6a2 2 0 0 1 2-2zm3 5v2h10V9H7zm0 4v2h7v-2H7z" /></svg>`}
-      </button>`;
+    return html`${this.renderPanel()}${launcher(t, `${this._id}-panel`, this.opened, () => this.toggle())}`;
   }
 }

@@ -52,6 +52,8 @@ export const styles = css`
     flex-direction: column;
     height: 100%;
     min-height: 0;
+    min-width: 0;
+    max-inline-size: 100%;
   }
   *,
   *::before,
@@ -139,14 +141,14 @@ export const styles = css`
       display: none;
     }
   }
-  header {
+  .header {
     display: flex;
     align-items: center;
     gap: 8px;
     padding: 12px 14px;
     border-block-end: 1px solid var(--sc-line);
   }
-  header h2 {
+  .header h2 {
     margin: 0;
     font-size: 16px;
     font-weight: 650;
@@ -169,6 +171,8 @@ export const styles = css`
   .messages {
     position: relative;
     flex: 1;
+    /* A long code line scrolls inside its block; it never widens the panel or the page around it. */
+    contain: inline-size;
     overflow-y: auto;
     overscroll-behavior: contain;
     padding: 14px;
@@ -179,7 +183,36 @@ export const styles = css`
   }
   .welcome {
     color: var(--sc-muted);
+    display: grid;
+    gap: 8px;
+  }
+  .welcome p {
     margin: 0;
+  }
+  .welcome .greeting {
+    color: var(--sc-fg);
+    font-size: 17px;
+    font-weight: 650;
+  }
+  .starters {
+    list-style: none;
+    margin: 4px 0 0;
+    padding: 0;
+    display: grid;
+    gap: 6px;
+  }
+  .starters button {
+    inline-size: 100%;
+    text-align: start;
+    border: 1px solid var(--sc-line);
+    background: var(--sc-bg);
+    color: var(--sc-fg);
+    border-radius: 10px;
+    padding: 8px 12px;
+    cursor: pointer;
+  }
+  .starters button:hover {
+    border-color: var(--sc-accent);
   }
   .message {
     max-inline-size: 92%;
@@ -191,7 +224,18 @@ export const styles = css`
   .message[data-role='user'] {
     align-self: flex-end;
     background: var(--sc-user-bubble);
+  }
+  /* Only the visitor's own text keeps its line breaks: the template's whitespace around it must not show. */
+  .message[data-role='user'] > .content {
     white-space: pre-wrap;
+  }
+  .message.pending {
+    border: 1px dashed var(--sc-muted);
+  }
+  .caption {
+    margin: 4px 0 0;
+    font-size: 12px;
+    color: var(--sc-muted);
   }
   .message[data-role='assistant'] {
     align-self: flex-start;
@@ -293,7 +337,7 @@ export const styles = css`
     border-block-start: 1px solid var(--sc-line);
     font-size: 13px;
   }
-  .sources h3 {
+  .sources-title {
     font-size: 12px;
     text-transform: uppercase;
     letter-spacing: 0.04em;
@@ -302,14 +346,78 @@ export const styles = css`
   }
   .sources ol {
     margin: 0;
-    padding-inline-start: 20px;
+    padding-inline-start: 24px;
   }
-  /* Each source is a touch target of at least 24 × 24 px (WCAG 2.2 target size). */
+  .sources li {
+    padding-block: 2px;
+  }
+  .sources li::marker {
+    font-variant-numeric: tabular-nums;
+    color: var(--sc-muted);
+  }
+  /* A block link: the number lines up with the title's first line however it wraps, and each source
+     is a touch target of at least 24 × 24 px (WCAG 2.2 target size). */
   .sources a {
-    display: inline-block;
+    display: block;
     min-block-size: 24px;
+    line-height: 1.4;
+    padding-block: 2px;
+  }
+  .source-detail {
+    color: var(--sc-muted);
+    font-size: 12px;
+  }
+  .content a.cite {
+    display: inline-block;
     min-inline-size: 24px;
+    min-block-size: 24px;
     line-height: 24px;
+    text-align: center;
+    font-size: 12px;
+    vertical-align: baseline;
+    text-decoration: none;
+    border-radius: 6px;
+    background: var(--sc-code-bg);
+    margin-inline: 1px;
+  }
+  .content a.cite::before {
+    content: '[';
+  }
+  .content a.cite::after {
+    content: ']';
+  }
+  .content .code > .lang {
+    position: absolute;
+    inset-block-start: 6px;
+    inset-inline-start: 12px;
+    font-size: 12px;
+    color: var(--sc-muted);
+    font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  }
+  .answer-actions {
+    margin-block-start: 6px;
+    display: flex;
+    gap: 8px;
+  }
+  .text-button {
+    border: 1px solid transparent;
+    background: transparent;
+    color: var(--sc-muted);
+    font-size: 13px;
+    border-radius: 6px;
+    padding: 2px 6px;
+    min-block-size: 24px;
+    cursor: pointer;
+  }
+  .text-button:hover {
+    color: var(--sc-fg);
+    border-color: var(--sc-line);
+  }
+  [data-copied] > span {
+    display: none;
+  }
+  [data-copied]::after {
+    content: attr(data-done);
   }
   .working {
     display: flex;
@@ -396,7 +504,8 @@ export const styles = css`
     font-size: 14px;
     font-weight: 600;
   }
-  input {
+  input,
+  .escalation-form textarea {
     border: 1px solid var(--sc-muted);
     border-radius: 8px;
     padding: 8px 10px;
@@ -440,6 +549,7 @@ export const styles = css`
   }
   .composer {
     display: flex;
+    flex-wrap: wrap;
     gap: 8px;
     padding: 10px 14px 14px;
     border-block-start: 1px solid var(--sc-line);
@@ -452,8 +562,26 @@ export const styles = css`
     border-radius: 10px;
     padding: 8px 10px;
     background: var(--sc-bg);
-    max-block-size: 140px;
+    max-block-size: 160px;
     min-block-size: 40px;
+    field-sizing: content;
+    min-inline-size: 0;
+  }
+  .composer-help {
+    flex-basis: 100%;
+    margin: 0;
+    display: flex;
+    gap: 8px;
+    justify-content: space-between;
+    font-size: 13px;
+  }
+  .counter {
+    color: var(--sc-muted);
+    margin-inline-start: auto;
+  }
+  .counter[data-over='true'] {
+    color: var(--sc-danger);
+    font-weight: 600;
   }
   @media (max-width: 480px), (pointer: coarse) {
     textarea,

@@ -1,4 +1,8 @@
-/** @module Widget size against deep-chat, time to an interactive launcher, and rendering 200 messages, in headless Chromium. */
+/**
+ * @module Widget size against deep-chat, time to an interactive launcher, rendering 200 messages,
+ * and the visitor's wait from Send to the answer's first line on screen against the demo server
+ * (`npm start`), all in headless Chromium.
+ */
 import { build } from 'vite';
 import { chromium } from 'playwright';
 import { createServer } from 'node:http';
@@ -8,7 +12,65 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromiumArgs, chromiumPath } from '../../scripts/chromium.mjs';
+import { startStack } from '../e2e/helpers/stack.js';
 import { quantile, type BenchTable } from './table.js';
+
+const QUESTIONS = [
+  'How do I embed the widget with a script tag?',
+  'What does the proxy do with the API token?',
+  'How do I run the server?',
+  'How do I ingest docs into the knowledge base?',
+  'Which environment variable sets the LLM base URL?',
+  'Can the widget run inline in a docs page?',
+  'How are conversations kept between reloads?',
+  'How does escalation to a ticket work?',
+];
+
+/**
+ * Send → the answer's first line painted, against the whole product as `npm start` runs it: the
+ * clock starts when Enter is pressed in the field and stops at the first animation frame after the
+ * answer's first block is in the DOM. Each question starts a new conversation.
+ */
+async function sendToFirstLine(rounds: number): Promise<number[]> {
+  const stack = await startStack();
+  const browser = await chromium.launch({ executablePath: chromiumPath(), args: chromiumArgs });
+  const times: number[] = [];
+  try {
+    let page = await browser.newPage();
+    for (let i = 0; i < rounds; i++) {
+      // A new visitor every eight questions: the proxy allows each visitor 20 messages a minute.
+      if (i % 8 === 0) {
+        await page.context().close();
+        page = await browser.newPage();
+        await page.goto(`${stack.url}/docs.html`);
+        await page.locator('.help [part~="input"]').waitFor();
+      }
+      const question = QUESTIONS[i % QUESTIONS.length]!;
+      times.push(
+        await page.evaluate(async (q) => {
+          const el = document.querySelector('.help support-chat') as HTMLElement & { reset(): void; updateComplete: Promise<unknown> };
+          el.reset();
+          await el.updateComplete;
+          const root = el.shadowRoot!;
+          const input = root.querySelector('textarea')!;
+          input.value = q;
+          const start = performance.now();
+          input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true }));
+          const deadline = start + 60_000;
+          for (;;) {
+            await new Promise(requestAnimationFrame);
+            if (root.querySelector('[part~="message"][data-role="assistant"] .content > *')) return performance.now() - start;
+            if (performance.now() > deadline) throw new Error(`no answer within 60 s: ${root.querySelector('[part~="messages"]')?.textContent?.replace(/\s+/g, ' ')} ${root.querySelector('[part~="error"]')?.textContent ?? ''}`);
+          }
+        }, question),
+      );
+    }
+  } finally {
+    await browser.close();
+    await stack.stop();
+  }
+  return times;
+}
 
 const root = resolve(import.meta.dirname, '../..');
 const kb = (bytes: number) => Math.round((bytes / 1024) * 10) / 10;
@@ -92,6 +154,8 @@ export async function run(): Promise<BenchTable[]> {
     server.close();
     rmSync(out, { recursive: true, force: true });
   }
+  const rounds = 24;
+  const firstLine = await sendToFirstLine(rounds);
   return [
     sizes,
     {
@@ -101,6 +165,12 @@ export async function run(): Promise<BenchTable[]> {
         ['script load → launcher interactive', quantile(loads, 0.5), Math.max(...loads)],
         ['render a 200-message conversation', quantile(renders, 0.5), Math.max(...renders)],
       ],
+    },
+    {
+      title: `Send → the answer's first line on screen, against the demo server (npm start, docs page, ${rounds} questions)`,
+      columns: ['measure', 'p50 ms', 'p95 ms', 'max ms'],
+      rows: [['Send → first line painted', quantile(firstLine, 0.5), quantile(firstLine, 0.95), Math.max(...firstLine)]],
+      notes: ['Includes the proxy, the v0 server, retrieval and answer composition (no LLM configured: the local answer), and the widget’s polling (the first poll goes out at once as a long poll).'],
     },
   ];
 }

@@ -64,6 +64,18 @@ describe('the product, end to end', () => {
       const response = await fetch(href);
       expect(response.status, href).toBe(200);
     }
+    // A source link opens its file where the answer came from: the anchor's line or heading is on screen.
+    const anchored = hrefs.find((href) => new URL(href).hash.length > 1);
+    expect(anchored, hrefs.join(' ')).toBeDefined();
+    const viewer = await context.newPage();
+    await viewer.goto(anchored!);
+    const id = decodeURIComponent(new URL(anchored!).hash.slice(1)).replace(/-L\d+$/, '');
+    const target = viewer.locator(`[id="${id}"]`);
+    expect(await target.count(), anchored).toBe(1);
+    await expect
+      .poll(() => target.evaluate((el) => el.getBoundingClientRect().top > -2 && el.getBoundingClientRect().top < innerHeight && (scrollY > 0 || el.getBoundingClientRect().top < 200)))
+      .toBe(true);
+    await viewer.close();
 
     await page.getByRole('button', { name: /talk to a human/i }).click();
     const form = page.locator('[part~="escalation-form"]');
@@ -180,11 +192,14 @@ describe('the product, end to end', () => {
     await panel.waitFor({ state: 'visible' });
     const box = await panel.boundingBox();
     expect(box?.width).toBeGreaterThanOrEqual(389);
+    expect(await panel.getAttribute('aria-modal')).toBe('true');
+    expect(await axeViolations(page), 'phone open').toEqual([]);
     const fontSize = await page.locator('[part~="input"]').evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
     expect(fontSize).toBeGreaterThanOrEqual(16);
     await ask(page, 'How do I ingest docs into the knowledge base?');
     await lastAnswer(page).locator('[part~="source"]').first().waitFor({ timeout: 20_000 });
     await page.screenshot({ path: join(shots, 'answer-phone.png') });
+    expect(await axeViolations(page), 'phone answered').toEqual([]);
     await page.getByRole('button', { name: /talk to a human/i }).tap();
     const form = page.locator('[part~="escalation-form"]');
     await form.getByLabel(/name/i).fill('Ada Lovelace');
@@ -193,6 +208,15 @@ describe('the product, end to end', () => {
     await form.getByRole('button', { name: /send/i }).tap();
     await page.locator('[part~="ticket"]').waitFor({ timeout: 20_000 });
     await page.screenshot({ path: join(shots, 'ticket-phone.png') });
+
+    // The docs page with its inline help panel: nothing wider than the screen, before or after an answer with code.
+    await page.goto(`${stack.url}/docs.html`);
+    await page.locator('.help [part~="input"]').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await ask(page, 'Which environment variable sets the LLM base URL?');
+    await lastAnswer(page).waitFor({ timeout: 20_000 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: join(shots, 'docs-inline-phone.png'), fullPage: true });
     expect(problems).toEqual([]);
     await context.close();
   });

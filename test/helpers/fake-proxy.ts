@@ -14,10 +14,14 @@ export interface ProxyBehaviour {
   longPoll: boolean;
   /** Fail the next requests with these statuses; 0 drops the connection. */
   failNext: number[];
+  /** Fail the next polls (GET requests only) with these statuses. */
+  failPolls: number[];
   /** `Retry-After` sent with a 429, seconds. */
   retryAfter: number;
   /** Status of the escalation endpoint (200, 409, 500…). */
   escalateStatus: number;
+  /** How many escalation requests are answered 409 retryable ("in progress", with Retry-After) before the ticket. */
+  escalateInProgress: number;
   /** Final status of answers. */
   finalStatus: 'completed' | 'failed';
 }
@@ -34,8 +38,10 @@ const defaults = (): ProxyBehaviour => ({
   sources: [{ title: 'Reset your password', url: 'https://docs.example.com/reset' }],
   longPoll: false,
   failNext: [],
+  failPolls: [],
   retryAfter: 1,
   escalateStatus: 200,
+  escalateInProgress: 0,
   finalStatus: 'completed',
 });
 
@@ -70,19 +76,24 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
       const ns = space(match[1]!);
       const path = match[2]!;
       if (path === '/__control') {
-        Object.assign(ns.behaviour, JSON.parse(raw || '{}'));
+        const { completeNow, ...behaviour } = JSON.parse(raw || '{}') as Partial<ProxyBehaviour> & { completeNow?: boolean };
+        // Answers still being written are ready at the next poll.
+        if (completeNow) for (const conversation of ns.conversations.values()) conversation.readyAt = 0;
+        Object.assign(ns.behaviour, behaviour);
         return send(200, ns.behaviour);
       }
       if (path === '/__log') return send(200, ns.log);
       ns.log.push({ method: req.method!, path, prefer: (req.headers.prefer as string) ?? null, body: raw });
       const b = ns.behaviour;
-      const fail = b.failNext.shift();
+      const fail = b.failNext.shift() ?? (req.method === 'GET' ? b.failPolls.shift() : undefined);
       if (fail === 0) return req.socket.destroy();
       if (fail === 429) return send(429, { error: { code: 'rate_limited', message: 'Too many requests', retryable: true } }, { 'retry-after': String(b.retryAfter) });
       if (fail) return send(fail, { error: { code: fail >= 500 ? 'internal_error' : 'bad_request', message: fail >= 500 ? 'An internal error occurred' : 'Bad request', ...(fail >= 500 ? { retryable: true } : {}) } });
 
       if (req.method === 'POST' && path === '/chat') {
         const body = JSON.parse(raw) as { message: string; conversation_id?: string };
+        // As the real proxy: an id it does not know (or that is not this visitor's) is a 404, never a new conversation.
+        if (body.conversation_id !== undefined && !ns.conversations.has(body.conversation_id)) return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
         const id = body.conversation_id ?? `conv_${++ids}`;
         const conversation = ns.conversations.get(id) ?? { messages: [], readyAt: 0, status: 'processing' };
         conversation.messages.push({ role: 'user', content: body.message, sources: [] });
@@ -112,6 +123,13 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
       }
       const escalate = /^\/chat\/([\w-]+)\/escalate$/.exec(path);
       if (req.method === 'POST' && escalate) {
+        const conversation = ns.conversations.get(escalate[1]!);
+        if (!conversation) return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
+        if (conversation.status === 'processing' && Date.now() < conversation.readyAt) return send(409, { error: { code: 'conflict', message: 'Conversation is still processing' } });
+        if (b.escalateInProgress > 0) {
+          b.escalateInProgress--;
+          return send(409, { error: { code: 'conflict', message: 'Escalation in progress', retryable: true } }, { 'retry-after': '1' });
+        }
         if (b.escalateStatus === 409) return send(409, { error: { code: 'conflict', message: 'Conversation has already been escalated' } });
         if (b.escalateStatus !== 200) return send(b.escalateStatus, { error: { code: 'internal_error', message: 'An internal error occurred', retryable: true } });
         return send(200, { success: true, integration: 'webhook', ticket_id: 'tkt_42', ticket_url: 'https://helpdesk.example.com/tickets/tkt_42' });

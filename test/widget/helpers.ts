@@ -12,8 +12,8 @@ export interface Mounted {
   endpoint: string;
   part(name: string): HTMLElement | null;
   parts(name: string): HTMLElement[];
-  log(): Promise<{ method: string; path: string; prefer: string | null }[]>;
-  control(behaviour: Partial<ProxyBehaviour>): Promise<void>;
+  log(): Promise<{ method: string; path: string; prefer: string | null; body: string }[]>;
+  control(behaviour: Partial<ProxyBehaviour> & { completeNow?: boolean }): Promise<void>;
   answered(count?: number): Promise<void>;
 }
 

@@ -13,6 +13,7 @@ describe('the script-tag build', () => {
     tag.dataset.endpoint = endpoint;
     tag.dataset.heading = 'Acme help';
     tag.dataset.storageKey = 'script-tag';
+    tag.dataset.starters = '["From the tag?"]';
     document.head.append(tag);
     const w = window as unknown as { SupportChat?: ((...args: unknown[]) => void) & { q?: unknown[][] } };
     w.SupportChat = Object.assign((...args: unknown[]) => (w.SupportChat!.q ??= []).push(args), { q: [] as unknown[][] });
@@ -24,6 +25,7 @@ describe('the script-tag build', () => {
     const el = document.querySelector<SupportChat>('support-chat[data-auto]')!;
     expect(el.getAttribute('endpoint')).toBe(endpoint);
     expect(el.getAttribute('heading')).toBe('Acme help');
+    expect(el.starters).toEqual(['From the tag?']);
     await waitUntil(() => el.shadowRoot?.querySelector('[part~="message"][data-role="assistant"]'), 'the queued question was not answered', { timeout: 8_000 });
     expect(el.hasAttribute('open')).toBe(true);
     expect(el.shadowRoot!.querySelector('[part~="message"][data-role="user"]')!.textContent).toContain('queued before load');

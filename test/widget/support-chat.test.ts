@@ -1,7 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { page } from 'vitest/browser';
 import { oneEvent, waitUntil } from '@open-wc/testing-helpers';
 import './setup.js';
-import { mount, namespace, typeAndSend } from './helpers.js';
+import { mount, namespace, typeAndSend, type Mounted } from './helpers.js';
+
+const gets = async (m: Mounted) => (await m.log()).filter((l) => l.method === 'GET').length;
+
+// A desktop window: the launcher's panel is non-modal there (phone.test.ts covers phones).
+beforeAll(async () => {
+  await page.viewport(1280, 800);
+});
 
 describe('<support-chat> launcher', () => {
   it('opens a labelled, non-modal panel from the launcher and closes on Escape, returning focus', async () => {
@@ -69,7 +77,7 @@ describe('asking and answering', () => {
     expect(source.rel).toBe('noopener noreferrer');
     expect(answer.querySelector('.content')!.getAttribute('dir')).toBe('auto');
     const status = m.el.shadowRoot!.querySelector('[role="status"][aria-live="polite"]')!;
-    expect(status.textContent).toMatch(/^New answer: Use the reset link/);
+    expect(status.textContent).toMatch(/^Answer ready: Use the reset link/);
     await expect(m.el).to.be.accessible();
   });
 
@@ -106,16 +114,28 @@ describe('asking and answering', () => {
   });
 
   it('honours 429 and Retry-After while polling, without giving up', async () => {
-    const m = await mount({ answerDelayMs: 100, retryAfter: 1 }, { mode: 'inline' });
+    const m = await mount({ answerDelayMs: 10, retryAfter: 30, failPolls: [429] }, { mode: 'inline' });
     let errors = 0;
     m.el.addEventListener('support-chat-error', () => errors++);
-    await typeAndSend(m, 'slow down');
-    // The next request after the message is accepted is a poll: it gets the 429.
-    await waitUntil(async () => (await m.log()).some((l) => l.method === 'POST'));
-    await m.control({ failNext: [429] });
-    const started = Date.now();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      await typeAndSend(m, 'slow down');
+      // The first poll gets the 429: the next one waits out the 30 s of Retry-After (of the widget's time).
+      let first = 0;
+      let second = 0;
+      for (let i = 0; i < 160 && !second; i++) {
+        await m.log();
+        const count = await gets(m);
+        if (count >= 1 && !first) first = Date.now();
+        if (count >= 2) second = Date.now();
+        await vi.advanceTimersByTimeAsync(500);
+      }
+      expect(second - first).toBeGreaterThanOrEqual(29_000);
+      expect(second - first).toBeLessThan(40_000);
+    } finally {
+      vi.useRealTimers();
+    }
     await m.answered();
-    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(errors).toBe(0);
   });
 
@@ -129,30 +149,44 @@ describe('asking and answering', () => {
   });
 
   it('backs off when there is no long polling', async () => {
-    const m = await mount({ answerDelayMs: 2_500, longPoll: false }, { mode: 'inline' });
-    await typeAndSend(m, 'poll me');
-    await m.answered();
-    const gets = (await m.log()).filter((l) => l.method === 'GET');
-    // 300 ms, then about 600, 1200, 2400: a handful of polls, not one every 300 ms.
-    expect(gets.length).toBeGreaterThanOrEqual(3);
-    expect(gets.length).toBeLessThanOrEqual(6);
+    const m = await mount({ answerDelayMs: 60_000, longPoll: false }, { mode: 'inline' });
+    // Five seconds of the widget's time in small steps, each also giving the network a real moment.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      await typeAndSend(m, 'poll me');
+      for (let i = 0; i < 50; i++) {
+        await m.log();
+        await vi.advanceTimersByTimeAsync(100);
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+    // At once, then about 300, 900, 2100 and 4500 ms: a handful of polls, not one every 300 ms (17).
+    const count = await gets(m);
+    expect(count).toBeGreaterThanOrEqual(4);
+    expect(count).toBeLessThanOrEqual(6);
   });
 
   it('pauses polling while the tab is hidden and resumes when it is visible again', async () => {
     const m = await mount({ answerDelayMs: 600 }, { mode: 'inline' });
     const hidden = Object.getOwnPropertyDescriptor(Document.prototype, 'hidden')!;
     await typeAndSend(m, 'hide and seek');
-    await waitUntil(async () => (await m.log()).some((l) => l.method === 'GET'));
+    await waitUntil(async () => (await gets(m)) >= 1);
     Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
     document.dispatchEvent(new Event('visibilitychange'));
+    const before = await gets(m);
+    // Twenty seconds of the widget's time pass while hidden (no real waiting).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     try {
-      const before = (await m.log()).filter((l) => l.method === 'GET').length;
-      await new Promise((r) => setTimeout(r, 2_000));
-      const during = (await m.log()).filter((l) => l.method === 'GET').length;
-      // At most the poll already scheduled when the tab was hidden goes out.
-      expect(during - before).toBeLessThanOrEqual(1);
+      for (let i = 0; i < 40; i++) {
+        await vi.advanceTimersByTimeAsync(500);
+        await m.log();
+      }
+      // At most the poll already under way when the tab was hidden goes out.
+      expect((await gets(m)) - before).toBeLessThanOrEqual(1);
       expect(m.parts('message').filter((e) => e.dataset.role === 'assistant')).toHaveLength(0);
     } finally {
+      vi.useRealTimers();
       Object.defineProperty(document, 'hidden', hidden);
       delete (document as unknown as Record<string, unknown>).hidden;
     }
@@ -161,15 +195,25 @@ describe('asking and answering', () => {
   });
 
   it('gives up after its timeout with a retry button, and the retry resumes', async () => {
-    const m = await mount({ answerDelayMs: 2_000 }, { mode: 'inline', 'poll-timeout': '400' });
+    const m = await mount({ answerDelayMs: 600_000 }, { mode: 'inline' });
     const failed = oneEvent(m.el, 'support-chat-error');
-    await typeAndSend(m, 'too slow');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      await typeAndSend(m, 'too slow');
+      // The default two minutes of the widget's time, polls included, pass in a moment.
+      for (let i = 0; i < 130 && !m.part('error'); i++) {
+        await m.log();
+        await vi.advanceTimersByTimeAsync(1_000);
+      }
+    } finally {
+      vi.useRealTimers();
+    }
     const error = await failed;
     expect(error.detail).toEqual({ code: 'timeout', message: 'This is taking longer than expected.', retryable: true, status: null });
     await m.el.updateComplete;
     const notice = m.part('error')!;
     expect(notice.getAttribute('role')).toBe('alert');
-    m.el.pollTimeout = 20_000;
+    await m.control({ completeNow: true });
     notice.querySelector('button')!.click();
     await m.answered();
     expect(m.part('error')).toBeNull();

@@ -1,0 +1,3 @@
+import type { Plugin } from 'vite';
+export function minifyCssTemplate(body: string): string;
+export function minifyLitCss(): Plugin;

@@ -1,0 +1,57 @@
+/**
+ * @module What the live region says when an answer is ready: its first sentence of prose, never
+ * code (a screen reader reads `SUPPORT_CHAT_LLM_BASE_URL` as one long word), never citation markers.
+ */
+import { parseMarkdown, type Block, type Inline } from './markdown.js';
+
+const MAX = 160;
+
+function text(nodes: Inline[]): string {
+  return nodes
+    .map((node) => {
+      if (typeof node === 'string') return node;
+      switch (node.t) {
+        case 'strong':
+        case 'em':
+        case 'link':
+          return text(node.c);
+        case 'br':
+          return ' ';
+        default:
+          // Inline code and images are left out.
+          return ' ';
+      }
+    })
+    .join('');
+}
+
+function firstProse(blocks: Block[]): string {
+  for (const block of blocks) {
+    if (block.t === 'p' || block.t === 'h') {
+      const found = text(block.c);
+      if (found.trim()) return found;
+    } else if (block.t === 'quote') {
+      const found = firstProse(block.c);
+      if (found) return found;
+    } else if (block.t === 'list') {
+      for (const item of block.items) {
+        const found = firstProse(item);
+        if (found) return found;
+      }
+    }
+  }
+  return '';
+}
+
+/** The first sentence of an answer's prose, at most about 160 characters; '' when it has none. */
+export function firstSentence(markdown: string): string {
+  const prose = firstProse(parseMarkdown(markdown))
+    .replace(/\[\d{1,2}\]/g, '')
+    .replace(/\s+/g, ' ')
+    .replace(/\s+([.,;:!?])/g, '$1')
+    .trim();
+  const sentence = /^.+?[.!?。؟](?=\s|$)/.exec(prose)?.[0] ?? prose;
+  if (sentence.length <= MAX) return sentence;
+  const cut = sentence.slice(0, MAX);
+  return `${cut.slice(0, cut.lastIndexOf(' ') > 40 ? cut.lastIndexOf(' ') : MAX)}…`;
+}

@@ -1,0 +1,246 @@
+/**
+ * @module The conversation as a reactive controller: its state (messages, status, queue,
+ * escalation), persistence in localStorage, following other tabs, polling for answers, and sending
+ * (a `@lit/task`). The element renders this state and turns its events into UI.
+ */
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { Task, TaskStatus } from '@lit/task';
+import type { Conversation, ConversationStatus, Message } from '../../protocol/index.js';
+import { ApiError, NetworkError, ProxyClient, type TimeoutError } from '../client.js';
+import { ConversationPoller } from '../poller.js';
+import { clear, load, save, storageKey, type SavedState } from '../storage.js';
+
+export type Escalation = SavedState['escalation'];
+
+export interface ConversationOptions {
+  endpoint: string;
+  storageKey: string;
+  noPersist: boolean;
+  pollTimeout: number;
+  /** Whether the browser is online now (messages wait while it is not). */
+  online: boolean;
+  /** Whether the panel is open, stored so a reload keeps it open. */
+  open: boolean;
+}
+
+export interface ConversationEvents {
+  /** A message goes out. */
+  sent(message: string, conversationId: string | null): void;
+  /** The proxy accepted a message. */
+  accepted(message: string): void;
+  /** A message could not be sent (not for being offline: it is queued then). `retry` sends it again. */
+  sendFailed(error: unknown, message: string): void;
+  /** A poll brought news; `answer` is the answer that just completed, if any; `failed` if the answer failed. */
+  updated(conversation: Conversation, answer: Message | null, failed: boolean): void;
+  /** Polling stopped on an error (timeout or a final error). */
+  pollFailed(error: ApiError | NetworkError | TimeoutError): void;
+  /** A stored state was loaded (this tab's reload, or another tab's change). */
+  restored(saved: SavedState): void;
+}
+
+export class ConversationController implements ReactiveController {
+  messages: Message[] = [];
+  conversationId: string | null = null;
+  status: ConversationStatus | 'idle' = 'idle';
+  escalation: Escalation = null;
+  /** Messages from this index on were sent after the conversation went to the team. */
+  escalatedFrom: number | null = null;
+  /** Messages asked while an answer was on its way (or while offline), sent in order once they can be. */
+  queue: string[] = [];
+
+  private readonly _host: ReactiveControllerHost;
+  private readonly _options: () => ConversationOptions;
+  private readonly _events: ConversationEvents;
+  private _client: ProxyClient | null = null;
+  private _restoring = false;
+  private _waiters: (() => void)[] = [];
+
+  private readonly _onStorage = (event: StorageEvent) => {
+    if (event.key === this._key && !this._options().noPersist) this.restore();
+  };
+
+  private readonly _poller: ConversationPoller;
+
+  /** Sending one message: a task, so its state (pending) is the element's `sending`. */
+  private readonly _sending: Task<readonly [string], void>;
+
+  constructor(host: ReactiveControllerHost, options: () => ConversationOptions, events: ConversationEvents) {
+    this._host = host;
+    this._options = options;
+    this._events = events;
+    host.addController(this);
+    this._poller = new ConversationPoller(
+      host,
+      () => this.client,
+      { onUpdate: (c) => this._apply(c), onError: (e) => events.pollFailed(e), onTransient: () => undefined },
+      () => ({ timeoutMs: options().pollTimeout }),
+    );
+    this._sending = new Task(host, { autoRun: false, task: ([message]: readonly [string]) => this._send(message) });
+  }
+
+  /** The proxy client for the current endpoint. */
+  get client(): ProxyClient {
+    const { endpoint } = this._options();
+    if (!this._client || this._client.endpoint !== endpoint) this._client = new ProxyClient(endpoint);
+    return this._client;
+  }
+
+  private get _key(): string {
+    const o = this._options();
+    return storageKey(o.storageKey, o.endpoint);
+  }
+
+  /** A message is being sent. */
+  get sending(): boolean {
+    return this._sending.status === TaskStatus.PENDING;
+  }
+
+  /** A message is being sent or its answer is on its way. */
+  get busy(): boolean {
+    return this.sending || this.status === 'processing';
+  }
+
+  hostConnected(): void {
+    window.addEventListener('storage', this._onStorage);
+  }
+
+  hostDisconnected(): void {
+    window.removeEventListener('storage', this._onStorage);
+  }
+
+  hostUpdated(): void {
+    if (this._waiters.length && !this.busy) for (const resolve of this._waiters.splice(0)) resolve();
+  }
+
+  /** Sends `message` now, or queues it (visibly) while an answer is on its way or the browser is offline. Never loses it. */
+  ask(message: string): void {
+    if (this.busy || !this._options().online || this.queue.length) {
+      this.queue = [...this.queue, message];
+      this._host.requestUpdate();
+      this.flush();
+      return;
+    }
+    void this.send(message);
+  }
+
+  /** Sends `message` at once; resolves when the proxy has accepted it (or it failed). */
+  async send(message: string): Promise<void> {
+    await this._sending.run([message]);
+  }
+
+  /** Sends the next queued message once no answer is on its way and the browser is online. */
+  flush(): void {
+    if (this.busy || !this._options().online || !this.queue.length) return;
+    const [next, ...rest] = this.queue;
+    this.queue = rest;
+    void this.send(next!);
+  }
+
+  private async _send(message: string): Promise<void> {
+    const previous = { messages: this.messages, status: this.status };
+    this.messages = [...this.messages, { role: 'user', content: message, sources: [] }];
+    this.status = 'processing';
+    this._events.sent(message, this.conversationId);
+    try {
+      let result;
+      try {
+        result = await this.client.send(message, this.conversationId ?? undefined);
+      } catch (error) {
+        // The proxy no longer knows this conversation (another browser, cleared cookies): start anew.
+        if (error instanceof ApiError && error.status === 404 && this.conversationId) {
+          this._forget();
+          this.messages = [{ role: 'user', content: message, sources: [] }];
+          result = await this.client.send(message, undefined);
+        } else throw error;
+      }
+      if (result.conversation_id !== this.conversationId) this._forget();
+      this.conversationId = result.conversation_id;
+      this.persist();
+      this._poller.start(result.conversation_id);
+      this._events.accepted(message);
+    } catch (error) {
+      this.messages = previous.messages;
+      this.status = previous.status;
+      // Offline: the message goes out when the browser is back.
+      if (error instanceof NetworkError && !navigator.onLine) this.queue = [message, ...this.queue];
+      else this._events.sendFailed(error, message);
+    }
+  }
+
+  private _forget(): void {
+    this.conversationId = null;
+    this.escalation = null;
+    this.escalatedFrom = null;
+  }
+
+  /** Polls again after a timeout or an error. */
+  resume(): void {
+    if (this.conversationId) this._poller.start(this.conversationId);
+  }
+
+  /** Forgets the conversation (and its stored copy). */
+  reset(): void {
+    this._poller.stop();
+    this.messages = [];
+    this.status = 'idle';
+    this.queue = [];
+    this._forget();
+    if (!this._options().noPersist) clear(this._key);
+    this._host.requestUpdate();
+  }
+
+  /** Resolves once no message is being sent and no answer is on its way (or `signal` aborts). */
+  settled(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (!this.busy) return resolve();
+      this._waiters.push(resolve);
+      signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+  }
+
+  /** The conversation went to the team: later messages reach the ticket too. */
+  escalated(escalation: NonNullable<Escalation>): void {
+    this.escalation = escalation;
+    this.escalatedFrom = this.messages.length;
+    this.persist();
+    this._host.requestUpdate();
+  }
+
+  private _apply(conversation: Conversation): void {
+    const wasProcessing = this.status === 'processing';
+    const before = this.messages.filter((m) => m.role === 'assistant').length;
+    this.messages = conversation.messages;
+    this.status = conversation.status;
+    const answers = conversation.messages.filter((m) => m.role === 'assistant');
+    const answer = conversation.status === 'completed' && wasProcessing && answers.length > before ? answers[answers.length - 1]! : null;
+    this.persist();
+    this._host.requestUpdate();
+    this._events.updated(conversation, answer, conversation.status === 'failed' && wasProcessing);
+    if (conversation.status !== 'processing') queueMicrotask(() => this.flush());
+  }
+
+  /** Loads the stored conversation, and resumes an answer still processing when the page was left. */
+  restore(): void {
+    const o = this._options();
+    if (o.noPersist || !o.endpoint) return;
+    const saved = load(this._key);
+    if (!saved) return;
+    this._restoring = true;
+    this.messages = saved.messages;
+    this.conversationId = saved.conversationId;
+    this.status = saved.status;
+    this.escalation = saved.escalation;
+    this.escalatedFrom = saved.escalatedFrom ?? null;
+    this._events.restored(saved);
+    this._restoring = false;
+    this._host.requestUpdate();
+    if (saved.conversationId && saved.status === 'processing' && !this._poller.running) this._poller.start(saved.conversationId);
+  }
+
+  /** Stores the conversation (unless `no-persist`). */
+  persist(): void {
+    const o = this._options();
+    if (o.noPersist || !o.endpoint || this._restoring) return;
+    save(this._key, { conversationId: this.conversationId, status: this.status, messages: this.messages, escalation: this.escalation, escalatedFrom: this.escalatedFrom, open: o.open });
+  }
+}

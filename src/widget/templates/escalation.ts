@@ -1,0 +1,88 @@
+/** @module Templates of the hand-over to a person: the offer, the form (name, email, optional note), the ticket. */
+import { html, nothing, type TemplateResult } from 'lit';
+import { isPlausibleEmail } from '../../protocol/index.js';
+import type { Customer } from '../controllers/escalation.js';
+import { format, type Strings } from '../strings.js';
+
+/** The escalation note's limit, as the proxy enforces it. */
+export const NOTE_MAX_LENGTH = 2_000;
+
+/** The form's values, trimmed, and what is wrong with them (nothing: `errors` is empty). */
+export function readForm(form: HTMLFormElement, t: Strings, lang: string): { customer: Customer; errors: EscalationView['errors'] } {
+  const value = (name: string) => (form.elements.namedItem(name) as HTMLInputElement | HTMLTextAreaElement).value.trim();
+  const customer = { name: value('name'), email: value('email'), note: value('note') };
+  const errors: EscalationView['errors'] = {};
+  if (!customer.name) errors.name = t.nameRequired;
+  if (!isPlausibleEmail(customer.email)) errors.email = t.emailInvalid;
+  if (customer.note.length > NOTE_MAX_LENGTH) errors.note = format(t.tooLong, { count: customer.note.length.toLocaleString(lang), max: NOTE_MAX_LENGTH.toLocaleString(lang) });
+  return { customer, errors };
+}
+
+export interface EscalationView {
+  /** Prefix of the element ids, unique per widget. */
+  id: string;
+  t: Strings;
+  errors: { name?: string; email?: string; note?: string };
+  /** The request is under way; `creating` once the proxy said the ticket is being created. */
+  pending: boolean;
+  creating: boolean;
+  onSubmit(event: Event): void;
+  onCancel(): void;
+}
+
+function field(v: EscalationView, name: 'name' | 'email', label: string, attrs: { type: string; autocomplete: string; maxlength: number }): TemplateResult {
+  const error = v.errors[name];
+  const id = `${v.id}-${name}`;
+  return html`<div class="field">
+    <label for=${id}>${label}</label>
+    <input
+      id=${id}
+      name=${name}
+      type=${attrs.type}
+      autocomplete=${attrs.autocomplete}
+      required
+      maxlength=${attrs.maxlength}
+      aria-invalid=${error ? 'true' : 'false'}
+      aria-describedby=${error ? `${id}-error` : nothing}
+    />
+    ${error ? html`<span class="field-error" id="${id}-error">${error}</span>` : nothing}
+  </div>`;
+}
+
+/** The form, shown at the end of the conversation (which stays readable above it). One primary button. */
+export function escalationForm(v: EscalationView): TemplateResult {
+  const t = v.t;
+  const noteError = v.errors.note;
+  return html`<form class="escalation-form" part="escalation-form" novalidate aria-labelledby="${v.id}-escalate" @submit=${v.onSubmit}>
+    <p id="${v.id}-escalate">${t.escalateIntro}</p>
+    ${field(v, 'name', t.name, { type: 'text', autocomplete: 'name', maxlength: 200 })}
+    ${field(v, 'email', t.email, { type: 'email', autocomplete: 'email', maxlength: 320 })}
+    <div class="field">
+      <label for="${v.id}-note">${t.note}</label>
+      <textarea
+        id="${v.id}-note"
+        name="note"
+        rows="2"
+        dir="auto"
+        aria-invalid=${noteError ? 'true' : 'false'}
+        aria-describedby=${noteError ? `${v.id}-note-error` : nothing}
+      ></textarea>
+      ${noteError ? html`<span class="field-error" id="${v.id}-note-error">${noteError}</span>` : nothing}
+    </div>
+    ${v.creating ? html`<p class="caption" role="status">${t.creatingTicket}</p>` : nothing}
+    <div class="actions">
+      <button type="button" class="secondary" @click=${v.onCancel}>${t.cancel}</button>
+      <button type="submit" class="primary" ?disabled=${v.pending}>${v.creating ? t.creatingTicket : v.pending ? t.submitting : t.submit}</button>
+    </div>
+  </form>`;
+}
+
+/** The outcome: the ticket with its link, or "already with the team". Focusable, so focus can move to it. */
+export function ticket(t: Strings, escalation: { ticketId: string; ticketUrl: string } | 'already'): TemplateResult {
+  if (escalation === 'already') return html`<p class="ticket" part="ticket" tabindex="-1">${t.alreadyEscalated}</p>`;
+  const label = format(t.ticketLink, { id: escalation.ticketId });
+  return html`<div class="ticket" part="ticket" tabindex="-1">
+    <p>${t.ticketCreated}</p>
+    ${escalation.ticketUrl ? html`<a href=${escalation.ticketUrl} target="_blank" rel="noopener noreferrer">${label}</a>` : html`<span>${label}</span>`}
+  </div>`;
+}

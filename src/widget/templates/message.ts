@@ -1,0 +1,88 @@
+/** @module Template of one message: the visitor's text, or an answer with its numbered sources and actions. */
+import { html, nothing, type TemplateResult } from 'lit';
+import type { Message, Source } from '../../protocol/index.js';
+import { safeUrl } from '../markdown.js';
+import { renderMarkdown } from '../render-markdown.js';
+import { format, type Strings } from '../strings.js';
+
+export interface MessageView {
+  t: Strings;
+  /** Prefix of element ids, unique per widget. */
+  id: string;
+  /** Sent after the conversation went to the team (so it reached the ticket too). */
+  alsoSent: boolean;
+  /** The answer is complete (its actions show). */
+  complete: boolean;
+  onSourceClick(source: Source): void;
+  onCopy(text: string, button: HTMLButtonElement): void;
+}
+
+/**
+ * A source title made for people: "resetPassword — src/auth/reset.ts" reads as the name with the
+ * file's name beside it, "Install — Getting started" as the section with its page.
+ */
+export function readableTitle(source: Source): { name: string; detail: string } {
+  const title = source.title.trim();
+  if (!title) {
+    const url = safeUrl(source.url);
+    const path = url ? decodeURIComponent(new URL(url).pathname) : source.url;
+    return { name: path.split('/').filter(Boolean).pop() ?? source.url, detail: '' };
+  }
+  const [name = title, ...rest] = title.split(' — ');
+  let detail = rest.join(' — ');
+  if (/[\\/]/.test(detail) || /\.\w{1,5}$/.test(detail)) detail = detail.split(/[\\/]/).pop() ?? detail;
+  return { name, detail: detail === name ? '' : detail };
+}
+
+function sources(message: Message, index: number, v: MessageView): TemplateResult | typeof nothing {
+  const listed = message.sources.map((source, i) => ({ source, n: i + 1, url: safeUrl(source.url) })).filter((s) => s.url);
+  if (!listed.length) return nothing;
+  const titleId = `${v.id}-sources-${index}`;
+  // Not a landmark: every answer has its sources, and a page full of "Sources" landmarks helps no one.
+  return html`<div class="sources" part="sources">
+    <p class="sources-title" id=${titleId}>${v.t.sources}</p>
+    <ol aria-labelledby=${titleId}>
+      ${listed.map(({ source, n, url }) => {
+        const { name, detail } = readableTitle(source);
+        return html`<li value=${n}>
+          <a part="source" href=${url!} target="_blank" rel="noopener noreferrer" dir="auto" @click=${() => v.onSourceClick(source)}
+            >${name}${detail ? html` <span class="source-detail">${detail}</span>` : nothing}</a
+          >
+        </li>`;
+      })}
+    </ol>
+  </div>`;
+}
+
+export function message(m: Message, index: number, v: MessageView): TemplateResult {
+  const t = v.t;
+  const isUser = m.role === 'user';
+  const cite = (n: number) => {
+    const source = m.sources[n - 1];
+    const href = source && safeUrl(source.url);
+    return href ? { href, label: format(t.citation, { n: String(n), title: readableTitle(source).name }) } : null;
+  };
+  const content = isUser
+    ? m.content
+    : renderMarkdown(m.content, {
+        copyLabel: t.copy,
+        copiedLabel: t.copied,
+        imageLabel: t.image,
+        codeLabel: (lang) => (lang ? format(t.codeIn, { lang }) : t.code),
+        cite,
+        onCopy: (text, button) => v.onCopy(text, button),
+      });
+  return html`<article class="message" part="message" data-role=${m.role} data-index=${index}>
+    <span class="who">${isUser ? t.you : t.assistant}:</span>
+    <div class="content" dir="auto">${content}</div>
+    ${isUser && v.alsoSent ? html`<p class="caption">${t.alsoSent}</p>` : nothing}
+    ${isUser ? nothing : sources(m, index, v)}
+    ${!isUser && v.complete
+      ? html`<div class="answer-actions">
+          <button type="button" class="text-button" part="copy-answer" data-done=${t.copiedAnswer} @click=${(e: Event) => v.onCopy(m.content, e.currentTarget as HTMLButtonElement)}>
+            <span>${t.copyAnswer}</span>
+          </button>
+        </div>`
+      : nothing}
+  </article>`;
+}

@@ -1,0 +1,154 @@
+/** Starters, reaching a person, and what follows (issue 14). */
+import { describe, expect, it } from 'vitest';
+import { oneEvent, waitUntil } from '@open-wc/testing-helpers';
+import './setup.js';
+import { mount, typeAndSend, type Mounted } from './helpers.js';
+
+const requests = async (m: Mounted, path: RegExp) => (await m.log()).filter((l) => l.method === 'POST' && path.test(l.path));
+const active = (m: Mounted) => m.el.shadowRoot!.activeElement;
+
+async function fillForm(m: Mounted, values: { name?: string; email?: string; note?: string }): Promise<HTMLFormElement> {
+  const form = m.part('escalation-form') as HTMLFormElement;
+  for (const [name, value] of Object.entries(values)) (form.elements.namedItem(name) as HTMLInputElement).value = value;
+  return form;
+}
+
+describe('the empty state', () => {
+  it('greets and offers up to four starter questions (property), each asking its question', async () => {
+    const m = await mount({ answerDelayMs: 10 }, { mode: 'inline' });
+    expect(m.part('messages')!.querySelector('.greeting')!.textContent).toBe('Hi! How can we help?');
+    m.el.starters = ['How do I reset my password?', 'Where are invoices?', 'Is there an API?', 'Do you have SSO?', 'A fifth'];
+    await m.el.updateComplete;
+    const starters = m.parts('starter');
+    expect(starters.map((b) => b.textContent)).toEqual(['How do I reset my password?', 'Where are invoices?', 'Is there an API?', 'Do you have SSO?']);
+    expect(starters[0]!.tagName).toBe('BUTTON');
+    await expect(m.el).to.be.accessible();
+    starters[1]!.click();
+    await m.answered();
+    expect(JSON.parse((await requests(m, /^\/chat$/))[0]!.body)).toEqual({ message: 'Where are invoices?' });
+    expect(m.parts('starter')).toHaveLength(0);
+  });
+
+  it('reads starters from a JSON attribute, and the greeting from strings', async () => {
+    const m = await mount({}, { mode: 'inline', starters: '["First?","Second?"]' });
+    expect(m.parts('starter').map((b) => b.textContent)).toEqual(['First?', 'Second?']);
+    m.el.setAttribute('starters', 'not json');
+    m.el.strings = { greeting: 'Welcome to Acme' };
+    await m.el.updateComplete;
+    expect(m.parts('starter')).toHaveLength(0);
+    expect(m.part('messages')!.querySelector('.greeting')!.textContent).toBe('Welcome to Acme');
+  });
+});
+
+describe('talking to a human', () => {
+  it('is offered from the first exchange on, while the answer is still coming', async () => {
+    const m = await mount({ answerDelayMs: 3_000 }, { mode: 'inline' });
+    expect(m.part('escalation')).toBeNull();
+    await typeAndSend(m, 'first question');
+    expect(m.part('escalation')!.querySelector('button')!.textContent).toBe('Talk to a human');
+  });
+
+  for (const [lang, phrase] of [
+    ['en', 'Can I talk to a human?'],
+    ['es', '¿Puedo hablar con una persona?'],
+    ['fr', 'Je voudrais parler à un humain'],
+    ['ar', 'أريد التحدث مع إنسان'],
+  ] as const) {
+    it(`opens the form instead of asking the bot when the visitor asks for a person (${lang})`, async () => {
+      const m = await mount({ answerDelayMs: 10 }, { mode: 'inline', lang });
+      await typeAndSend(m, phrase);
+      await m.el.updateComplete;
+      expect(m.part('escalation-form')).not.toBeNull();
+      expect(await requests(m, /^\/chat$/)).toHaveLength(0);
+      await waitUntil(() => active(m) === m.part('escalation-form')!.querySelector('input[name="name"]'), 'focus did not move to the form');
+    });
+  }
+
+  it('with no conversation yet, starts one with the visitor’s words, then escalates with the note', async () => {
+    const m = await mount({ answerDelayMs: 100 }, { mode: 'inline' });
+    await typeAndSend(m, 'Can I talk to a human?');
+    const form = await fillForm(m, { name: 'Ada', email: 'ada@example.com', note: 'My invoice is wrong' });
+    const escalated = oneEvent(m.el, 'support-chat-escalate');
+    form.requestSubmit();
+    expect((await escalated).detail.ticketId).toBe('tkt_42');
+    expect(JSON.parse((await requests(m, /^\/chat$/))[0]!.body)).toEqual({ message: 'Can I talk to a human?' });
+    const [escalation] = await requests(m, /\/escalate$/);
+    expect(JSON.parse(escalation!.body)).toEqual({ name: 'Ada', email: 'ada@example.com', note: 'My invoice is wrong' });
+  });
+});
+
+describe('the escalation form', () => {
+  async function open(m: Mounted): Promise<void> {
+    await typeAndSend(m, 'my question');
+    await m.answered();
+    await m.el.updateComplete;
+    m.part('escalation')!.querySelector('button')!.click();
+    await m.el.updateComplete;
+  }
+
+  it('asks name, email and an optional note, keeps the conversation readable, and has one primary button', async () => {
+    const m = await mount({ answerDelayMs: 10 }, { mode: 'inline' });
+    m.el.style.height = '600px';
+    await open(m);
+    const form = m.part('escalation-form') as HTMLFormElement;
+    expect([...form.querySelectorAll('input, textarea')].map((e) => e.getAttribute('name'))).toEqual(['name', 'email', 'note']);
+    expect(form.querySelector('label[for$="-note"]')!.textContent).toBe('Anything to add? (optional)');
+    // The form sits in the conversation: the list keeps its height and the answer stays reachable above it.
+    expect(m.part('messages')!.contains(form)).toBe(true);
+    expect(m.part('messages')!.getBoundingClientRect().height).toBeGreaterThan(400);
+    const primaries = [...m.el.shadowRoot!.querySelectorAll<HTMLElement>('button.primary')].filter((b) => b.offsetParent !== null);
+    expect(primaries.map((b) => b.textContent!.trim())).toEqual(['Send to the team']);
+    await expect(m.el).to.be.accessible();
+    await fillForm(m, { name: 'Ada', email: 'ada@example.com' });
+    form.requestSubmit();
+    await waitUntil(() => m.part('ticket'));
+    expect(JSON.parse((await requests(m, /\/escalate$/))[0]!.body)).toEqual({ name: 'Ada', email: 'ada@example.com' });
+  });
+
+  it('refuses a note over 2,000 characters with a described error', async () => {
+    const m = await mount({ answerDelayMs: 10 }, { mode: 'inline' });
+    await open(m);
+    const form = await fillForm(m, { name: 'Ada', email: 'ada@example.com', note: 'n'.repeat(2_001) });
+    form.requestSubmit();
+    await waitUntil(() => form.querySelector('textarea[aria-invalid="true"]'));
+    expect(await requests(m, /\/escalate$/)).toHaveLength(0);
+  });
+
+  it('returns focus to the offer after Cancel', async () => {
+    const m = await mount({ answerDelayMs: 10 }, { mode: 'inline' });
+    await open(m);
+    [...m.part('escalation-form')!.querySelectorAll('button')].find((b) => b.textContent === 'Cancel')!.click();
+    await waitUntil(() => active(m)?.textContent === 'Talk to a human', 'focus left the widget after Cancel');
+    expect(m.part('escalation-form')).toBeNull();
+    expect(m.part('composer')!.hidden).toBe(false);
+  });
+
+  it('shows "creating your ticket…" on 409 retryable, retries after Retry-After, then shows the ticket and focuses it', async () => {
+    const m = await mount({ answerDelayMs: 10, escalateInProgress: 1 }, { mode: 'inline' });
+    await open(m);
+    const form = await fillForm(m, { name: 'Ada', email: 'ada@example.com' });
+    let errors = 0;
+    m.el.addEventListener('support-chat-error', () => errors++);
+    form.requestSubmit();
+    await waitUntil(() => form.textContent!.includes('Creating your ticket…'), 'no "creating" state');
+    await waitUntil(() => m.part('ticket'), 'no ticket after the retry', { timeout: 4_000 });
+    expect(m.part('ticket')!.textContent).toContain('Ticket tkt_42');
+    expect(await requests(m, /\/escalate$/)).toHaveLength(2);
+    expect(errors).toBe(0);
+    await waitUntil(() => active(m) === m.part('ticket'), 'focus did not move to the ticket');
+  });
+
+  it('says that later messages also reach the team', async () => {
+    const m = await mount({ answerDelayMs: 10 }, { mode: 'inline' });
+    await open(m);
+    (await fillForm(m, { name: 'Ada', email: 'ada@example.com' })).requestSubmit();
+    await waitUntil(() => m.part('ticket'));
+    await typeAndSend(m, 'One more detail');
+    await m.answered(2);
+    const users = m.parts('message').filter((e) => e.dataset.role === 'user');
+    expect(users[0]!.textContent).not.toContain('Also sent to the support team');
+    expect(users[1]!.textContent).toContain('Also sent to the support team');
+    const bodies = (await requests(m, /^\/chat$/)).map((p) => JSON.parse(p.body) as { conversation_id?: string });
+    expect(bodies[1]!.conversation_id).toMatch(/^conv_/);
+  });
+});

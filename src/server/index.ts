@@ -45,7 +45,7 @@ import { clientErrorListener } from './http/client-error.js';
 
 export { TokenService, TOKEN_PREFIX, type TokenRecord } from './store/tokens.js';
 export { openApiDocument } from './http/routes/openapi.js';
-export { verifyWebhookSignature } from './escalation/webhook.js';
+export { verifyWebhookSignature } from './helpdesks/webhook/index.js';
 export { jsonLogger, silentLogger, type Logger } from './http/log.js';
 export type { AnswerEngine } from './answers/types.js';
 export type { RateLimits } from './http/rate-limit.js';

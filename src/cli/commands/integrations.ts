@@ -1,15 +1,18 @@
 /** @module `support-chat integrations set|show|remove`: an organization's helpdesk settings. */
-import { INTEGRATIONS, type Integration } from '../../protocol/index.js';
 import { integrationMigrations, IntegrationSettingsStore } from '../../server/escalation/index.js';
-import { effectiveSettings, SECRET_SETTINGS, SETTING_FLAGS, SETTINGS, type IntegrationSettings, type SettingKey } from '../../server/escalation/settings.js';
+import { effectiveSettings, settingsOf } from '../../server/escalation/settings.js';
+import { SECRET_SETTINGS, SETTING_FLAGS } from '../../server/helpdesks/settings.js';
+import type { IntegrationSettings, SettingKey } from '../../server/helpdesks/types.js';
+import { helpdesks } from '../../server/helpdesks/index.js';
 import { openDatabase } from '../../server/store/database.js';
 import { CliError, dataDir, parse, required } from '../args.js';
 
 const FLAG_KEYS = Object.fromEntries(Object.entries(SETTING_FLAGS).map(([key, flag]) => [flag.slice(2), key as SettingKey])) as Record<string, SettingKey>;
 
-function integrationOf(value: string | undefined): Integration {
-  if (!value || !(INTEGRATIONS as readonly string[]).includes(value)) throw new CliError(`name the integration: one of ${INTEGRATIONS.join(', ')}`);
-  return value as Integration;
+/** The registered helpdesk's name, else a CLI error listing the registered ones. */
+function integrationOf(value: string | undefined): string {
+  if (!value || !helpdesks.get(value)) throw new CliError(`name the integration: one of ${helpdesks.all().map((h) => h.name).join(', ')}`);
+  return value;
 }
 
 /** Secrets show only their last four characters. */
@@ -38,14 +41,14 @@ function set(argv: string[]): number {
   for (const [flag, key] of Object.entries(FLAG_KEYS)) {
     const value = (values as Record<string, string | undefined>)[flag];
     if (value === undefined) continue;
-    if (!(key in SETTINGS[integration])) {
-      const accepted = Object.keys(SETTINGS[integration]).map((k) => SETTING_FLAGS[k as SettingKey]);
+    if (!(key in settingsOf(integration))) {
+      const accepted = Object.keys(settingsOf(integration)).map((k) => SETTING_FLAGS[k as SettingKey]);
       throw new CliError(`${integration} has no setting --${flag}; it takes ${accepted.join(', ')}`);
     }
     if ((key === 'apiUrl' || key === 'url') && value !== '' && !/^https?:\/\/\S+$/.test(value)) throw new CliError(`--${flag} must be an http(s) URL, got "${value}"`);
     patch[key] = value;
   }
-  if (Object.keys(patch).length === 0) throw new CliError(`nothing to set; ${integration} takes ${Object.keys(SETTINGS[integration]).map((k) => SETTING_FLAGS[k as SettingKey]).join(', ')}`);
+  if (Object.keys(patch).length === 0) throw new CliError(`nothing to set; ${integration} takes ${Object.keys(settingsOf(integration)).map((k) => SETTING_FLAGS[k as SettingKey]).join(', ')}`);
   const db = openDatabase({ dataDir: dataDir(values.data), migrations: integrationMigrations });
   try {
     const next = new IntegrationSettingsStore(db).set(orgId, integration, patch);
@@ -59,7 +62,7 @@ function set(argv: string[]): number {
 function show(argv: string[]): number {
   const { values, positionals } = parse(argv, { org: { type: 'string' }, json: { type: 'boolean' } });
   const orgId = required(values.org, 'org');
-  const only = positionals[0] ? [integrationOf(positionals[0])] : [...INTEGRATIONS];
+  const only = positionals[0] ? [integrationOf(positionals[0])] : helpdesks.all().map((h) => h.name);
   const db = openDatabase({ dataDir: dataDir(values.data), migrations: integrationMigrations });
   try {
     const store = new IntegrationSettingsStore(db);

@@ -1,9 +1,10 @@
 /** @module `support-chat tickets list|sync`: the synced helpdesk tickets of an organization. */
 import { createAnswerEngine } from '../../server/answers/index.js';
-import { effectiveSettings, HELPDESKS, IntegrationError, integrationMigrations, IntegrationSettingsStore, type Helpdesk } from '../../server/escalation/index.js';
+import { IntegrationError, integrationMigrations, IntegrationSettingsStore } from '../../server/escalation/index.js';
+import { helpdesks } from '../../server/helpdesks/index.js';
 import { openDatabase } from '../../server/store/database.js';
 import { SqliteTicketStore, ticketMigrations } from '../../server/tickets/store.js';
-import { connectorFor, syncTickets } from '../../server/tickets/sync.js';
+import { connectorForOrg, syncTickets } from '../../server/tickets/sync.js';
 import { CliError, dataDir, parse, required } from '../args.js';
 
 export async function run(argv: string[]): Promise<number> {
@@ -40,7 +41,7 @@ async function sync(argv: string[]): Promise<number> {
   const { values } = parse(argv, { org: { type: 'string' }, source: { type: 'string' }, full: { type: 'boolean' }, json: { type: 'boolean' } }, false);
   const orgId = required(values.org, 'org');
   const source = required(values.source, 'source').toLowerCase();
-  if (!(HELPDESKS as readonly string[]).includes(source)) throw new CliError(`--source must be one of ${HELPDESKS.join(', ')}, got "${source}"`);
+  if (!helpdesks.get(source)?.sync) throw new CliError(`--source must be one of ${helpdesks.syncable().join(', ')}, got "${source}"`);
   const db = openDatabase({ dataDir: dataDir(values.data), migrations: [...ticketMigrations, ...integrationMigrations] });
   try {
     const engine = createAnswerEngine({ db, llm: null });
@@ -48,9 +49,8 @@ async function sync(argv: string[]): Promise<number> {
       forget: (org, src, id) => engine.forgetTicket(org, src, id),
       index: (org, ticket) => engine.indexTicket(org, ticket),
     });
-    const settings = effectiveSettings(new IntegrationSettingsStore(db).stored(orgId, source as Helpdesk), process.env, source as Helpdesk);
     const tty = process.stderr.isTTY && !values.json;
-    const report = await syncTickets(store, orgId, connectorFor(source as Helpdesk, settings), {
+    const report = await syncTickets(store, orgId, connectorForOrg(new IntegrationSettingsStore(db).stored(orgId, source), process.env, source), {
       full: values.full,
       onPage: tty ? (r) => process.stderr.write(`\r${r.pages} pages, ${r.imported} tickets`.padEnd(40)) : undefined,
     });

@@ -15,7 +15,7 @@
 import type { Integration } from '../../protocol/index.js';
 import type { Logger } from '../http/log.js';
 import type { Db, Migration } from '../store/database.js';
-import { IntegrationError, type IntegrationResolver } from './types.js';
+import { IntegrationError, type IntegrationResolver } from '../helpdesks/types.js';
 
 export const followUpMigrations: Migration[] = [
   {

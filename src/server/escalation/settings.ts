@@ -3,52 +3,17 @@
  * secrets), stored in SQLite by `support-chat integrations set`, with the environment as the
  * fallback for every setting an organization has not set itself.
  */
-import type { Integration } from '../../protocol/index.js';
+import { helpdesks } from '../helpdesks/index.js';
+import { SETTING_FLAGS } from '../helpdesks/settings.js';
+import type { IntegrationSettings, SettingKey } from '../helpdesks/types.js';
 import type { Db, Migration } from '../store/database.js';
 
-export type Helpdesk = Exclude<Integration, 'webhook'>;
-export const HELPDESKS: readonly Helpdesk[] = ['plain', 'pylon', 'linear'];
+export type { IntegrationSettings, SettingKey } from '../helpdesks/types.js';
 
-export interface IntegrationSettings {
-  /** Helpdesk API key (Plain, Pylon, Linear). */
-  apiKey?: string;
-  /** Helpdesk API endpoint; defaults to the vendor's public one. */
-  apiUrl?: string;
-  /** Plain workspace id for ticket links; looked up with the API key when absent. */
-  workspaceId?: string;
-  /** Linear team that escalations create issues in. */
-  teamId?: string;
-  /** Secret that signs the helpdesk's webhooks to `/v0/webhooks/{source}/{org}`. */
-  webhookSecret?: string;
-  /** `webhook` integration: where tickets are POSTed. */
-  url?: string;
-  /** `webhook` integration: HMAC signing secret. */
-  secret?: string;
+/** The settings a registered helpdesk takes, each with its environment variable; empty for an unknown name. */
+export function settingsOf(integration: string): Partial<Record<SettingKey, string>> {
+  return helpdesks.get(integration)?.settings ?? {};
 }
-
-export type SettingKey = keyof IntegrationSettings;
-
-/** The settings each integration takes, and the environment variable behind each. */
-export const SETTINGS: Record<Integration, Partial<Record<SettingKey, string>>> = {
-  plain: { apiKey: 'PLAIN_API_KEY', apiUrl: 'PLAIN_API_URL', workspaceId: 'PLAIN_WORKSPACE_ID', webhookSecret: 'PLAIN_WEBHOOK_SECRET' },
-  pylon: { apiKey: 'PYLON_API_KEY', apiUrl: 'PYLON_API_URL', webhookSecret: 'PYLON_WEBHOOK_SECRET' },
-  linear: { apiKey: 'LINEAR_API_KEY', apiUrl: 'LINEAR_API_URL', teamId: 'LINEAR_TEAM_ID', webhookSecret: 'LINEAR_WEBHOOK_SECRET' },
-  webhook: { url: 'SUPPORT_CHAT_WEBHOOK_URL', secret: 'SUPPORT_CHAT_WEBHOOK_SECRET' },
-};
-
-/** The CLI flag for each setting, for messages that tell an operator what to set. */
-export const SETTING_FLAGS: Record<SettingKey, string> = {
-  apiKey: '--api-key',
-  apiUrl: '--api-url',
-  workspaceId: '--workspace-id',
-  teamId: '--team-id',
-  webhookSecret: '--webhook-secret',
-  url: '--url',
-  secret: '--secret',
-};
-
-/** Settings that are secrets: never printed back. */
-export const SECRET_SETTINGS: ReadonlySet<SettingKey> = new Set(['apiKey', 'webhookSecret', 'secret']);
 
 export const integrationMigrations: Migration[] = [
   {
@@ -82,14 +47,14 @@ export class IntegrationSettingsStore {
   }
 
   /** What the organization set itself (no environment). */
-  stored(orgId: string, integration: Integration): IntegrationSettings {
+  stored(orgId: string, integration: string): IntegrationSettings {
     const row = this.#db.prepare('SELECT settings FROM integration_settings WHERE org_id = ? AND integration = ?').get(orgId, integration) as { settings: string } | undefined;
     return row ? (JSON.parse(row.settings) as IntegrationSettings) : {};
   }
 
   /** Merges `patch` into the organization's settings; an empty string removes a setting. */
-  set(orgId: string, integration: Integration, patch: IntegrationSettings): IntegrationSettings {
-    const allowed = SETTINGS[integration];
+  set(orgId: string, integration: string, patch: IntegrationSettings): IntegrationSettings {
+    const allowed = settingsOf(integration);
     for (const key of Object.keys(patch) as SettingKey[]) {
       if (!(key in allowed)) throw new Error(`${integration} has no setting ${SETTING_FLAGS[key] ?? key}`);
     }
@@ -110,20 +75,20 @@ export class IntegrationSettingsStore {
     })();
   }
 
-  remove(orgId: string, integration: Integration): boolean {
+  remove(orgId: string, integration: string): boolean {
     return this.#db.prepare('DELETE FROM integration_settings WHERE org_id = ? AND integration = ?').run(orgId, integration).changes > 0;
   }
 
   /** Organizations and integrations with stored settings. */
-  list(orgId?: string): { orgId: string; integration: Integration; settings: IntegrationSettings; updatedAt: string }[] {
+  list(orgId?: string): { orgId: string; integration: string; settings: IntegrationSettings; updatedAt: string }[] {
     const rows = this.#db
       .prepare('SELECT org_id, integration, settings, updated_at FROM integration_settings WHERE (? IS NULL OR org_id = ?) ORDER BY org_id, integration')
-      .all(orgId ?? null, orgId ?? null) as { org_id: string; integration: Integration; settings: string; updated_at: string }[];
+      .all(orgId ?? null, orgId ?? null) as { org_id: string; integration: string; settings: string; updated_at: string }[];
     return rows.map((r) => ({ orgId: r.org_id, integration: r.integration, settings: JSON.parse(r.settings) as IntegrationSettings, updatedAt: r.updated_at }));
   }
 
   /** The time of the first attempt to escalate this conversation here, recording now when there was none. */
-  firstAttempt(orgId: string, integration: Integration, conversationId: string, now: Date): { at: Date; previous: boolean } {
+  firstAttempt(orgId: string, integration: string, conversationId: string, now: Date): { at: Date; previous: boolean } {
     const inserted = this.#db
       .prepare('INSERT OR IGNORE INTO escalation_attempts (org_id, integration, conversation_id, first_attempt_at) VALUES (?, ?, ?, ?)')
       .run(orgId, integration, conversationId, now.toISOString());
@@ -136,18 +101,11 @@ export class IntegrationSettingsStore {
 }
 
 /** Each setting from the organization's own settings, else from the environment. */
-export function effectiveSettings(stored: IntegrationSettings, env: NodeJS.ProcessEnv, integration: Integration): IntegrationSettings {
+export function effectiveSettings(stored: IntegrationSettings, env: NodeJS.ProcessEnv, integration: string, variables = settingsOf(integration)): IntegrationSettings {
   const result: IntegrationSettings = {};
-  for (const [key, variable] of Object.entries(SETTINGS[integration]) as [SettingKey, string][]) {
+  for (const [key, variable] of Object.entries(variables) as [SettingKey, string][]) {
     const value = stored[key] ?? env[variable];
     if (value) result[key] = value;
   }
   return result;
-}
-
-/** "set PLAIN_API_KEY (or `support-chat integrations set plain --org ORG --api-key …`)". */
-export function missingSettingHint(integration: Integration, keys: SettingKey[]): string {
-  const variables = keys.map((k) => SETTINGS[integration][k]).join(' and ');
-  const flags = keys.map((k) => `${SETTING_FLAGS[k]} …`).join(' ');
-  return `set ${variables} (or run support-chat integrations set ${integration} --org ORG ${flags})`;
 }

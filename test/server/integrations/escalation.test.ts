@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { IntegrationSettingsStore, linearIssueId } from '../../../src/server/escalation/index.js';
-import { PLAIN_COMPONENT_MAX } from '../../../src/server/escalation/plain.js';
+import { PLAIN_COMPONENT_MAX } from '../../../src/server/helpdesks/plain/index.js';
 import { fakeLinear } from '../../helpers/fake-linear.js';
 import { fakePlain } from '../../helpers/fake-plain.js';
 import { fakePylon } from '../../helpers/fake-pylon.js';

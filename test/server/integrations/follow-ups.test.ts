@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { linearCommentId } from '../../../src/server/escalation/linear.js';
+import { linearCommentId } from '../../../src/server/helpdesks/linear/index.js';
 import { verifyWebhookSignature } from '../../../src/server/index.js';
 import { fakeLinear } from '../../helpers/fake-linear.js';
 import { fakePlain } from '../../helpers/fake-plain.js';

@@ -1,181 +1,41 @@
 /**
- * @module Receivers for helpdesk webhooks: `POST /v0/webhooks/{plain|pylon|linear}/{org_id}`.
- * Each delivery is authenticated by the helpdesk's signature over the raw body, with the
- * organization's webhook secret, then upserts or removes the synced ticket it is about.
- *
- * - Plain: `Plain-Request-Signature`, hex HMAC-SHA256 of the body; its `timestamp` within 5 minutes.
- * - Linear: `Linear-Signature`, hex HMAC-SHA256 of the body; `webhookTimestamp` within 60 s.
- * - Pylon: `Pylon-Webhook-Signature`, `hs256=` + hex HMAC-SHA256 of `<timestamp>.<body>`;
- *   `Pylon-Webhook-Timestamp` within 5 minutes.
+ * @module Receivers for helpdesk webhooks: `POST /v0/webhooks/{source}/{org_id}`. The source is
+ * looked up in the helpdesk registry; each registered helpdesk with a `webhook` receiver
+ * (`helpdesks/<name>/webhook.ts`) authenticates the delivery by its signature over the raw body,
+ * with the organization's webhook secret, and says which synced ticket to upsert or remove.
  *
  * An organization without a webhook secret for the source has no receiver (404). Events that are
  * not about tickets are acknowledged and ignored, so the helpdesk does not retry them.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { HELPDESKS, type Helpdesk } from '../../escalation/settings.js';
-import { plainThreadUrl, type PlainThread } from '../../escalation/plain.js';
-import type { LinearIssue } from '../../escalation/linear.js';
-import type { PylonIssue } from '../../escalation/pylon.js';
-import { linearTicket, plainThreadTicket, pylonTicket } from '../../tickets/sync.js';
-import type { TicketInput } from '../../tickets/types.js';
-import { badRequest, HttpError, notFound } from '../errors.js';
+import type { Integration } from '../../../protocol/index.js';
+import { helpdesks as registry, type HelpdeskRegistry, type Helpdesk, type IntegrationSettings, type WebhookEffect } from '../../helpdesks/index.js';
+import { HttpError, notFound } from '../errors.js';
 import { json, type ApiResponse } from '../exchange.js';
 import type { Route, RouteContext } from '../router.js';
 
-const LINEAR_TOLERANCE_MS = 60_000;
-/** Plain's own SDK refuses deliveries older than 300 seconds. */
-const PLAIN_TOLERANCE_MS = 5 * 60_000;
-const PYLON_TOLERANCE_MS = 5 * 60_000;
-
-const invalidSignature = () => new HttpError(401, 'unauthorized', 'Invalid webhook signature');
-
-function hmacHex(secret: string, payload: string): string {
-  return createHmac('sha256', secret).update(payload).digest('hex');
-}
-
-function sameText(expected: string, given: string | null): boolean {
-  if (given === null) return false;
-  const a = Buffer.from(expected);
-  const b = Buffer.from(given.trim());
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** What a delivery asks for, once verified and read. */
-type Effect = { kind: 'upsert'; ticket: TicketInput } | { kind: 'remove'; externalId: string } | { kind: 'ignore' };
-
-function object(value: unknown, what: string): Record<string, unknown> {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest(`Webhook payload is missing ${what}`);
-  return value as Record<string, unknown>;
-}
-
-function text(value: unknown, what: string): string {
-  if (typeof value !== 'string' || value.length === 0) throw badRequest(`Webhook payload is missing ${what}`);
-  return value;
-}
-
-function plainEffect(body: Record<string, unknown>): Effect {
-  const payload = object(body.payload, 'payload');
-  const eventType = text(payload.eventType ?? body.type, 'payload.eventType');
-  if (!eventType.startsWith('thread.') || payload.thread === undefined) return { kind: 'ignore' };
-  const thread = object(payload.thread, 'payload.thread');
-  const id = text(thread.id, 'payload.thread.id');
-  if (eventType.endsWith('_deleted')) return { kind: 'remove', externalId: id };
-  const workspaceId = text(body.workspaceId, 'workspaceId');
-  const customer = object(thread.customer, 'payload.thread.customer');
-  const email = customer.email as { email?: unknown } | null | undefined;
-  const checked: PlainThread = {
-    id,
-    externalId: typeof thread.externalId === 'string' ? thread.externalId : null,
-    title: text(thread.title, 'payload.thread.title'),
-    previewText: typeof thread.previewText === 'string' ? thread.previewText : null,
-    status: text(thread.status, 'payload.thread.status'),
-    priority: typeof thread.priority === 'number' ? thread.priority : 2,
-    customer: {
-      id: typeof customer.id === 'string' ? customer.id : '',
-      fullName: typeof customer.fullName === 'string' ? customer.fullName : '',
-      email: typeof email?.email === 'string' ? { email: email.email } : null,
-    },
-    createdAt: { iso8601: text(object(thread.createdAt, 'payload.thread.createdAt').iso8601, 'payload.thread.createdAt.iso8601') },
-    updatedAt: { iso8601: text(object(thread.updatedAt, 'payload.thread.updatedAt').iso8601, 'payload.thread.updatedAt.iso8601') },
-  };
-  return { kind: 'upsert', ticket: plainThreadTicket(checked, plainThreadUrl(workspaceId, id)) };
-}
-
-function linearEffect(body: Record<string, unknown>, teamId: string | undefined): Effect {
-  if (body.type !== 'Issue') return { kind: 'ignore' };
-  const action = text(body.action, 'action');
-  const data = object(body.data, 'data');
-  const id = text(data.id, 'data.id');
-  // Sync reads the configured team only; deliveries about other teams' issues are not ours.
-  const issueTeam = typeof data.teamId === 'string' ? data.teamId : (data.team as { id?: unknown } | undefined)?.id;
-  if (teamId && issueTeam !== undefined && issueTeam !== teamId) return { kind: 'ignore' };
-  if (action === 'remove') return { kind: 'remove', externalId: id };
-  if (action !== 'create' && action !== 'update') return { kind: 'ignore' };
-  const state = object(data.state, 'data.state');
-  const issue: LinearIssue = {
-    id,
-    identifier: typeof data.identifier === 'string' ? data.identifier : id,
-    title: text(data.title, 'data.title'),
-    description: typeof data.description === 'string' ? data.description : null,
-    url: text(data.url ?? body.url, 'data.url'),
-    priority: typeof data.priority === 'number' ? data.priority : 0,
-    createdAt: text(data.createdAt, 'data.createdAt'),
-    updatedAt: text(data.updatedAt, 'data.updatedAt'),
-    state: { name: text(state.name, 'data.state.name') },
-    team: { id: typeof issueTeam === 'string' ? issueTeam : '' },
-  };
-  return { kind: 'upsert', ticket: linearTicket(issue) };
-}
-
-function pylonEffect(body: Record<string, unknown>): Effect {
-  const eventType = text(body.event_type, 'event_type');
-  if (!eventType.startsWith('issue.')) return { kind: 'ignore' };
-  const data = object(body.data, 'data');
-  const id = text(data.id, 'data.id');
-  if (eventType === 'issue.deleted') return { kind: 'remove', externalId: id };
-  const issue: PylonIssue = {
-    id,
-    title: text(data.title, 'data.title'),
-    body_html: typeof data.body_html === 'string' ? data.body_html : null,
-    state: text(data.state, 'data.state'),
-    link: text(data.link, 'data.link'),
-    created_at: text(data.created_at, 'data.created_at'),
-    latest_message_time: typeof data.latest_message_time === 'string' ? data.latest_message_time : null,
-    requester: data.requester && typeof data.requester === 'object' ? (data.requester as PylonIssue['requester']) : null,
-  };
-  return { kind: 'upsert', ticket: pylonTicket(issue) };
-}
-
-function parse(raw: string): Record<string, unknown> {
-  try {
-    return object(JSON.parse(raw), 'a JSON object');
-  } catch (error) {
-    if (error instanceof HttpError) throw error;
-    throw badRequest('Webhook payload is not valid JSON');
-  }
-}
-
 /** A delivery whose signature (and timestamp) checked out, with its parsed body. */
 interface Verified {
-  source: Helpdesk;
+  helpdesk: Helpdesk & Required<Pick<Helpdesk, 'webhook'>>;
   orgId: string;
-  settings: ReturnType<RouteContext['services']['integrationSettings']>;
+  settings: IntegrationSettings;
   body: Record<string, unknown>;
 }
 
 /**
- * Authenticates a delivery: its source has a receiver for the organization (else 404), the
- * helpdesk's signature over the raw body matches (else 401), and its timestamp is recent (else
- * 401: a replayed old delivery is refused even with a valid signature).
+ * Authenticates a delivery: its source is a registered helpdesk with a receiver and the
+ * organization has a webhook secret for it (else 404), the helpdesk's signature over the raw
+ * body matches (else 401), and its timestamp is recent (else 401: a replayed old delivery is
+ * refused even with a valid signature).
  */
-function authenticate(ctx: RouteContext): Verified {
-  const source = ctx.params.source as Helpdesk;
+function authenticate(ctx: RouteContext, helpdesks: HelpdeskRegistry): Verified {
   const orgId = ctx.params.org!;
-  if (!(HELPDESKS as readonly string[]).includes(source)) throw notFound();
-  const settings = ctx.services.integrationSettings(orgId, source);
+  const helpdesk = helpdesks.get(ctx.params.source!);
+  if (!helpdesk?.webhook) throw notFound();
+  const settings = ctx.services.integrationSettings(orgId, helpdesk.name as Integration);
   const secret = settings.webhookSecret;
   if (!secret) throw notFound();
-  const raw = ctx.rawBody();
-  const now = ctx.services.now();
-  if (source === 'plain') {
-    if (!sameText(hmacHex(secret, raw), ctx.request.header('plain-request-signature'))) throw invalidSignature();
-    const body = parse(raw);
-    // Plain signs the body only; its top-level `timestamp` (ISO 8601) says when the event was sent.
-    const sent = typeof body.timestamp === 'string' ? Date.parse(body.timestamp) : Number.NaN;
-    if (!Number.isFinite(sent) || Math.abs(now - sent) > PLAIN_TOLERANCE_MS) throw invalidSignature();
-    return { source, orgId, settings, body };
-  }
-  if (source === 'linear') {
-    if (!sameText(hmacHex(secret, raw), ctx.request.header('linear-signature'))) throw invalidSignature();
-    const body = parse(raw);
-    const sent = body.webhookTimestamp;
-    if (typeof sent !== 'number' || Math.abs(now - sent) > LINEAR_TOLERANCE_MS) throw invalidSignature();
-    return { source, orgId, settings, body };
-  }
-  const timestamp = ctx.request.header('pylon-webhook-timestamp');
-  if (!timestamp || !/^\d{1,12}$/.test(timestamp) || Math.abs(now - Number(timestamp) * 1000) > PYLON_TOLERANCE_MS) throw invalidSignature();
-  if (!sameText(`hs256=${hmacHex(secret, `${timestamp}.${raw}`)}`, ctx.request.header('pylon-webhook-signature'))) throw invalidSignature();
-  return { source, orgId, settings, body: parse(raw) };
+  const body = helpdesk.webhook.verify({ raw: ctx.rawBody(), header: (name) => ctx.request.header(name), secret, now: ctx.services.now() });
+  return { helpdesk: helpdesk as Verified['helpdesk'], orgId, settings, body };
 }
 
 /**
@@ -183,9 +43,9 @@ function authenticate(ctx: RouteContext): Verified {
  * against the organization's webhook bucket; forged ones count against their sender's address,
  * so they can never use up the quota the real helpdesk needs.
  */
-export function isGenuineDelivery(ctx: RouteContext): boolean {
+export function isGenuineDelivery(ctx: RouteContext, helpdesks: HelpdeskRegistry = registry): boolean {
   try {
-    authenticate(ctx);
+    authenticate(ctx, helpdesks);
     return true;
   } catch (error) {
     // A signed delivery with a body we cannot use is still the helpdesk's.
@@ -193,12 +53,10 @@ export function isGenuineDelivery(ctx: RouteContext): boolean {
   }
 }
 
-async function receive(ctx: RouteContext): Promise<ApiResponse> {
-  const { source, orgId, settings, body } = authenticate(ctx);
-  let effect: Effect;
-  if (source === 'plain') effect = plainEffect(body);
-  else if (source === 'linear') effect = linearEffect(body, settings.teamId);
-  else effect = pylonEffect(body);
+async function receive(ctx: RouteContext, helpdesks: HelpdeskRegistry): Promise<ApiResponse> {
+  const { helpdesk, orgId, settings, body } = authenticate(ctx, helpdesks);
+  const source = helpdesk.name;
+  const effect: WebhookEffect = helpdesk.webhook.parse(body, settings);
 
   const { tickets, logger } = ctx.services;
   if (effect.kind === 'upsert') {
@@ -221,13 +79,18 @@ async function receive(ctx: RouteContext): Promise<ApiResponse> {
  * Genuine deliveries count per source and organization, at the organization's limit, not against
  * the sending address's 60 a minute; forged ones count against the sending address only.
  */
-export const helpdeskWebhookRoutes: Route[] = [
-  {
-    method: 'POST',
-    pattern: '/v0/webhooks/:source/:org',
-    scope: 'public',
-    publicBucket: (params) => `webhook:${params.source}:${params.org}`,
-    genuine: isGenuineDelivery,
-    handler: receive,
-  },
-];
+export function helpdeskWebhookRoutesFor(helpdesks: HelpdeskRegistry): Route[] {
+  return [
+    {
+      method: 'POST',
+      pattern: '/v0/webhooks/:source/:org',
+      scope: 'public',
+      publicBucket: (params) => `webhook:${params.source}:${params.org}`,
+      genuine: (ctx) => isGenuineDelivery(ctx, helpdesks),
+      handler: (ctx) => receive(ctx, helpdesks),
+    },
+  ];
+}
+
+/** The receivers of the server's helpdesk registry. */
+export const helpdeskWebhookRoutes: Route[] = helpdeskWebhookRoutesFor(registry);

@@ -5,9 +5,9 @@
  * first searches the issues created since the first attempt for it. Sync reads
  * `POST /issues/search` with cursor pagination.
  */
-import { IntegrationError, type CreatedTicket, type EscalationIntegration, type FollowUp, type TicketDraft } from './types.js';
-import { callJson, expectString, type HttpClientOptions } from './http.js';
-import { conversationHtml, followUpHtml, followUpMarkerHtml, ticketHtml } from './transcript.js';
+import { IntegrationError, type CreatedTicket, type EscalationIntegration, type FollowUp, type TicketDraft } from '../types.js';
+import { callJson, expectString, type HttpClientOptions } from '../http.js';
+import { conversationHtml, followUpHtml, followUpMarkerHtml, ticketHtml } from '../transcript.js';
 
 export const PYLON_API_URL = 'https://api.usepylon.com';
 

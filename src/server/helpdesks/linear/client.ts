@@ -5,9 +5,9 @@
  * attempt created instead of making a second one. Sync reads `issues` by `updatedAt`.
  */
 import { createHash } from 'node:crypto';
-import { IntegrationError, type CreatedTicket, type EscalationIntegration, type FollowUp, type TicketDraft } from './types.js';
-import { expectString, graphql, type HttpClientOptions } from './http.js';
-import { followUpMarkdown, ticketMarkdown } from './transcript.js';
+import { IntegrationError, type CreatedTicket, type EscalationIntegration, type FollowUp, type TicketDraft } from '../types.js';
+import { expectString, graphql, type HttpClientOptions } from '../http.js';
+import { followUpMarkdown, ticketMarkdown } from '../transcript.js';
 
 export const LINEAR_API_URL = 'https://api.linear.app/graphql';
 

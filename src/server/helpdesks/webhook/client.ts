@@ -1,6 +1,6 @@
 /** @module The `webhook` integration: a signed JSON ticket with transcript and summary, POSTed to a configured URL. */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { IntegrationError, type CreatedTicket, type EscalationIntegration, type FollowUp, type TicketDraft } from './types.js';
+import { IntegrationError, type CreatedTicket, type EscalationIntegration, type FollowUp, type TicketDraft } from '../types.js';
 
 export interface WebhookIntegrationOptions {
   /** Where tickets are POSTed. */

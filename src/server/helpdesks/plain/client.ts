@@ -3,9 +3,9 @@
  * upserted by email; the thread's `externalId` is the conversation id, looked up before creating
  * so that a retry never makes a second thread. Sync reads threads with Relay pagination.
  */
-import { IntegrationError, type CreatedTicket, type EscalationIntegration, type FollowUp, type TicketDraft } from './types.js';
-import { expectString, graphql, type HttpClientOptions } from './http.js';
-import { messageMarkdown, splitText } from './transcript.js';
+import { IntegrationError, type CreatedTicket, type EscalationIntegration, type FollowUp, type TicketDraft } from '../types.js';
+import { expectString, graphql, type HttpClientOptions } from '../http.js';
+import { messageMarkdown, splitText } from '../transcript.js';
 
 export const PLAIN_API_URL = 'https://core-api.uk.plain.com/graphql/v1';
 /** Plain's limit on one text component. */

@@ -46,8 +46,8 @@ export class ProxyClient {
   }
 
   async send(message: string, conversationId: string | undefined, signal?: AbortSignal): Promise<SendMessageResult> {
-    const body = conversationId ? { message, conversation_id: conversationId } : { message };
-    return (await this._request<SendMessageResult>('POST', '/chat', { body, signal })).data;
+    // Absent fields are left out (JSON drops undefined).
+    return (await this._request<SendMessageResult>('POST', '/chat', { body: { message, conversation_id: conversationId }, signal })).data;
   }
 
   /** Reads a conversation; with `waitSeconds` it asks the proxy to long-poll, and says whether it did. */
@@ -59,7 +59,12 @@ export class ProxyClient {
 
   /** Escalates; `note` (optional, at most 2,000 characters) is relayed into the ticket. */
   async escalate(id: string, customer: { name: string; email: string; note?: string }, signal?: AbortSignal): Promise<EscalationResult> {
-    const body = customer.note ? { name: customer.name, email: customer.email, note: customer.note } : { name: customer.name, email: customer.email };
+    const body = { name: customer.name, email: customer.email, note: customer.note || undefined };
     return (await this._request<EscalationResult>('POST', `/chat/${encodeURIComponent(id)}/escalate`, { body, signal })).data;
+  }
+
+  /** Rates the answer at `message_index` (an index into the conversation's messages); a later rating replaces it. */
+  async feedback(id: string, body: { rating: 'up' | 'down'; message_index: number; comment?: string }): Promise<void> {
+    await this._request('POST', `/chat/${encodeURIComponent(id)}/feedback`, { body });
   }
 }

@@ -18,6 +18,7 @@ export interface SupportChatEventMap {
   'support-chat-source-click': CustomEvent<{ source: Source }>;
   'support-chat-escalate': CustomEvent<{ conversationId: string; ticketId: string | null; ticketUrl: string | null }>;
   'support-chat-error': CustomEvent<SupportChatErrorDetail>;
+  'support-chat-feedback': CustomEvent<{ conversationId: string; messageIndex: number; rating: 'up' | 'down'; comment: string | null }>;
 }
 
 declare global {

@@ -27,7 +27,7 @@ export interface PollerOptions {
 }
 
 /** The shared abortable sleep, ending quietly when aborted: the loop looks at the signal itself. */
-const pause = (ms: number, signal: AbortSignal) => sleep(ms, signal).catch(() => undefined);
+export const pause = (ms: number, signal: AbortSignal) => sleep(ms, signal).catch(() => undefined);
 
 export class ConversationPoller implements ReactiveController {
   private _controller: AbortController | undefined;

@@ -1,6 +1,12 @@
 /** @module The conversation kept in localStorage per `storage-key` and endpoint, bounded, shared between tabs. */
 import type { ConversationStatus, Message } from '../protocol/index.js';
 
+/** A visitor's rating of one answer, with the optional comment of a "down". */
+export interface Rating {
+  rating: 'up' | 'down';
+  comment?: string;
+}
+
 export interface SavedState {
   conversationId: string | null;
   status: ConversationStatus | 'idle';
@@ -8,6 +14,8 @@ export interface SavedState {
   escalation: { ticketId: string; ticketUrl: string } | 'already' | null;
   /** Messages from this index on were sent after escalating (and reached the ticket). */
   escalatedFrom?: number | null;
+  /** The visitor's rating of answers, by message index. */
+  ratings?: Record<number, Rating>;
   /** The panel was open (launcher mode), so a reload keeps it open. */
   open?: boolean;
 }
@@ -42,6 +50,7 @@ export function load(key: string): SavedState | null {
       messages,
       escalation: data.escalation ?? null,
       escalatedFrom: typeof data.escalatedFrom === 'number' ? data.escalatedFrom : null,
+      ratings: data.ratings && typeof data.ratings === 'object' ? data.ratings : {},
       open: data.open === true,
     };
   } catch {

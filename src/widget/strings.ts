@@ -56,6 +56,9 @@ export interface Strings {
   /** The "Copy answer" action, and its done state. */
   copyAnswer: string;
   copiedAnswer: string;
+  /** The thumbs under an answer (the comment offered after "not helpful" is labelled `note`). */
+  helpful: string;
+  notHelpful: string;
   /** A code block's label; {lang} is its language. */
   codeIn: string;
   /** A code block with no language. */
@@ -113,6 +116,8 @@ const en: Strings = {
   alsoSent: 'Also sent to the support team',
   copyAnswer: 'Copy answer',
   copiedAnswer: 'Answer copied',
+  helpful: 'Helpful',
+  notHelpful: 'Not helpful',
   codeIn: '{lang} code',
   code: 'Code',
   citation: 'Source {n}: {title}',
@@ -166,6 +171,8 @@ const es: Strings = {
   alsoSent: 'También enviado al equipo de soporte',
   copyAnswer: 'Copiar respuesta',
   copiedAnswer: 'Respuesta copiada',
+  helpful: 'Útil',
+  notHelpful: 'No útil',
   codeIn: 'Código {lang}',
   code: 'Código',
   citation: 'Fuente {n}: {title}',
@@ -219,6 +226,8 @@ const fr: Strings = {
   alsoSent: 'Également envoyé à l’équipe support',
   copyAnswer: 'Copier la réponse',
   copiedAnswer: 'Réponse copiée',
+  helpful: 'Utile',
+  notHelpful: 'Pas utile',
   codeIn: 'Code {lang}',
   code: 'Code',
   citation: 'Source {n} : {title}',
@@ -272,6 +281,8 @@ const ar: Strings = {
   alsoSent: 'أُرسلت أيضًا إلى فريق الدعم',
   copyAnswer: 'نسخ الإجابة',
   copiedAnswer: 'تم نسخ الإجابة',
+  helpful: 'مفيد',
+  notHelpful: 'غير مفيد',
   codeIn: 'شيفرة {lang}',
   code: 'شيفرة',
   citation: 'المصدر {n}: {title}',

@@ -9,6 +9,7 @@ import { ConnectivityController } from './controllers/connectivity.js';
 import { ScrollController } from './controllers/scroll.js';
 import { ConversationController, type Escalation } from './controllers/conversation.js';
 import { EscalationController } from './controllers/escalation.js';
+import { FeedbackController } from './controllers/feedback.js';
 import { MediaQueryController } from './controllers/media-query.js';
 import { focusables, trapTab } from './focus.js';
 import { asksForHuman } from './intent.js';
@@ -50,6 +51,7 @@ const PHONE = '(max-width: 480px)';
  * @event support-chat-source-click - A source link was followed. Detail: `{source}`.
  * @event support-chat-escalate - The conversation was handed to a human. Detail: `{conversationId, ticketId, ticketUrl}`.
  * @event support-chat-error - Something failed. Detail: `{code, message, retryable, status}`.
+ * @event support-chat-feedback - The visitor rated an answer (thumbs up or down, a "down" maybe with a comment). Detail: `{conversationId, messageIndex, rating, comment}`.
  *
  * @csspart launcher - The floating button (launcher mode).
  * @csspart panel - The chat panel.
@@ -71,6 +73,7 @@ const PHONE = '(max-width: 480px)';
  * @csspart offline - The offline notice.
  * @csspart copy-button - The copy button of a code block.
  * @csspart copy-answer - The "Copy answer" action of an answer.
+ * @csspart feedback - A thumbs up or down button under an answer (`aria-pressed`, `data-rating`).
  *
  * @cssproperty --support-chat-accent - Accent color (launcher, links, buttons).
  * @cssproperty --support-chat-accent-text - Text on the accent color.
@@ -202,6 +205,11 @@ export class SupportChat extends LitElement {
       },
     },
   );
+  /** The thumbs under answers; the ratings are stored with the conversation. */
+  private readonly _feedback = new FeedbackController(this, this._chat, () => ({ t: this._text, lang: this._locale.code }), {
+    rated: (messageIndex, rating, comment) => this._emit('support-chat-feedback', { conversationId: this._chat.conversationId!, messageIndex, rating, comment }),
+    failed: (error) => this._fail(error, null),
+  });
   /** Phones: the launcher's panel covers the screen, so it is a modal dialog there. */
   private readonly _phone = new MediaQueryController(this, PHONE);
 
@@ -311,6 +319,7 @@ export class SupportChat extends LitElement {
     this.formErrors = {};
     this.notice = null;
     this.announcement = '';
+    this._feedback.commenting = null;
     this._composer.set('');
   }
 
@@ -457,6 +466,11 @@ export class SupportChat extends LitElement {
             complete: i < this._chat.messages.length - 1 || this._chat.status !== 'processing',
             onSourceClick: (source) => this._emit('support-chat-source-click', { source }),
             onCopy: (text, button) => this.handleCopy(text, button),
+            rating: this._chat.ratings[i],
+            commenting: this._feedback.commenting === i,
+            commentError: this._feedback.error,
+            onRate: (rating) => this._feedback.rate(i, rating),
+            onComment: (e) => this._feedback.rate(i, 'down', e),
           }),
         )}
         ${busy

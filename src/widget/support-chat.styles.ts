@@ -397,7 +397,16 @@ export const styles = css`
   .answer-actions {
     margin-block-start: 6px;
     display: flex;
+    flex-wrap: wrap;
     gap: 8px;
+  }
+  .feedback-comment {
+    flex-basis: 100%;
+    display: grid;
+    gap: 6px;
+  }
+  .feedback-comment button {
+    justify-self: start;
   }
   .text-button {
     border: 1px solid transparent;
@@ -409,7 +418,8 @@ export const styles = css`
     min-block-size: 24px;
     cursor: pointer;
   }
-  .text-button:hover {
+  .text-button:hover,
+  .text-button[aria-pressed='true'] {
     color: var(--sc-fg);
     border-color: var(--sc-line);
   }
@@ -505,7 +515,7 @@ export const styles = css`
     font-weight: 600;
   }
   input,
-  .escalation-form textarea {
+  .field textarea {
     border: 1px solid var(--sc-muted);
     border-radius: 8px;
     padding: 8px 10px;

@@ -134,6 +134,31 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
         if (b.escalateStatus !== 200) return send(b.escalateStatus, { error: { code: 'internal_error', message: 'An internal error occurred', retryable: true } });
         return send(200, { success: true, integration: 'webhook', ticket_id: 'tkt_42', ticket_url: 'https://helpdesk.example.com/tickets/tkt_42' });
       }
+      const feedback = /^\/chat\/([\w-]+)\/feedback$/.exec(path);
+      if (req.method === 'POST' && feedback) {
+        // As the real proxy: a conversation this visitor does not own is 404 before the body is read.
+        const conversation = ns.conversations.get(feedback[1]!);
+        if (!conversation) return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
+        const bad = (message: string) => send(400, { error: { code: 'bad_request', message } });
+        let body: Record<string, unknown>;
+        try {
+          body = JSON.parse(raw) as Record<string, unknown>;
+        } catch {
+          return bad('Request body is not valid JSON');
+        }
+        if (!body || typeof body !== 'object' || Array.isArray(body)) return bad('Request body must be a JSON object');
+        if (body.rating !== 'up' && body.rating !== 'down') return bad('"rating" must be "up" or "down"');
+        if (body.comment !== undefined && body.comment !== null) {
+          if (typeof body.comment !== 'string') return bad('"comment" must be a string');
+          if (body.comment.length > 2000) return bad('"comment" must be at most 2000 characters');
+        }
+        const index = body.message_index;
+        if (index !== undefined && index !== null && (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0)) return bad('"message_index" must be a non-negative integer');
+        // As the server: the rated message must be an answer of this conversation (default: the last one).
+        if (!conversation.messages.some((m) => m.role === 'assistant')) return send(409, { error: { code: 'conflict', message: 'The conversation has no answer to rate yet' } });
+        if (typeof index === 'number' && conversation.messages[index]?.role !== 'assistant') return bad('"message_index" must be the index of an assistant message in the conversation');
+        return send(200, { success: true });
+      }
       return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
     });
   });

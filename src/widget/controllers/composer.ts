@@ -4,7 +4,8 @@
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { MESSAGE_MAX_LENGTH } from '../../protocol/index.js';
-import { format, type Strings } from '../strings.js';
+import type { Strings } from '../strings.js';
+import { lengthError } from '../templates/note.js';
 
 export class ComposerController implements ReactiveController {
   /** Length of the field's text, for the counter near the limit. */
@@ -55,10 +56,11 @@ export class ComposerController implements ReactiveController {
     const input = this._field();
     const text = this.value;
     if (!input || !text) return;
-    if (text.length > MESSAGE_MAX_LENGTH) {
+    const { t, lang } = this._text();
+    const error = lengthError(text, MESSAGE_MAX_LENGTH, t, lang);
+    if (error) {
       // Refused, never cut: the visitor decides what to leave out.
-      const { t, lang } = this._text();
-      this.error = format(t.tooLong, { max: MESSAGE_MAX_LENGTH.toLocaleString(lang), count: text.length.toLocaleString(lang) });
+      this.error = error;
       this._host.requestUpdate();
       input.focus();
       return;

@@ -8,7 +8,7 @@ import { Task, TaskStatus } from '@lit/task';
 import type { Conversation, ConversationStatus, Message } from '../../protocol/index.js';
 import { ApiError, NetworkError, ProxyClient, type TimeoutError } from '../client.js';
 import { ConversationPoller } from '../poller.js';
-import { clear, load, save, storageKey, type SavedState } from '../storage.js';
+import { clear, load, save, storageKey, type Rating, type SavedState } from '../storage.js';
 
 export type Escalation = SavedState['escalation'];
 
@@ -47,6 +47,8 @@ export class ConversationController implements ReactiveController {
   escalatedFrom: number | null = null;
   /** Messages asked while an answer was on its way (or while offline), sent in order once they can be. */
   queue: string[] = [];
+  /** The visitor's rating of each answer, by message index; stored with the conversation. */
+  ratings: Record<number, Rating> = {};
 
   private readonly _host: ReactiveControllerHost;
   private readonly _options: () => ConversationOptions;
@@ -171,6 +173,17 @@ export class ConversationController implements ReactiveController {
     this.conversationId = null;
     this.escalation = null;
     this.escalatedFrom = null;
+    this.ratings = {};
+  }
+
+  /** Rates the answer at `index` (replacing an earlier rating of it) and stores the choice once the proxy has it. */
+  async rate(index: number, rating: Rating['rating'], comment?: string): Promise<void> {
+    if (!this.conversationId) return;
+    // An empty comment is left out (JSON drops undefined).
+    await this.client.feedback(this.conversationId, { rating, message_index: index, comment: comment || undefined });
+    this.ratings = { ...this.ratings, [index]: { rating, comment: comment || undefined } };
+    this.persist();
+    this._host.requestUpdate();
   }
 
   /** Polls again after a timeout or an error. */
@@ -231,6 +244,7 @@ export class ConversationController implements ReactiveController {
     this.status = saved.status;
     this.escalation = saved.escalation;
     this.escalatedFrom = saved.escalatedFrom ?? null;
+    this.ratings = saved.ratings ?? {};
     this._events.restored(saved);
     this._restoring = false;
     this._host.requestUpdate();
@@ -241,6 +255,6 @@ export class ConversationController implements ReactiveController {
   persist(): void {
     const o = this._options();
     if (o.noPersist || !o.endpoint || this._restoring) return;
-    save(this._key, { conversationId: this.conversationId, status: this.status, messages: this.messages, escalation: this.escalation, escalatedFrom: this.escalatedFrom, open: o.open });
+    save(this._key, { conversationId: this.conversationId, status: this.status, messages: this.messages, escalation: this.escalation, escalatedFrom: this.escalatedFrom, ratings: this.ratings, open: o.open });
   }
 }

@@ -7,6 +7,7 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { Task, TaskStatus } from '@lit/task';
 import type { EscalationResult } from '../../protocol/index.js';
 import { ApiError } from '../client.js';
+import { pause } from '../poller.js';
 import type { ConversationController } from './conversation.js';
 
 export interface Customer {
@@ -22,11 +23,6 @@ export interface EscalationEvents {
   failed(error: unknown): void;
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
 
 export class EscalationController implements ReactiveController {
   /** The proxy said the ticket is being created: waiting for the outcome. */
@@ -56,7 +52,7 @@ export class EscalationController implements ReactiveController {
             if (!(error instanceof ApiError && error.status === 409)) throw error;
             this.creating = true;
             this._host.requestUpdate();
-            await sleep(Math.max(1, error.retryAfter ?? 1) * 1000, signal);
+            await pause(Math.max(1, error.retryAfter ?? 1) * 1000, signal);
           }
         }
       },

@@ -1,11 +1,9 @@
 /** @module Templates of the hand-over to a person: the offer, the form (name, email, optional note), the ticket. */
 import { html, nothing, type TemplateResult } from 'lit';
-import { isPlausibleEmail } from '../../protocol/index.js';
+import { isPlausibleEmail, NOTE_MAX_LENGTH } from '../../protocol/index.js';
 import type { Customer } from '../controllers/escalation.js';
 import { format, type Strings } from '../strings.js';
-
-/** The escalation note's limit, as the proxy enforces it. */
-export const NOTE_MAX_LENGTH = 2_000;
+import { lengthError, noteField } from './note.js';
 
 /** The form's values, trimmed, and what is wrong with them (nothing: `errors` is empty). */
 export function readForm(form: HTMLFormElement, t: Strings, lang: string): { customer: Customer; errors: EscalationView['errors'] } {
@@ -14,7 +12,8 @@ export function readForm(form: HTMLFormElement, t: Strings, lang: string): { cus
   const errors: EscalationView['errors'] = {};
   if (!customer.name) errors.name = t.nameRequired;
   if (!isPlausibleEmail(customer.email)) errors.email = t.emailInvalid;
-  if (customer.note.length > NOTE_MAX_LENGTH) errors.note = format(t.tooLong, { count: customer.note.length.toLocaleString(lang), max: NOTE_MAX_LENGTH.toLocaleString(lang) });
+  const note = lengthError(customer.note, NOTE_MAX_LENGTH, t, lang);
+  if (note) errors.note = note;
   return { customer, errors };
 }
 
@@ -52,23 +51,11 @@ function field(v: EscalationView, name: 'name' | 'email', label: string, attrs: 
 /** The form, shown at the end of the conversation (which stays readable above it). One primary button. */
 export function escalationForm(v: EscalationView): TemplateResult {
   const t = v.t;
-  const noteError = v.errors.note;
   return html`<form class="escalation-form" part="escalation-form" novalidate aria-labelledby="${v.id}-escalate" @submit=${v.onSubmit}>
     <p id="${v.id}-escalate">${t.escalateIntro}</p>
     ${field(v, 'name', t.name, { type: 'text', autocomplete: 'name', maxlength: 200 })}
     ${field(v, 'email', t.email, { type: 'email', autocomplete: 'email', maxlength: 320 })}
-    <div class="field">
-      <label for="${v.id}-note">${t.note}</label>
-      <textarea
-        id="${v.id}-note"
-        name="note"
-        rows="2"
-        dir="auto"
-        aria-invalid=${noteError ? 'true' : 'false'}
-        aria-describedby=${noteError ? `${v.id}-note-error` : nothing}
-      ></textarea>
-      ${noteError ? html`<span class="field-error" id="${v.id}-note-error">${noteError}</span>` : nothing}
-    </div>
+    ${noteField(`${v.id}-note`, 'note', t, v.errors.note)}
     ${v.creating ? html`<p class="caption" role="status">${t.creatingTicket}</p>` : nothing}
     <div class="actions">
       <button type="button" class="secondary" @click=${v.onCancel}>${t.cancel}</button>

@@ -3,7 +3,9 @@ import { html, nothing, type TemplateResult } from 'lit';
 import type { Message, Source } from '../../protocol/index.js';
 import { safeUrl } from '../markdown.js';
 import { renderMarkdown } from '../render-markdown.js';
+import type { Rating } from '../storage.js';
 import { format, type Strings } from '../strings.js';
+import { noteField } from './note.js';
 
 export interface MessageView {
   t: Strings;
@@ -15,6 +17,30 @@ export interface MessageView {
   complete: boolean;
   onSourceClick(source: Source): void;
   onCopy(text: string, button: HTMLButtonElement): void;
+  /** The visitor's rating of this answer, if any. */
+  rating: Rating | undefined;
+  /** The optional comment field (after "not helpful") is open, and why its text was refused. */
+  commenting: boolean;
+  commentError: string | undefined;
+  onRate(rating: Rating['rating']): void;
+  onComment(event: Event): void;
+}
+
+/** Thumbs up and down (part `feedback`, pressed when chosen), then the optional comment of a "down". */
+function feedback(index: number, v: MessageView): TemplateResult {
+  const t = v.t;
+  return html`${(['up', 'down'] as const).map(
+      (r) =>
+        html`<button type="button" class="text-button" part="feedback" aria-pressed=${v.rating?.rating === r ? 'true' : 'false'} aria-label=${r === 'up' ? t.helpful : t.notHelpful} @click=${() => v.onRate(r)}>
+          ${r === 'up' ? '👍' : '👎'}
+        </button>`,
+    )}
+    ${v.commenting
+      ? html`<form class="feedback-comment" @submit=${v.onComment}>
+          ${noteField(`${v.id}-comment-${index}`, 'comment', t, v.commentError)}
+          <button class="secondary">${t.send}</button>
+        </form>`
+      : nothing}`;
 }
 
 /**
@@ -82,6 +108,7 @@ export function message(m: Message, index: number, v: MessageView): TemplateResu
           <button type="button" class="text-button" part="copy-answer" data-done=${t.copiedAnswer} @click=${(e: Event) => v.onCopy(m.content, e.currentTarget as HTMLButtonElement)}>
             <span>${t.copyAnswer}</span>
           </button>
+          ${feedback(index, v)}
         </div>`
       : nothing}
   </article>`;

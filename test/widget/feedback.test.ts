@@ -128,3 +128,31 @@ describe('feedback on answers', () => {
     });
   }
 });
+
+describe('the fake proxy feedback route, as the real proxy answers', () => {
+  const post = async (endpoint: string, id: string, body: unknown) => {
+    const response = await fetch(`${endpoint}/chat/${id}/feedback`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: response.status, body: (await response.json()) as unknown };
+  };
+
+  it('is 404 for a conversation this visitor does not own, 400 in the error shape for bad input, 200 otherwise', async () => {
+    const m = await mount({ answerDelayMs: 10 }, { mode: 'inline' });
+    await answered(m);
+    const id = (JSON.parse(localStorage.getItem(`support-chat:${m.endpoint}:${m.endpoint}`)!) as { conversationId: string }).conversationId;
+    // Another visitor's conversations live in another namespace: unknown here.
+    const other = await namespace();
+    expect(await post(other, id, { rating: 'up' })).toEqual({ status: 404, body: { error: { code: 'not_found', message: 'Resource not found' } } });
+    expect(await post(m.endpoint, 'conv_unknown', { rating: 'up' })).toMatchObject({ status: 404 });
+    for (const [body, field] of [
+      [{ rating: 'meh' }, 'rating'],
+      [{ rating: 'down', comment: 'x'.repeat(2001) }, 'comment'],
+      [{ rating: 'up', message_index: -1 }, 'message_index'],
+      [{ rating: 'up', message_index: 0 }, 'message_index'],
+    ] as const) {
+      const answer = await post(m.endpoint, id, body);
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({ error: { code: 'bad_request', message: expect.stringContaining(`"${field}"`) } });
+    }
+    expect(await post(m.endpoint, id, { rating: 'down', comment: 'fine', message_index: 1 })).toEqual({ status: 200, body: { success: true } });
+  });
+});

@@ -2,41 +2,24 @@
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { MESSAGE_MAX_LENGTH, type Message } from '../protocol/index.js';
 import { ApiError } from './client.js';
-import { errorDetail, type SupportChatErrorDetail } from './events.js';
-import { safeUrl } from './markdown.js';
+import { copy } from './clipboard.js';
 import { ComposerController } from './controllers/composer.js';
 import { ConnectivityController } from './controllers/connectivity.js';
 import { ScrollController } from './controllers/scroll.js';
-import { ConversationController, type Escalation } from './controllers/conversation.js';
+import { ConversationController } from './controllers/conversation.js';
 import { EscalationController } from './controllers/escalation.js';
 import { FeedbackController } from './controllers/feedback.js';
-import { MediaQueryController } from './controllers/media-query.js';
-import { focusables, trapTab } from './focus.js';
+import { KeepFocusController } from './controllers/keep-focus.js';
+import { ModalController } from './controllers/modal.js';
+import { NoticesController } from './controllers/notices.js';
 import { asksForHuman } from './intent.js';
 import { localeFor, type Strings } from './strings.js';
 import { styles } from './support-chat.styles.js';
-import { escalationForm, readForm, ticket } from './templates/escalation.js';
+import { escalationArea, escalationForm } from './templates/escalation.js';
 import { message } from './templates/message.js';
-import { composer, launcher, notices, pending, welcome } from './templates/panel.js';
-import { firstSentence } from './announce.js';
-
-type Notice = { detail: SupportChatErrorDetail; retry: (() => void) | null };
-type FormErrors = { name?: string; email?: string; note?: string };
+import { composer, header, launcher, notices, parseStarters, pending, status, welcome } from './templates/panel.js';
 
 let instances = 0;
-
-/** The `starters` attribute: a JSON array of strings; anything else is no starters. */
-function parseStarters(value: string | null): string[] {
-  try {
-    const parsed: unknown = JSON.parse(value ?? '[]');
-    return Array.isArray(parsed) ? parsed.filter((s): s is string => typeof s === 'string' && s.trim() !== '') : [];
-  } catch {
-    return [];
-  }
-}
-/** Where the launcher's panel becomes full screen (and modal); the styles use the same width. */
-const PHONE = '(max-width: 480px)';
-
 
 /**
  * An AI support chat that answers from the site's docs and code, shows its sources, and hands the
@@ -73,7 +56,7 @@ const PHONE = '(max-width: 480px)';
  * @csspart offline - The offline notice.
  * @csspart copy-button - The copy button of a code block.
  * @csspart copy-answer - The "Copy answer" action of an answer.
- * @csspart feedback - A thumbs up or down button under an answer (`aria-pressed`, `data-rating`).
+ * @csspart feedback - A thumbs up or down button under an answer (`aria-pressed`; up comes first).
  *
  * @cssproperty --support-chat-accent - Accent color (launcher, links, buttons).
  * @cssproperty --support-chat-accent-text - Text on the accent color.
@@ -104,10 +87,6 @@ export class SupportChat extends LitElement {
     starters: { converter: { fromAttribute: parseStarters } },
     pollTimeout: { type: Number, attribute: 'poll-timeout' },
     opened: { type: Boolean, reflect: true, attribute: 'open' },
-    formOpen: { state: true },
-    formErrors: { state: true },
-    notice: { state: true },
-    announcement: { state: true },
   };
 
   /** Base URL of the proxy, e.g. `/api/support`. */
@@ -152,11 +131,6 @@ export class SupportChat extends LitElement {
   /** Whether the panel is open (launcher mode), reflected as the `open` attribute; use open(), close(), toggle(). */
   opened = false;
 
-  private formOpen = false;
-  private formErrors: FormErrors = {};
-  private notice: Notice | null = null;
-  private announcement = '';
-
   private get messagesEl() {
     return this.renderRoot.querySelector<HTMLElement>('.messages');
   }
@@ -168,8 +142,6 @@ export class SupportChat extends LitElement {
   }
 
   private readonly _id = `support-chat-${++instances}`;
-  /** Focus was inside the widget before this render. */
-  private _hadFocus = false;
 
   private readonly _scroll = new ScrollController(this, () => this.messagesEl);
   private readonly _composer = new ComposerController(
@@ -179,6 +151,8 @@ export class SupportChat extends LitElement {
     (text) => void this.ask(text),
   );
   private readonly _net = new ConnectivityController(this, () => this._chat.flush());
+  /** The error notice and the live region; every error shown is emitted. */
+  private readonly _notices = new NoticesController(this, () => this._text, (detail) => this._emit('support-chat-error', detail));
 
   /** The conversation: state, persistence, other tabs, polling, sending. */
   private readonly _chat = new ConversationController(
@@ -186,7 +160,7 @@ export class SupportChat extends LitElement {
     () => ({ endpoint: this.endpoint, storageKey: this.storageKey, noPersist: this.noPersist, pollTimeout: this.pollTimeout, online: this._net.online, open: this.opened }),
     {
       sent: (message, conversationId) => {
-        this.notice = null;
+        this._notices.clear();
         this._scroll.toEnd();
         this._emit('support-chat-send', { message, conversationId });
       },
@@ -196,10 +170,10 @@ export class SupportChat extends LitElement {
       },
       sendFailed: (error, message) => {
         if (!this._composer.value) this._composer.set(message);
-        this._fail(error, () => void this.ask(message));
+        this._notices.fail(error, () => void this.ask(message));
       },
       updated: (_conversation, answer, failed) => this._answered(answer, failed),
-      pollFailed: (error) => this._fail(error, () => this._resume()),
+      pollFailed: (error) => this._notices.fail(error, () => this._resume()),
       restored: (saved) => {
         if (saved.open && this.mode === 'launcher') this.opened = true;
       },
@@ -208,22 +182,30 @@ export class SupportChat extends LitElement {
   /** The thumbs under answers; the ratings are stored with the conversation. */
   private readonly _feedback = new FeedbackController(this, this._chat, () => ({ t: this._text, lang: this._locale.code }), {
     rated: (messageIndex, rating, comment) => this._emit('support-chat-feedback', { conversationId: this._chat.conversationId!, messageIndex, rating, comment }),
-    failed: (error) => this._fail(error, null),
+    failed: (error) => this._notices.fail(error, null),
   });
-  /** Phones: the launcher's panel covers the screen, so it is a modal dialog there. */
-  private readonly _phone = new MediaQueryController(this, PHONE);
+  /** Escalation: the form, the request, and the ticket (or "already with the team") once it is known. */
+  private readonly _escalation = new EscalationController(this, this._chat, () => ({ t: this._text, lang: this._locale.code }), {
+    formOpened: () => this._scroll.toEnd(),
+    done: (conversationId, escalation) => {
+      this._notices.announce(escalation === 'already' ? this._text.alreadyEscalated : this._text.ticketCreated);
+      if (escalation !== 'already') this._emit('support-chat-escalate', { conversationId, ticketId: escalation.ticketId, ticketUrl: escalation.ticketUrl || null });
+    },
+    failed: (error) => this._notices.fail(error, () => this.renderRoot.querySelector<HTMLFormElement>('form.escalation-form')?.requestSubmit()),
+  });
+  /** Phones: the launcher's panel covers the screen, so it is a modal dialog there (focus kept inside). */
+  private readonly _modal = new ModalController(
+    this,
+    () => this.mode === 'launcher' && this.opened,
+    () => this.renderRoot.querySelector<HTMLElement>('.panel'),
+  );
 
-  /** The launcher's panel is open full screen: modal, focus kept inside. */
-  private get _modal(): boolean {
-    return this.mode === 'launcher' && this.opened && this._phone.matches;
-  }
-
-  /** While modal, focus that reaches the page behind (a click, a script) comes back into the panel. */
-  private readonly _onFocusIn = (event: FocusEvent) => {
-    if (!this._modal || event.composedPath().includes(this)) return;
-    const panel = this.renderRoot.querySelector<HTMLElement>('.panel');
-    if (panel) focusables(panel)[0]?.focus();
-  };
+  /** The focused control went away in a render: focus stays in the widget. */
+  private readonly _keepFocus = new KeepFocusController(
+    this,
+    () => this.mode === 'inline' || this.opened,
+    () => [this.inputEl, this.messagesEl],
+  );
 
   private get _locale() {
     return localeFor(this.lang || document.documentElement.lang || navigator.language);
@@ -233,28 +215,8 @@ export class SupportChat extends LitElement {
     return { ...this._locale.strings, ...this.strings };
   }
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    document.addEventListener('focusin', this._onFocusIn);
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    document.removeEventListener('focusin', this._onFocusIn);
-  }
-
   protected override willUpdate(changed: PropertyValues<this>): void {
     if ((changed.has('endpoint') || changed.has('storageKey') || changed.has('noPersist')) && this.endpoint) this._chat.restore();
-    this._hadFocus = !!this.shadowRoot?.activeElement;
-  }
-
-  protected override updated(): void {
-    // The focused control went away (a starter, "New conversation", a retry button): focus stays in the widget.
-    if (this._hadFocus && !this.shadowRoot?.activeElement && (this.mode === 'inline' || this.opened)) {
-      const input = this.inputEl;
-      if (input && input.getClientRects().length) input.focus();
-      else this.messagesEl?.focus();
-    }
   }
 
   // Public methods
@@ -269,7 +231,7 @@ export class SupportChat extends LitElement {
       // No autofocus of the field on touch devices: the keyboard would cover the answer. A modal
       // panel still takes focus (on its first control), as a dialog must.
       if (window.matchMedia?.('(pointer: fine)').matches) this.inputEl?.focus();
-      else if (this._modal) this.renderRoot.querySelector<HTMLElement>('.panel button')?.focus();
+      else if (this._modal.active) this.renderRoot.querySelector<HTMLElement>('.panel button')?.focus();
     });
   }
 
@@ -293,18 +255,18 @@ export class SupportChat extends LitElement {
     const message = String(text ?? '').trim();
     if (!message) return;
     if (!this.endpoint) {
-      this._fail(new ApiError(0, 'bad_request', 'The endpoint attribute is not set', false, undefined), null);
+      this._notices.fail(new ApiError(0, 'bad_request', 'The endpoint attribute is not set', false, undefined), null);
       return;
     }
     if (this.mode === 'launcher' && !this.opened) this.open();
     // "Can I talk to a human?" opens the form rather than asking the bot.
     if (!this.noEscalation && !this._chat.escalation && asksForHuman(message)) {
       this._escalation.request = message;
-      this.handleOpenForm();
+      this._escalation.openForm();
       return;
     }
     if (message.length > MESSAGE_MAX_LENGTH) {
-      this._fail(new ApiError(400, 'bad_request', `Messages can be at most ${MESSAGE_MAX_LENGTH} characters`, false, undefined), null);
+      this._notices.fail(new ApiError(400, 'bad_request', `Messages can be at most ${MESSAGE_MAX_LENGTH} characters`, false, undefined), null);
       return;
     }
     // Never lost: while an answer is on its way, or while offline, the message waits visibly in order.
@@ -315,35 +277,27 @@ export class SupportChat extends LitElement {
   /** Forgets the conversation and starts anew. */
   reset(): void {
     this._chat.reset();
-    this.formOpen = false;
-    this.formErrors = {};
-    this.notice = null;
-    this.announcement = '';
+    this._escalation.reset();
+    this._notices.reset();
     this._feedback.commenting = null;
     this._composer.set('');
   }
 
   private _resume(): void {
-    this.notice = null;
+    this._notices.clear();
     this._chat.resume();
   }
 
   /** A poll brought news: a completed answer is shown from its top, announced once, and emitted. */
   private _answered(answer: Message | null, failed: boolean): void {
-    if (this.notice?.detail.code === 'network_error') this.notice = null;
+    // The connection is back: a network error's notice goes.
+    this._notices.clear(true);
     if (answer) {
       this._scroll.toAnswer();
       // Announced once, when the answer completes; polls that change nothing say nothing.
-      const sentence = firstSentence(answer.content);
-      this.announcement = sentence ? `${this._text.answerReady}: ${sentence}` : this._text.answerReady;
+      this._notices.answered(answer);
       this._emit('support-chat-answer', { conversationId: this._chat.conversationId!, message: answer });
-    } else if (failed) this.announcement = this._text.failed;
-  }
-
-  private _fail(error: unknown, retry: (() => void) | null): void {
-    const detail = errorDetail(error, this._text);
-    this.notice = { detail, retry: detail.retryable ? retry : null };
-    this._emit('support-chat-error', detail);
+    } else if (failed) this._notices.announce(this._text.failed);
   }
 
   private _emit<K extends keyof GlobalEventHandlersEventMap>(type: K, detail: GlobalEventHandlersEventMap[K] extends CustomEvent<infer D> ? D : never): void {
@@ -356,151 +310,78 @@ export class SupportChat extends LitElement {
     if (event.key === 'Escape' && this.mode === 'launcher' && this.opened) {
       event.stopPropagation();
       this.close();
-    } else if (this._modal) trapTab(event, event.currentTarget as HTMLElement, this.shadowRoot!.activeElement);
-  }
-
-  /** Copies `text`; the button shows its `data-done` text for a moment (the DOM Lit renders is left alone). */
-  private handleCopy(text: string, button: HTMLButtonElement): void {
-    void navigator.clipboard?.writeText(text).then(
-      () => {
-        button.toggleAttribute('data-copied', true);
-        setTimeout(() => button.toggleAttribute('data-copied', false), 1500);
-      },
-      () => undefined,
-    );
-  }
-
-  private handleOpenForm(): void {
-    this.formOpen = true;
-    this.formErrors = {};
-    this._scroll.toEnd();
-    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLInputElement>('input[name="name"]')?.focus());
-  }
-
-  private handleCancelForm(): void {
-    this.formOpen = false;
-    this.formErrors = {};
-    // Focus stays in the widget: back on the offer that opened the form (or the message field).
-    void this.updateComplete.then(() => (this.renderRoot.querySelector<HTMLButtonElement>('.offer') ?? this.inputEl)?.focus());
-  }
-
-  private handleEscalate(event: Event): void {
-    event.preventDefault();
-    const { customer, errors } = readForm(event.currentTarget as HTMLFormElement, this._text, this._locale.code);
-    this.formErrors = errors;
-    if (Object.keys(errors).length) {
-      void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('.escalation-form [aria-invalid="true"]')?.focus());
-      return;
-    }
-    this.notice = null;
-    this._escalation.submit(customer, this._text.talkToHuman);
-  }
-
-
-  /** Escalation: a ticket (or "already with the team") once it is known. */
-  private readonly _escalation = new EscalationController(this, this._chat, {
-    done: (conversationId, result) => {
-      if (!result) return this._escalated('already');
-      const url = safeUrl(result.ticket_url) ?? '';
-      this._escalated({ ticketId: result.ticket_id, ticketUrl: url });
-      this._emit('support-chat-escalate', { conversationId, ticketId: result.ticket_id, ticketUrl: url || null });
-    },
-    failed: (error) => this._fail(error, () => this.renderRoot.querySelector<HTMLFormElement>('form.escalation-form')?.requestSubmit()),
-  });
-
-  private _escalated(escalation: NonNullable<Escalation>): void {
-    this._chat.escalated(escalation);
-    this.formOpen = false;
-    this.announcement = escalation === 'already' ? this._text.alreadyEscalated : this._text.ticketCreated;
-    // The form that had focus is gone: focus moves to the outcome, inside the widget.
-    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('[part~="ticket"]')?.focus());
+    } else this._modal.keydown(event);
   }
 
   // Rendering
 
-  /** The area above the composer: the offer to talk to a human, or the ticket once there is one. */
-  private renderEscalation() {
-    const t = this._text;
-    if (this.noEscalation) return nothing;
-    if (this._chat.escalation) return html`<div class="escalation" part="escalation">${ticket(t, this._chat.escalation)}</div>`;
-    // Offered from the first exchange on, while the answer is still coming too.
-    if (this.formOpen || (!this._chat.messages.length && !this._chat.queue.length)) return nothing;
-    return html`<div class="escalation" part="escalation">
-      <button type="button" class="secondary offer" @click=${this.handleOpenForm}>${t.talkToHuman}</button>
-    </div>`;
-  }
-
   private renderPanel() {
     const t = this._text;
     const locale = this._locale;
-    const busy = this._chat.status === 'processing';
+    const chat = this._chat;
+    const escalation = this._escalation;
+    const launcherMode = this.mode === 'launcher';
     const headingId = `${this._id}-heading`;
+    const empty = !chat.messages.length && !chat.queue.length;
+    const formShown = escalation.formOpen && !chat.escalation && !this.noEscalation;
     return html`<section
       class="panel"
       part="panel"
       id="${this._id}-panel"
-      role=${this.mode === 'launcher' ? 'dialog' : 'region'}
-      aria-modal=${this.mode === 'launcher' ? (this._modal ? 'true' : 'false') : nothing}
+      role=${launcherMode ? 'dialog' : 'region'}
+      aria-modal=${launcherMode ? (this._modal.active ? 'true' : 'false') : nothing}
       aria-labelledby=${headingId}
       lang=${locale.code}
       dir=${locale.dir}
-      ?hidden=${this.mode === 'launcher' && !this.opened}
+      ?hidden=${launcherMode && !this.opened}
       @keydown=${this.handleKeydown}
     >
-      <div class="header" part="header">
-        <h2 id=${headingId}>${this.heading || t.heading}</h2>
-        ${this._chat.messages.length
-          ? html`<button type="button" class="icon-button" @click=${() => this.reset()}>${t.newConversation}</button>`
-          : nothing}
-        ${this.mode === 'launcher'
-          ? html`<button type="button" class="icon-button" aria-label=${t.close} @click=${() => this.close()}>✕</button>`
-          : nothing}
-      </div>
-      <div class="messages" part="messages" role="log" aria-live="off" aria-label=${this.heading || t.heading} aria-busy=${busy ? 'true' : 'false'} tabindex="0">
-        ${this._chat.messages.length === 0 && !this._chat.queue.length ? welcome(t, this.starters, (q) => void this.ask(q)) : nothing}
-        ${this._chat.messages.map((m, i) =>
+      ${header(t, {
+        headingId,
+        heading: this.heading || t.heading,
+        onReset: chat.messages.length ? () => this.reset() : null,
+        onClose: launcherMode ? () => this.close() : null,
+      })}
+      <div class="messages" part="messages" role="log" aria-live="off" aria-label=${this.heading || t.heading} aria-busy=${chat.status === 'processing' ? 'true' : 'false'} tabindex="0">
+        ${empty ? welcome(t, this.starters, (q) => void this.ask(q)) : nothing}
+        ${chat.messages.map((m, i) =>
           message(m, i, {
             t,
             id: this._id,
-            alsoSent: this._chat.escalatedFrom !== null && i >= this._chat.escalatedFrom,
-            complete: i < this._chat.messages.length - 1 || this._chat.status !== 'processing',
+            alsoSent: chat.escalatedFrom !== null && i >= chat.escalatedFrom,
+            complete: i < chat.messages.length - 1 || chat.status !== 'processing',
             onSourceClick: (source) => this._emit('support-chat-source-click', { source }),
-            onCopy: (text, button) => this.handleCopy(text, button),
-            rating: this._chat.ratings[i],
+            onCopy: copy,
+            rating: chat.ratings[i],
             commenting: this._feedback.commenting === i,
             commentError: this._feedback.error,
             onRate: (rating) => this._feedback.rate(i, rating),
             onComment: (e) => this._feedback.rate(i, 'down', e),
           }),
         )}
-        ${busy
-          ? html`<div class="message working" part="message" data-role="status">
-              <span class="dots" aria-hidden="true"><span></span><span></span><span></span></span>${t.working}
-            </div>`
-          : nothing}
-        ${this._chat.status === 'failed' ? html`<p class="message" part="message" data-role="status">${t.failed}</p>` : nothing}
-        ${this.formOpen && !this._chat.escalation && !this.noEscalation
+        ${status(t, chat.status)}
+        ${formShown
           ? escalationForm({
               id: this._id,
               t,
-              errors: this.formErrors,
-              pending: this._escalation.pending,
-              creating: this._escalation.creating,
-              onSubmit: (e) => this.handleEscalate(e),
-              onCancel: () => this.handleCancelForm(),
+              errors: escalation.errors,
+              pending: escalation.pending,
+              creating: escalation.creating,
+              onSubmit: (e) => escalation.submitForm(e) && this._notices.clear(),
+              onCancel: () => escalation.cancelForm(() => this.inputEl),
             })
           : nothing}
-        ${this._chat.queue.map((text) => pending(t, text, this._net.online))}
+        ${chat.queue.map((text) => pending(t, text, this._net.online))}
       </div>
-      <div class="visually-hidden" role="status" aria-live="polite">${this.announcement}</div>
-      ${notices(t, this._net.online, this.notice)}
-      ${this.renderEscalation()}
+      <div class="visually-hidden" role="status" aria-live="polite">${this._notices.announcement}</div>
+      ${notices(t, this._net.online, this._notices.notice)}
+      ${this.noEscalation ? nothing : escalationArea(t, chat.escalation, !escalation.formOpen && !empty, () => this._escalation.openForm())}
       ${composer({
         id: this._id,
         t,
         lang: locale.code,
         placeholder: this.placeholder || t.placeholder,
-        hidden: this.formOpen && !this._chat.escalation,
+        hidden: escalation.formOpen && !chat.escalation,
         error: this._composer.error,
         draftLength: this._composer.length,
         onSubmit: this._composer.onSubmit,

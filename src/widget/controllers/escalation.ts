@@ -1,14 +1,18 @@
 /**
- * @module Handing the conversation to a person, as a reactive controller around a `@lit/task`:
- * starts a conversation if there is none yet, waits for the answer on its way, and retries while
- * the proxy says the ticket is being created (409 `retryable`, after `Retry-After`).
+ * @module Handing the conversation to a person, as a reactive controller: the form (open, its
+ * errors, where focus goes) and the request, a `@lit/task` that starts a conversation if there is
+ * none yet, waits for the answer on its way, and retries while the proxy says the ticket is being
+ * created (409 `retryable`, after `Retry-After`).
  */
-import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { LitElement, ReactiveController } from 'lit';
 import { Task, TaskStatus } from '@lit/task';
-import type { EscalationResult } from '../../protocol/index.js';
 import { ApiError } from '../client.js';
+import { safeUrl } from '../markdown.js';
 import { pause } from '../poller.js';
-import type { ConversationController } from './conversation.js';
+import type { Strings } from '../strings.js';
+import { readForm, type EscalationView } from '../templates/escalation.js';
+import type { ConversationController, Escalation } from './conversation.js';
+import type { EscalationResult } from '../../protocol/index.js';
 
 export interface Customer {
   name: string;
@@ -18,8 +22,10 @@ export interface Customer {
 }
 
 export interface EscalationEvents {
-  /** The ticket exists (`result`), or the conversation was already with the team (`result` null). */
-  done(conversationId: string, result: EscalationResult | null): void;
+  /** The form opened (at the end of the conversation). */
+  formOpened(): void;
+  /** The ticket exists, or the conversation was already with the team (`'already'`). */
+  done(conversationId: string, escalation: NonNullable<Escalation>): void;
   failed(error: unknown): void;
 }
 
@@ -29,12 +35,21 @@ export class EscalationController implements ReactiveController {
   creating = false;
   /** The visitor's own words asking for a person: they start the conversation if there is none yet. */
   request = '';
+  /** The form is open. */
+  formOpen = false;
+  /** What is wrong with what was entered in the form. */
+  errors: EscalationView['errors'] = {};
 
-  private readonly _host: ReactiveControllerHost;
+  private readonly _host: LitElement;
+  private readonly _text: () => { t: Strings; lang: string };
+  private readonly _events: EscalationEvents;
   private readonly _task: Task<readonly [Customer, string], { id: string; result: EscalationResult | null }>;
 
-  constructor(host: ReactiveControllerHost, chat: ConversationController, events: EscalationEvents) {
+  /** `text`: the widget's strings and language now. */
+  constructor(host: LitElement, chat: ConversationController, text: () => { t: Strings; lang: string }, events: EscalationEvents) {
     this._host = host;
+    this._text = text;
+    this._events = events;
     host.addController(this);
     this._task = new Task(host, {
       autoRun: false,
@@ -59,7 +74,12 @@ export class EscalationController implements ReactiveController {
       onComplete: ({ id, result }) => {
         this.creating = false;
         this.request = '';
-        events.done(id, result);
+        const escalation = result ? { ticketId: result.ticket_id, ticketUrl: safeUrl(result.ticket_url) ?? '' } : 'already';
+        chat.escalated(escalation);
+        this.formOpen = false;
+        // The form that had focus is gone: focus moves to the outcome, inside the widget.
+        this._focus('[part~="ticket"]');
+        events.done(id, escalation);
       },
       onError: (error) => {
         this.creating = false;
@@ -75,8 +95,47 @@ export class EscalationController implements ReactiveController {
     return this._task.status === TaskStatus.PENDING;
   }
 
-  /** Escalates; `fallback` starts the conversation when there is none and the visitor gave no words. */
-  submit(customer: Customer, fallback: string): void {
-    void this._task.run([customer, fallback]);
+  /** Focuses the element matching `selector` once the host has rendered. */
+  private _focus(selector: string, fallback?: () => HTMLElement | null): void {
+    void this._host.updateComplete.then(() => (this._host.renderRoot.querySelector<HTMLElement>(selector) ?? fallback?.())?.focus());
+  }
+
+  /** Opens the form, focused on its first field. */
+  openForm(): void {
+    this.formOpen = true;
+    this.errors = {};
+    this._host.requestUpdate();
+    this._events.formOpened();
+    this._focus('input[name="name"]');
+  }
+
+  /** Closes the form; focus stays in the widget, back on the offer that opened it (or on `fallback`). */
+  cancelForm(fallback: () => HTMLElement | null): void {
+    this.formOpen = false;
+    this.errors = {};
+    this._host.requestUpdate();
+    this._focus('.offer', fallback);
+  }
+
+  /** The form's submit: its errors (focus on the first), or the request. Says whether the request went out. */
+  submitForm(event: Event): boolean {
+    event.preventDefault();
+    const { t, lang } = this._text();
+    const { customer, errors } = readForm(event.currentTarget as HTMLFormElement, t, lang);
+    this.errors = errors;
+    this._host.requestUpdate();
+    if (Object.keys(errors).length) {
+      this._focus('.escalation-form [aria-invalid="true"]');
+      return false;
+    }
+    // With no conversation yet and no words of the visitor's, "Talk to a human" starts it.
+    void this._task.run([customer, t.talkToHuman]);
+    return true;
+  }
+
+  /** Forgets the form (a new conversation). */
+  reset(): void {
+    this.formOpen = false;
+    this.errors = {};
   }
 }

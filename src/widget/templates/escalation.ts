@@ -64,6 +64,19 @@ export function escalationForm(v: EscalationView): TemplateResult {
   </form>`;
 }
 
+/**
+ * The area above the composer: the offer to talk to a human (from the first exchange on, while the
+ * answer is still coming too), or the ticket once there is one. `shown` is false while the form is
+ * open or before the first message.
+ */
+export function escalationArea(t: Strings, escalation: { ticketId: string; ticketUrl: string } | 'already' | null, shown: boolean, onOffer: () => void): TemplateResult | typeof nothing {
+  if (escalation) return html`<div class="escalation" part="escalation">${ticket(t, escalation)}</div>`;
+  if (!shown) return nothing;
+  return html`<div class="escalation" part="escalation">
+    <button type="button" class="secondary offer" @click=${onOffer}>${t.talkToHuman}</button>
+  </div>`;
+}
+
 /** The outcome: the ticket with its link, or "already with the team". Focusable, so focus can move to it. */
 export function ticket(t: Strings, escalation: { ticketId: string; ticketUrl: string } | 'already'): TemplateResult {
   if (escalation === 'already') return html`<p class="ticket" part="ticket" tabindex="-1">${t.alreadyEscalated}</p>`;

@@ -7,6 +7,34 @@ import { format, type Strings } from '../strings.js';
 /** The character count shows from here on, before the limit is reached. */
 export const COUNTER_FROM = MESSAGE_MAX_LENGTH - 1_000;
 
+/** The `starters` attribute: a JSON array of strings; anything else is no starters. */
+export function parseStarters(value: string | null): string[] {
+  try {
+    const parsed: unknown = JSON.parse(value ?? '[]');
+    return Array.isArray(parsed) ? parsed.filter((s): s is string => typeof s === 'string' && s.trim() !== '') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The panel's header: its title, "New conversation" once there is one, and Close in launcher mode. */
+export function header(t: Strings, v: { headingId: string; heading: string; onReset: (() => void) | null; onClose: (() => void) | null }): TemplateResult {
+  return html`<div class="header" part="header">
+    <h2 id=${v.headingId}>${v.heading}</h2>
+    ${v.onReset ? html`<button type="button" class="icon-button" @click=${v.onReset}>${t.newConversation}</button>` : nothing}
+    ${v.onClose ? html`<button type="button" class="icon-button" aria-label=${t.close} @click=${v.onClose}>✕</button>` : nothing}
+  </div>`;
+}
+
+/** Where the conversation stands after its last message: an answer on its way, or a failed one. */
+export function status(t: Strings, status: string): TemplateResult | typeof nothing {
+  if (status === 'processing')
+    return html`<div class="message working" part="message" data-role="status">
+      <span class="dots" aria-hidden="true"><span></span><span></span><span></span></span>${t.working}
+    </div>`;
+  return status === 'failed' ? html`<p class="message" part="message" data-role="status">${t.failed}</p>` : nothing;
+}
+
 /** The empty state: a greeting, what the assistant does, and up to four starter questions. */
 export function welcome(t: Strings, starters: string[], onAsk: (question: string) => void): TemplateResult {
   const shown = starters.slice(0, 4);

@@ -6,6 +6,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { Task, TaskStatus } from '@lit/task';
 import type { EscalationResult } from '../../protocol/index.js';
+import { sleep } from '../../protocol/retry.js';
 import { ApiError } from '../client.js';
 import type { ConversationController } from './conversation.js';
 
@@ -21,12 +22,6 @@ export interface EscalationEvents {
   done(conversationId: string, result: EscalationResult | null): void;
   failed(error: unknown): void;
 }
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
 
 export class EscalationController implements ReactiveController {
   /** The proxy said the ticket is being created: waiting for the outcome. */

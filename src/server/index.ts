@@ -9,7 +9,7 @@ import { createAnswerEngine, kbMigrations, type KnowledgeBase } from './answers/
 import type { AnswerEngine } from './answers/types.js';
 import { createIntegrationResolver, effectiveSettings, integrationMigrations, IntegrationSettingsStore } from './escalation/index.js';
 import { FollowUpForwarder, followUpMigrations } from './escalation/follow-ups.js';
-import type { IntegrationResolver } from './escalation/types.js';
+import type { IntegrationResolver } from './helpdesks/types.js';
 import { createApp } from './http/app.js';
 import { jsonLogger, type Logger } from './http/log.js';
 import { DEFAULT_RATE_LIMITS, MemoryRateLimiter, type RateLimiter, type RateLimits } from './http/rate-limit.js';

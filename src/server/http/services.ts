@@ -3,7 +3,7 @@ import type { Integration } from '../../protocol/index.js';
 import type { AnswerEngine } from '../answers/types.js';
 import type { ConversationLifecycle } from '../conversations/lifecycle.js';
 import type { IntegrationSettings } from '../escalation/settings.js';
-import type { IntegrationResolver } from '../escalation/types.js';
+import type { IntegrationResolver } from '../helpdesks/types.js';
 import type { ConversationStore } from '../store/conversations.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
 import type { TokenService } from '../store/tokens.js';

@@ -29,7 +29,6 @@ export interface EscalationEvents {
   failed(error: unknown): void;
 }
 
-
 export class EscalationController implements ReactiveController {
   /** The proxy said the ticket is being created: waiting for the outcome. */
   creating = false;

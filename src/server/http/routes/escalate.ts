@@ -8,7 +8,7 @@ import {
   type EscalationResult,
   type Integration,
 } from '../../../protocol/index.js';
-import { IntegrationError } from '../../escalation/types.js';
+import { IntegrationError } from '../../helpdesks/types.js';
 import { IN_PROGRESS_RETRY_AFTER_SECONDS } from '../../store/idempotency.js';
 import { badRequest, conflict, HttpError, notFound } from '../errors.js';
 import { stringField } from '../body.js';

@@ -3,6 +3,7 @@ import { defineConfig } from 'vite';
 import { playwright } from '@vitest/browser-playwright';
 import { findChromium, chromiumArgs } from './scripts/chromium.mjs';
 import { minifyLitCss } from './scripts/minify-lit-css.mjs';
+import { manglePrivateMembers } from './scripts/mangle-private.mjs';
 
 /**
  * `vite build` makes dist/support-chat.js (ES module); `vite build --mode iife`
@@ -12,7 +13,7 @@ import { minifyLitCss } from './scripts/minify-lit-css.mjs';
 export default defineConfig(({ mode, command }) => ({
   // `--mode iife` is not "production", so say it: Lit's production build, not its dev-mode one.
   ...(command === 'build' ? { resolve: { conditions: ['module', 'browser', 'production'] }, define: { 'process.env.NODE_ENV': '"production"' } } : {}),
-  plugins: [minifyLitCss()],
+  plugins: [minifyLitCss(), manglePrivateMembers()],
   build: {
     outDir: 'dist',
     emptyOutDir: false,

@@ -4,15 +4,15 @@
  * local chat-completions server that can hang, so the process is killed mid-answer).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { runCli, startServe } from '../helpers/cli.js';
 import { fakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { DEFAULT_JOB_LEASE_MS } from '../../src/server/conversations/lifecycle.js';
 
-const cli = resolve(import.meta.dirname, '../../src/cli/index.ts');
 const kb = resolve(import.meta.dirname, '../fixtures/kb/docs');
 
 let dataDir: string;
@@ -33,26 +33,11 @@ function cliEnv(): NodeJS.ProcessEnv {
   return { ...process.env, SUPPORT_CHAT_LLM_BASE_URL: llm.baseUrl, SUPPORT_CHAT_LLM_API_KEY: 'test-key', SUPPORT_CHAT_LLM_MODEL: 'test-model' };
 }
 
-function runCli(args: string[]): string {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', cli, ...args, '--data', dataDir], { encoding: 'utf8', env: cliEnv() });
-  if (result.status !== 0) throw new Error(`support-chat ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
-  return result.stdout;
-}
-
-/** `support-chat serve --port 0` as shipped; resolves with its URL once it listens. */
+/** `support-chat serve --port 0` as shipped, with the LLM configured. */
 async function serve(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', cli, 'serve', '--port', '0', '--data', dataDir], { env: cliEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(child);
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolveUrl(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
-  });
-  return { url, child };
+  const started = await startServe(dataDir, cliEnv());
+  children.push(started.child);
+  return started;
 }
 
 async function kill(child: ChildProcess): Promise<void> {
@@ -70,8 +55,8 @@ async function until(condition: () => boolean, what: string, ms = 15_000): Promi
 }
 
 function setup(): string {
-  const { token } = JSON.parse(runCli(['token', 'create', '--org', 'acme', '--name', 'crash', '--scopes', 'chat:read,chat:write', '--json'])) as { token: string };
-  runCli(['kb', 'ingest', kb, '--org', 'acme']);
+  const { token } = JSON.parse(runCli(['token', 'create', '--org', 'acme', '--name', 'crash', '--scopes', 'chat:read,chat:write', '--json'], dataDir, cliEnv())) as { token: string };
+  runCli(['kb', 'ingest', kb, '--org', 'acme'], dataDir, cliEnv());
   return token;
 }
 

@@ -4,27 +4,22 @@
  * ingested knowledge base, the worker and the sweep running, SQLite in a data directory).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { runCli, startServe } from '../../helpers/cli.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { insightsMigrations } from '../../../src/server/insights/migrations.js';
 import { openDatabase } from '../../../src/server/store/database.js';
 import { coreMigrations } from '../../../src/server/store/migrations.js';
 
-const root = resolve(import.meta.dirname, '../../..');
-const cli = join(root, 'src/cli/index.ts');
 const dataDir = mkdtempSync(join(tmpdir(), 'support-chat-insights-'));
 let server: ChildProcess;
 let url: string;
 let chat: string;
 let reader: string;
 
-function run(args: string[]): string {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', cli, ...args, '--data', dataDir], { encoding: 'utf8', cwd: root });
-  if (result.status !== 0) throw new Error(`${args.join(' ')}: ${result.stderr}`);
-  return result.stdout;
-}
+const run = (args: string[]) => runCli(args, dataDir);
 
 beforeAll(async () => {
   run(['kb', 'ingest', 'test/fixtures/kb/docs', '--org', 'acme']);
@@ -36,16 +31,7 @@ beforeAll(async () => {
   db.prepare("INSERT INTO conversations (id, org_id, status, created_at, updated_at) VALUES ('conv_old', 'acme', 'completed', ?, ?)").run(old, old);
   db.prepare("INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) VALUES ('conv_old', 1, 'user', 'an old question', '[]', ?)").run(old);
   db.close();
-  server = spawn(process.execPath, ['--import', 'tsx', cli, 'serve', '--port', '0', '--data', dataDir], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-  url = await new Promise<string>((resolveUrl, reject) => {
-    let out = '';
-    server.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolveUrl(match[1]!);
-    });
-    server.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
-  });
+  ({ url, child: server } = await startServe(dataDir));
 });
 
 afterAll(async () => {

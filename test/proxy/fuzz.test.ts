@@ -3,10 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createSupportProxy } from '../../src/proxy/index.js';
 import { encodeVisitor } from '../../src/proxy/visitor.js';
-import { createServer, type SupportServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import type { SupportServer } from '../../src/server/index.js';
 import { ERROR_CODES } from '../../src/protocol/index.js';
-import { createTestEngine } from '../helpers/test-engine.js';
+import { fuzzTarget } from '../helpers/fuzz-target.js';
 
 const SECRET = 'a-visitor-signing-secret-of-32-chars!!';
 const SITE = 'https://www.example.com';
@@ -15,15 +14,8 @@ let proxy: ReturnType<typeof createSupportProxy>;
 let owned: string;
 
 beforeAll(async () => {
-  server = createServer({
-    dataDir: ':memory:',
-    engine: createTestEngine(),
-    logger: silentLogger,
-    startWorker: false,
-    integrations: (_org, name) => ({ name, createTicket: async () => ({ ticketId: 'tkt_fuzz', ticketUrl: 'https://helpdesk.example.com/t/1' }) }),
-    rateLimits: { perToken: 1e9, perOrganization: 1e9, perAddress: 1e9, endpoints: { send: 1e9, escalate: 1e9, deleteTicket: 1e9 } },
-  });
-  const token = server.tokens.create({ orgId: 'acme', name: 'fuzz', scopes: ['chat:read', 'chat:write', 'chat:escalate'] }).token;
+  let token: string;
+  ({ server, token, conversationId: owned } = await fuzzTarget(['chat:read', 'chat:write', 'chat:escalate']));
   proxy = createSupportProxy({
     apiBaseUrl: 'http://api.test',
     token,
@@ -33,9 +25,6 @@ beforeAll(async () => {
     visitorLimits: { messages: 1e9, polls: 1e9, escalations: 1e9, newVisitorsPerAddress: 1e9, perAddress: 1e9 },
     fetch: (input, init) => server.fetch(new Request(input, init)),
   });
-  const res = await server.fetch(new Request('http://api.test/v0/chat', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{"message":"keep me"}' }));
-  owned = ((await res.json()) as { conversation_id: string }).conversation_id;
-  await server.worker.runOnce();
 });
 afterAll(async () => server.close());
 

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createServer, type SupportServer } from '../../src/server/index.js';
+import type { SupportServer } from '../../src/server/index.js';
 import { createSupportProxy } from '../../src/proxy/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
 import { ERROR_CODES } from '../../src/protocol/index.js';
 import { check } from '../helpers/openapi.js';
-import { createTestEngine } from '../helpers/test-engine.js';
+import { fuzzTarget } from '../helpers/fuzz-target.js';
 import { ALL_SCOPES } from '../helpers/server.js';
 
 let server: SupportServer;
@@ -13,19 +12,7 @@ let token: string;
 let conversationId: string;
 
 beforeAll(async () => {
-  server = createServer({
-    dataDir: ':memory:',
-    engine: createTestEngine(),
-    logger: silentLogger,
-    startWorker: false,
-    // Valid escalations are not bad input: they reach a helpdesk that accepts them.
-    integrations: (_org, name) => ({ name, createTicket: async () => ({ ticketId: 'tkt_fuzz', ticketUrl: 'https://helpdesk.example.com/t/1' }) }),
-    rateLimits: { perToken: 1e9, perOrganization: 1e9, perAddress: 1e9, endpoints: { send: 1e9, escalate: 1e9, deleteTicket: 1e9 } },
-  });
-  token = server.tokens.create({ orgId: 'acme', name: 'fuzz', scopes: ALL_SCOPES }).token;
-  const res = await server.fetch(new Request('http://x/v0/chat', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{"message":"keep me"}' }));
-  conversationId = ((await res.json()) as { conversation_id: string }).conversation_id;
-  await server.worker.runOnce();
+  ({ server, token, conversationId } = await fuzzTarget(ALL_SCOPES));
 });
 afterAll(async () => server.close());
 

@@ -1,11 +1,10 @@
 /** @module POST /v0/chat/{id}/feedback: a visitor's rating of an answer (our addition, scope `chat:write`). */
 import { FEEDBACK_COMMENT_MAX_LENGTH, RATINGS, type FeedbackStore, type Rating } from '../../insights/feedback.js';
+import { isConversationId } from '../../../protocol/index.js';
 import { stringField } from '../body.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { json, type ApiResponse } from '../exchange.js';
 import type { Route, RouteContext } from '../router.js';
-
-const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
 export interface FeedbackRouteDeps {
   feedback: FeedbackStore;
@@ -15,7 +14,7 @@ export interface FeedbackRouteDeps {
 export function feedbackRoutes({ feedback }: FeedbackRouteDeps): Route[] {
   function rate(ctx: RouteContext): ApiResponse {
     const id = ctx.params.id!;
-    if (!ID_PATTERN.test(id)) throw notFound();
+    if (!isConversationId(id)) throw notFound();
     const body = ctx.body();
     const rating = body.rating;
     if (rating === undefined || rating === null) throw badRequest('"rating" is required');

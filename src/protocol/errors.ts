@@ -86,3 +86,6 @@ export class HttpError extends Error {
 }
 
 export const isHttpError = (e: unknown): e is HttpError => e instanceof HttpError;
+
+/** The 429 of a spent rate limit (the caller adds the rate limit headers and `Retry-After`). */
+export const rateLimited = () => new HttpError(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true });

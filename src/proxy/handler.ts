@@ -12,6 +12,7 @@ import {
   readCappedText,
   readEscalationContact,
   readMessage,
+  rateLimited,
   setRateLimitHeaders,
   type Bucket,
   type RateDecision,
@@ -124,7 +125,7 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
     const decision = limiter.consume(buckets);
     if (!decision.allowed) {
       ctx.rate = decision;
-      throw new HttpError(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true });
+      throw rateLimited();
     }
     if (!ctx.rate || decision.remaining < ctx.rate.remaining) ctx.rate = decision;
   }

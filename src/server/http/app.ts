@@ -1,10 +1,10 @@
 /** @module The request pipeline: route, authenticate, rate-limit, authorize, idempotency, handle, log. */
 import { randomUUID } from 'node:crypto';
-import { MESSAGES, setRateLimitHeaders, type Scope } from '../../protocol/index.js';
+import { setRateLimitHeaders, type Scope } from '../../protocol/index.js';
 import type { ConnectionInfo } from '../../protocol/node-http.js';
 import { parseJsonObject } from './body.js';
 import { fromFetch, toFetchResponse, type ApiRequest, type ApiResponse } from './exchange.js';
-import { badRequest, forbidden, HttpError, internal, notFound, unauthorized } from './errors.js';
+import { badRequest, forbidden, HttpError, internal, notFound, rateLimited, unauthorized } from './errors.js';
 import type { Bucket, RateDecision, RateLimiter, RateLimits } from './rate-limit.js';
 import type { Route, RouteContext, RouteMatch, Router } from './router.js';
 import type { Services } from './services.js';
@@ -124,7 +124,7 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
     const bucketList = genuine ? [{ key: route.publicBucket!(params), limit: limits.perOrganization }] : [{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }];
     const next = (decision: RateDecision): MaybePromise<ApiResponse> => {
       outcome.decision = decision;
-      if (!decision.allowed) return toResponse(new HttpError(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true }));
+      if (!decision.allowed) return toResponse(rateLimited());
       return dispatch(request, search, route, params, undefined, log, bodyText);
     };
     const decision = limiter.consume(bucketList);
@@ -141,7 +141,7 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
     outcome: { decision: RateDecision | undefined },
   ): MaybePromise<ApiResponse> {
     outcome.decision = decision;
-    if (!decision.allowed) return toResponse(new HttpError(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true }));
+    if (!decision.allowed) return toResponse(rateLimited());
     return authorized(request, search, match, auth, log);
   }
 

@@ -4,7 +4,7 @@
  */
 import { HttpError, MESSAGES } from '../../protocol/index.js';
 
-export { HttpError };
+export { HttpError, rateLimited } from '../../protocol/index.js';
 
 export const badRequest = (message: string) => new HttpError(400, 'bad_request', message);
 export const notFound = () => new HttpError(404, 'not_found', MESSAGES.notFound);

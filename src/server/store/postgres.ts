@@ -1,0 +1,173 @@
+/**
+ * @module PostgreSQL through `pg`'s connection pool, behind the same Sql interface as SQLite.
+ * Loaded only when the database URL is a PostgreSQL one.
+ */
+import pg from 'pg';
+import type { OpenSqlOptions, Params, Sql } from './sql.js';
+
+/** BIGINT and COUNT(*) arrive as JavaScript numbers: every integer the server stores fits in 2^53. */
+const INT8 = 20;
+const NUMERIC = 1700;
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+/** The statement with `?` placeholders numbered `$1`, `$2`…; `?` inside quoted text is left alone. */
+export function numberPlaceholders(text: string): string {
+  let n = 0;
+  let out = '';
+  let quote: string | null = null;
+  for (const ch of text) {
+    if (quote) {
+      if (ch === quote) quote = null;
+      out += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      out += ch;
+    } else if (ch === '?') {
+      out += `$${++n}`;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+const numbered = new Map<string, string>();
+function toPg(text: string): string {
+  let out = numbered.get(text);
+  if (out === undefined) {
+    out = numberPlaceholders(text);
+    if (numbered.size >= 1_000) numbered.clear();
+    numbered.set(text, out);
+  }
+  return out;
+}
+
+/** The SQL function `clock_ms()`: the database server's clock in milliseconds (one clock for every machine). */
+const CLOCK_FUNCTION = `CREATE OR REPLACE FUNCTION clock_ms() RETURNS BIGINT LANGUAGE sql VOLATILE AS
+  $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT $$`;
+
+export async function openPostgres(url: string, options: OpenSqlOptions = {}): Promise<Sql> {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema');
+  parsed.searchParams.delete('schema');
+  if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new TypeError(`schema must be a lowercase SQL identifier, got "${schema}"`);
+  const pool = new pg.Pool({
+    connectionString: parsed.toString(),
+    max: options.poolSize ?? 10,
+    types,
+    // Every connection works in the chosen schema (public when none).
+    options: schema ? `-c search_path=${schema}` : undefined,
+  });
+  // An idle connection the server dropped is replaced by the pool; the error must not end the process.
+  pool.on('error', () => undefined);
+  const sql = new PostgresSql(pool);
+  try {
+    if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await sql.transaction(async (tx) => {
+      // Created under the migrations' lock, so processes starting together do not race on it.
+      await tx.run('SELECT pg_advisory_xact_lock(7305148120934117)');
+      await tx.exec(CLOCK_FUNCTION);
+    });
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return sql;
+}
+
+class PostgresSql implements Sql {
+  readonly dialect = 'postgres';
+  readonly changes = null;
+  readonly #pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  async all<T>(text: string, params: Params = []): Promise<T[]> {
+    return (await this.#pool.query(toPg(text), params as unknown[])).rows as T[];
+  }
+
+  async get<T>(text: string, params: Params = []): Promise<T | undefined> {
+    return (await this.all<T>(text, params))[0];
+  }
+
+  async run(text: string, params: Params = []): Promise<number> {
+    return (await this.#pool.query(toPg(text), params as unknown[])).rowCount ?? 0;
+  }
+
+  async exec(text: string): Promise<void> {
+    await this.#pool.query(text);
+  }
+
+  async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    const tx = new PostgresTransaction(client);
+    try {
+      await client.query('BEGIN');
+      const result = await work(tx);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      tx.end();
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+}
+
+/** One transaction's connection. */
+class PostgresTransaction implements Sql {
+  readonly dialect = 'postgres';
+  readonly changes = null;
+  readonly #client: pg.PoolClient;
+  #open = true;
+
+  constructor(client: pg.PoolClient) {
+    this.#client = client;
+  }
+
+  async all<T>(text: string, params: Params = []): Promise<T[]> {
+    return (await this.#live().query(toPg(text), params as unknown[])).rows as T[];
+  }
+
+  async get<T>(text: string, params: Params = []): Promise<T | undefined> {
+    return (await this.all<T>(text, params))[0];
+  }
+
+  async run(text: string, params: Params = []): Promise<number> {
+    return (await this.#live().query(toPg(text), params as unknown[])).rowCount ?? 0;
+  }
+
+  async exec(text: string): Promise<void> {
+    await this.#live().query(text);
+  }
+
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    return work(this);
+  }
+
+  close(): Promise<void> {
+    return Promise.reject(new Error('close the database, not a transaction'));
+  }
+
+  end(): void {
+    this.#open = false;
+  }
+
+  #live(): pg.PoolClient {
+    if (!this.#open) throw new Error('the transaction has ended; use the database handle');
+    return this.#client;
+  }
+}

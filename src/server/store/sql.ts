@@ -1,0 +1,257 @@
+/**
+ * @module One asynchronous SQL interface over the two databases the server runs on: SQLite
+ * (better-sqlite3, the embedded default) and PostgreSQL (`pg`, for several processes on several
+ * machines). Stores are written once against it.
+ *
+ * Statements are written in the SQL both engines accept, with `?` placeholders (turned into `$1`,
+ * `$2`… for PostgreSQL). Where the engines differ a statement asks `sql.dialect`. The database's
+ * clock is `clock_ms()` in both: on PostgreSQL the server's clock (several machines share one), on
+ * SQLite the clock the process was given (one machine).
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { changeTracker, type ChangeTracker } from './database.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+export type Params = readonly unknown[];
+
+export interface Sql {
+  readonly dialect: Dialect;
+  /** Every row of a query. */
+  all<T = Record<string, unknown>>(text: string, params?: Params): Promise<T[]>;
+  /** The first row of a query, or undefined. */
+  get<T = Record<string, unknown>>(text: string, params?: Params): Promise<T | undefined>;
+  /** Runs a statement; resolves with the number of rows it inserted, changed or deleted. */
+  run(text: string, params?: Params): Promise<number>;
+  /** Runs statements that are not parameterized, one after another (schema changes). */
+  exec(text: string): Promise<void>;
+  /**
+   * Runs `work` in one transaction: committed when it resolves, rolled back when it rejects. Inside,
+   * use the `tx` it is given (on SQLite other callers wait until it ends; on PostgreSQL it is its own
+   * connection). Called on a `tx`, it joins the transaction already open.
+   */
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Tells whether the database may have changed since a moment (see ChangeTracker), for read caches
+   * that must never serve stale data; null where another process's commit cannot be seen without
+   * asking the database (PostgreSQL), so such caches are not kept there.
+   */
+  readonly changes: ChangeTracker | null;
+  /** Closes the connection (SQLite) or the pool (PostgreSQL). */
+  close(): Promise<void>;
+}
+
+/** Where the database is: a PostgreSQL URL, or the directory of the SQLite file (`:memory:` for a throw-away one). */
+export type DatabaseLocation = { url: string } | { dataDir: string };
+
+export interface OpenSqlOptions {
+  /** The clock of `clock_ms()` on SQLite. @default Date.now */
+  now?: () => number;
+  /** Connections a PostgreSQL pool holds at most. @default 10 */
+  poolSize?: number;
+}
+
+/** Whether `value` names a PostgreSQL database (`postgres://` or `postgresql://`). */
+export function isPostgresUrl(value: string): boolean {
+  return /^postgres(?:ql)?:\/\//i.test(value);
+}
+
+/**
+ * Opens the database at `location`: PostgreSQL for a `postgres://` URL (a `schema` query parameter
+ * puts every table in that schema, created when absent), else SQLite in WAL mode.
+ */
+export async function openSql(location: DatabaseLocation, options: OpenSqlOptions = {}): Promise<Sql> {
+  if ('url' in location) {
+    if (!isPostgresUrl(location.url)) throw new TypeError(`not a PostgreSQL URL (postgres://…): ${redactUrl(location.url)}`);
+    const { openPostgres } = await import('./postgres.js');
+    return openPostgres(location.url, options);
+  }
+  return openSqlite(location.dataDir, options);
+}
+
+/** The URL without its password, for messages and logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+}
+
+/** Opens (creating when absent) `support-chat.db` in `dataDir` as a Sql. */
+export function openSqlite(dataDir: string, options: OpenSqlOptions = {}): SqliteSql {
+  let db: Database.Database;
+  if (dataDir === ':memory:') {
+    db = new Database(':memory:');
+  } else {
+    mkdirSync(dataDir, { recursive: true });
+    db = new Database(join(dataDir, 'support-chat.db'));
+    db.pragma('journal_mode = WAL');
+  }
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  const now = options.now ?? Date.now;
+  db.function('clock_ms', { deterministic: false }, () => now());
+  return new SqliteSql(db);
+}
+
+/**
+ * SQLite through better-sqlite3, whose calls are synchronous: a statement runs at once and its
+ * promise is already settled, so reads cost what they cost before the interface was async. One
+ * connection serves every caller; while a transaction is open (its work may wait on other
+ * promises) other callers queue behind it, so they never see or join its uncommitted writes.
+ */
+export class SqliteSql implements Sql {
+  readonly dialect = 'sqlite';
+  readonly db: Database.Database;
+  readonly changes: ChangeTracker;
+  readonly #statements = new Map<string, Database.Statement>();
+  /** The transaction in progress and the ones waiting for it, in order. */
+  #tail: Promise<void> | null = null;
+
+  constructor(db: Database.Database) {
+    this.db = db;
+    this.changes = changeTracker(db);
+  }
+
+  all<T>(text: string, params: Params = []): Promise<T[]> {
+    if (this.#tail) return this.#after(() => this.allNow<T>(text, params));
+    return settle(() => this.allNow<T>(text, params));
+  }
+
+  get<T>(text: string, params: Params = []): Promise<T | undefined> {
+    if (this.#tail) return this.#after(() => this.getNow<T>(text, params));
+    return settle(() => this.getNow<T>(text, params));
+  }
+
+  run(text: string, params: Params = []): Promise<number> {
+    if (this.#tail) return this.#after(() => this.runNow(text, params));
+    return settle(() => this.runNow(text, params));
+  }
+
+  exec(text: string): Promise<void> {
+    if (this.#tail) return this.#after(() => void this.db.exec(text));
+    return settle(() => void this.db.exec(text));
+  }
+
+  /** Synchronous forms, for the transaction's own handle and for callers that hold no lock to wait on. */
+  allNow<T>(text: string, params: Params): T[] {
+    const statement = this.#statement(text);
+    return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as T[];
+  }
+
+  getNow<T>(text: string, params: Params): T | undefined {
+    return this.#statement(text).get(...params) as T | undefined;
+  }
+
+  runNow(text: string, params: Params): number {
+    const statement = this.#statement(text);
+    if (statement.reader) {
+      // `… RETURNING` reads and writes: count its rows.
+      return statement.all(...params).length;
+    }
+    return statement.run(...params).changes;
+  }
+
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    const previous = this.#tail;
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    this.#tail = (previous ?? Promise.resolve()).then(() => mine);
+    const tail = this.#tail;
+    const run = async (): Promise<T> => {
+      if (previous) await previous;
+      const tx = new SqliteTransaction(this);
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await work(tx);
+        this.db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw error;
+      } finally {
+        tx.end();
+        release();
+        if (this.#tail === tail) this.#tail = null;
+      }
+    };
+    return run();
+  }
+
+  async close(): Promise<void> {
+    if (this.#tail) await this.#tail;
+    this.db.close();
+  }
+
+  /** Runs `fn` once no transaction is open (it may open right after, so `fn` must be synchronous). */
+  async #after<T>(fn: () => T): Promise<T> {
+    while (this.#tail) await this.#tail;
+    return fn();
+  }
+
+  #statement(text: string): Database.Statement {
+    let statement = this.#statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      if (this.#statements.size >= 500) this.#statements.clear();
+      this.#statements.set(text, statement);
+    }
+    return statement;
+  }
+}
+
+/** The handle a SQLite transaction's work is given: it runs statements at once, inside the transaction. */
+class SqliteTransaction implements Sql {
+  readonly dialect = 'sqlite';
+  readonly #root: SqliteSql;
+  #open = true;
+
+  constructor(root: SqliteSql) {
+    this.#root = root;
+  }
+
+  get changes(): ChangeTracker {
+    return this.#root.changes;
+  }
+
+  all<T>(text: string, params: Params = []): Promise<T[]> {
+    return settle(() => this.#live().allNow<T>(text, params));
+  }
+
+  get<T>(text: string, params: Params = []): Promise<T | undefined> {
+    return settle(() => this.#live().getNow<T>(text, params));
+  }
+
+  run(text: string, params: Params = []): Promise<number> {
+    return settle(() => this.#live().runNow(text, params));
+  }
+
+  exec(text: string): Promise<void> {
+    return settle(() => void this.#live().db.exec(text));
+  }
+
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    return work(this);
+  }
+
+  close(): Promise<void> {
+    return Promise.reject(new Error('close the database, not a transaction'));
+  }
+
+  end(): void {
+    this.#open = false;
+  }
+
+  #live(): SqliteSql {
+    if (!this.#open) throw new Error('the transaction has ended; use the database handle');
+    return this.#root;
+  }
+}
+
+/** A settled promise of `fn()`'s result, or of the error it threw. */
+function settle<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}

@@ -5,17 +5,8 @@ import { join, resolve } from 'node:path';
 
 export type Db = Database.Database;
 
-/**
- * One numbered schema change. Each part of the server (core API, knowledge base,
- * tickets, integrations) owns its own `component` and numbers its migrations
- * from 1, so parts evolve their tables independently.
- */
-export interface Migration {
-  component: string;
-  version: number;
-  description: string;
-  up: string | ((db: Db) => void);
-}
+import type { Migration } from './migrate.js';
+export type { Migration } from './migrate.js';
 
 export interface OpenDatabaseOptions {
   /** Directory holding `support-chat.db`; `:memory:` for a throw-away database. */
@@ -67,8 +58,7 @@ export function migrate(db: Db, migrations: readonly Migration[]): void {
   );
   for (const m of pending) {
     db.transaction(() => {
-      if (typeof m.up === 'string') db.exec(m.up);
-      else m.up(db);
+      db.exec(typeof m.up === 'string' ? m.up : m.up.sqlite);
       record.run(m.component, m.version, m.description, new Date().toISOString());
     })();
   }

@@ -38,7 +38,7 @@ export interface Route {
    * sender it claims to be), judged from its body before it is counted. Only genuine requests
    * count in `publicBucket`; the others count against the client address.
    */
-  genuine?(ctx: RouteContext): boolean;
+  genuine?(ctx: RouteContext): boolean | Promise<boolean>;
   /** Honour `Idempotency-Key`. */
   idempotent?: boolean;
   handler(ctx: RouteContext): Promise<ApiResponse> | ApiResponse;

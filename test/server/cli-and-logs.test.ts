@@ -63,9 +63,9 @@ describe('request logs', () => {
     const address = receiver.address();
     const env = { SUPPORT_CHAT_WEBHOOK_URL: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/tickets`, SUPPORT_CHAT_WEBHOOK_SECRET: 'whsec_logs_test' };
     const lines: string[] = [];
-    const server = createServer({ dataDir: ':memory:', engine: createTestEngine(), logger: jsonLogger((line) => lines.push(line)), startWorker: false, env });
+    const server = await createServer({ dataDir: ':memory:', engine: createTestEngine(), logger: jsonLogger((line) => lines.push(line)), startWorker: false, env });
     try {
-      const { token } = server.tokens.create({ orgId: 'acme', name: 'logs', scopes: ['chat:read', 'chat:write', 'chat:escalate'] });
+      const { token } = await server.tokens.create({ orgId: 'acme', name: 'logs', scopes: ['chat:read', 'chat:write', 'chat:escalate'] });
       const headers = { authorization: `Bearer ${token}` };
       const sent = await server.fetch(new Request('http://x/v0/chat', { method: 'POST', headers, body: '{"message":"my secret question"}' }));
       const { conversation_id } = (await sent.json()) as { conversation_id: string };

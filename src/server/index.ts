@@ -273,8 +273,12 @@ export interface StartServerOptions extends ServerOptions {
   host?: string;
 }
 
-/** Serves the API over HTTP. `close()` stops accepting, finishes in-flight requests, then closes the server. */
-export async function startServer(options: StartServerOptions = {}): Promise<{ url: string; server: SupportServer; http: Server; close(): Promise<void> }> {
+/**
+ * Serves the API over HTTP (roles `api` and `all`); a `worker` answers questions and does not
+ * listen (its `url` is empty and `http` null). `close()` stops accepting, finishes in-flight
+ * requests, then closes the server.
+ */
+export async function startServer(options: StartServerOptions = {}): Promise<{ url: string; server: SupportServer; http: Server | null; close(): Promise<void> }> {
   const server = await createServer(options);
   try {
     await server.ready();
@@ -282,6 +286,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<{ u
     await server.close();
     throw error;
   }
+  if (server.role === 'worker') return { url: '', server, http: null, close: () => server.close() };
   // Node requests go straight to the pipeline, without building WHATWG Request and Response objects.
   const http = createHttpServer((req, res) => {
     // Answered synchronously when nothing had to wait; the pipeline never rejects.

@@ -177,37 +177,3 @@ describe('the period', () => {
     expect(parsePeriod({ since: '2026-11-19T08:00:00+02:00' }, now).since).toEqual(new Date('2026-11-19T06:00:00Z'));
   });
 });
-
-describe('the insights migration', () => {
-  it('backfills conversations stored before it, and later turns are kept by its triggers', async () => {
-    const { openDatabase, migrate } = await import('../../../src/server/store/database.js');
-    const { coreMigrations } = await import('../../../src/server/store/migrations.js');
-    const { kbMigrations } = await import('../../../src/server/answers/knowledge-base.js');
-    const { insightsMigrations } = await import('../../../src/server/insights/migrations.js');
-    const { insightsReport } = await import('../../../src/server/insights/report.js');
-    const db = openDatabase({ dataDir: ':memory:', migrations: [...coreMigrations, ...kbMigrations] });
-    const at = '2026-11-19T10:00:00.000Z';
-    db.prepare("INSERT INTO conversations (id, org_id, status, created_at, updated_at) VALUES ('c1', 'acme', 'completed', ?, ?), ('c2', 'acme', 'failed', ?, ?)").run(at, at, at, at);
-    db.prepare("INSERT INTO conversations (id, org_id, status, created_at, updated_at, escalation_state) VALUES ('c3', 'acme', 'completed', ?, ?, 'done')").run(at, at);
-    db.prepare(
-      `INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) VALUES
-       ('c1', 1, 'user', 'Rotate keys?', '[]', ?), ('c1', 2, 'assistant', 'Here.', '[{"title":"Keys","url":"https://docs.example.com/keys"}]', ?),
-       ('c1', 3, 'user', 'Teleport a zeppelin?', '[]', ?), ('c1', 4, 'assistant', 'Not found.', '[]', ?),
-       ('c2', 1, 'user', 'Anything?', '[]', ?),
-       ('c3', 1, 'user', 'Help!', '[]', ?), ('c3', 2, 'assistant', 'Not found.', '[]', ?)`,
-    ).run(at, at, at, at, at, at, at);
-    migrate(db, insightsMigrations);
-    const period = { orgId: 'acme', since: new Date('2026-11-19T00:00:00Z'), until: new Date('2026-11-20T00:00:00Z') };
-    expect(insightsReport(db, period).totals).toMatchObject({ conversations: 3, questions: 4, answered: 1, unanswered: 1, escalated: 1, failed: 1, pending: 0 });
-    expect(insightsReport(db, period).top_sources).toEqual([{ title: 'Keys', url: 'https://docs.example.com/keys', citations: 1 }]);
-    // A retry of the failed conversation, answered: the triggers record it.
-    db.prepare("UPDATE conversations SET status = 'processing' WHERE id = 'c2'").run();
-    db.prepare("INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) VALUES ('c2', 2, 'user', 'Anything now?', '[]', ?)").run(at);
-    expect(insightsReport(db, period).totals).toMatchObject({ questions: 5, pending: 1 });
-    db.prepare("INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) VALUES ('c2', 3, 'assistant', 'Yes.', '[{\"title\":\"Keys\",\"url\":\"https://docs.example.com/keys\"}]', ?)").run(at);
-    db.prepare("UPDATE conversations SET status = 'completed' WHERE id = 'c2'").run();
-    expect(insightsReport(db, period).totals).toMatchObject({ questions: 5, answered: 2, unanswered: 1, escalated: 1, failed: 1, pending: 0 });
-    expect(insightsReport(db, period).top_sources[0]!.citations).toBe(2);
-    db.close();
-  });
-});

@@ -111,14 +111,14 @@ describe('helpdesk registry', () => {
     const resolve = createIntegrationResolver({ env });
     const t = serve(env);
     for (const helpdesk of helpdesks.all()) {
-      expect(resolve('acme', helpdesk.name as Integration).name, helpdesk.name).toBe(helpdesk.name);
+      expect((await resolve('acme', helpdesk.name as Integration)).name, helpdesk.name).toBe(helpdesk.name);
       if (helpdesk.sync) expect(connectorFor(helpdesk.name, effective(helpdesk, env)).source).toBe(helpdesk.name);
       else expect(() => connectorFor(helpdesk.name, {})).toThrow(`No helpdesk named "${helpdesk.name}" can be synced; use one of plain, pylon, linear`);
       // Unsigned: a helpdesk with a receiver answers 401, one without has no receiver at all (404).
       const res = await t.call('POST', `/v0/webhooks/${helpdesk.name}/acme`, { body: '{}', headers: { 'content-type': 'application/json' } });
       expect(res.status, helpdesk.name).toBe(helpdesk.webhook ? 401 : 404);
     }
-    expect(() => resolve('acme', 'zendesk' as Integration)).toThrow(IntegrationError);
+    await expect(resolve('acme', 'zendesk' as Integration)).rejects.toThrow(IntegrationError);
     expect(() => connectorFor('zendesk', {})).toThrow(/No helpdesk named "zendesk" can be synced/);
     expect((await t.call('POST', '/v0/webhooks/zendesk/acme', { body: '{}', headers: { 'content-type': 'application/json' } })).status).toBe(404);
   });
@@ -128,11 +128,11 @@ describe('helpdesk registry', () => {
     const secret = 'acme-desk-secret';
     const env = { ACME_DESK_API_KEY: 'key', ACME_DESK_WEBHOOK_SECRET: secret };
 
-    const integration = createIntegrationResolver({ env })('acme', 'acme-desk' as Integration);
+    const integration = await createIntegrationResolver({ env })('acme', 'acme-desk' as Integration);
     const draft = { orgId: 'acme', conversationId: 'conv_1', title: 't', summary: 's', transcript: [], customer: { email: 'a@example.com', name: 'A' }, labelTypeIds: [] };
     expect(await integration.createTicket(draft)).toEqual({ ticketId: 'acme_conv_1', ticketUrl: 'https://desk.acme.test/conv_1' });
     expect(created).toEqual([{ name: 'acme-desk', conversationId: 'conv_1' }]);
-    expect(() => createIntegrationResolver({ env: {} })('acme', 'acme-desk' as Integration)).toThrow(
+    await expect(createIntegrationResolver({ env: {} })('acme', 'acme-desk' as Integration)).rejects.toThrow(
       'Acme Desk integration is not configured: set ACME_DESK_API_KEY (or run support-chat integrations set acme-desk --org ORG --api-key …)',
     );
 

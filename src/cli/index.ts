@@ -33,9 +33,9 @@ Commands:
 Each integration setting comes from the organization's own settings, else from the
 environment (PLAIN_API_KEY, LINEAR_TEAM_ID, SUPPORT_CHAT_WEBHOOK_URL, …).
 
-Every command takes --database URL (default: $SUPPORT_CHAT_DATABASE_URL) to work on a
-PostgreSQL database (postgres://user:password@host:5432/database); without one, data lives
-in SQLite in --data DIR (default: $SUPPORT_CHAT_DATA or ./.support-chat).
+Data lives in --data DIR (default: $SUPPORT_CHAT_DATA or ./.support-chat), or in the
+PostgreSQL database of --database URL (default: $SUPPORT_CHAT_DATABASE_URL), for example
+postgres://user:password@host:5432/database.
 
 serve --role api answers HTTP requests only, --role worker runs the background work only
 (answers, follow-ups, retention), --role all (the default) does both.`;

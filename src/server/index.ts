@@ -189,6 +189,8 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   lifecycle.onSent(async (tx, orgId, id, continued) => {
     if (continued) await followUps.queue(orgId, id, tx);
   });
+  // Once it is committed, in whichever process stored it.
+  lifecycle.onQueued(() => followUps.wake());
   const services: Services = {
     tokens,
     conversations,

@@ -5,8 +5,7 @@
  * the end, and those an interrupted run left behind at the start.
  */
 import pg from 'pg';
-
-const url = process.env.SUPPORT_CHAT_TEST_DATABASE_URL ?? '';
+import { testPostgresUrl as url } from './postgres-url.js';
 
 async function dropTestSchemas(): Promise<void> {
   const client = new pg.Client({ connectionString: url });

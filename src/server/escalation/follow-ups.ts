@@ -145,12 +145,17 @@ export class FollowUpForwarder {
    * Records the conversation's newest visitor message for its ticket when the conversation has
    * been escalated; does nothing otherwise. One INSERT, run in the transaction `tx` that stores
    * the message (`ConversationLifecycle.onSent`), so it is committed with the message or not at
-   * all; delivery happens in the background. Resolves with whether a follow-up was queued.
+   * all; delivery happens in the background once `wake()` is called after the commit (the server
+   * wakes the forwarder whenever a message is queued, in any process). Resolves with whether a
+   * follow-up was queued.
    */
   async queue(orgId: string, conversationId: string, tx: Sql = this.#sql): Promise<boolean> {
-    const queued = (await tx.run(QUEUE, [this.#now(), conversationId, orgId])) === 1;
-    if (queued) this.#wake();
-    return queued;
+    return (await tx.run(QUEUE, [this.#now(), conversationId, orgId])) === 1;
+  }
+
+  /** Looks for ready follow-ups now (a message was stored and committed), unless already at work. */
+  wake(): void {
+    if (this.#started && !this.#running) this.#schedule(0);
   }
 
   start(): void {
@@ -179,11 +184,6 @@ export class FollowUpForwarder {
       attempted++;
       await this.#deliver(row);
     }
-  }
-
-  #wake(): void {
-    // After the transaction that queued it has committed (a timer, not at once).
-    if (this.#started && !this.#running) this.#schedule(0);
   }
 
   #schedule(delay: number): void {

@@ -14,6 +14,7 @@ import { fakeLinear } from '../../helpers/fake-linear.js';
 import { fakePlain } from '../../helpers/fake-plain.js';
 import { fakePylon } from '../../helpers/fake-pylon.js';
 import { testServer, webhookReceiver, type TestServer } from '../../helpers/server.js';
+import { freshDatabaseUrl } from '../../helpers/database.js';
 
 const servers: TestServer[] = [];
 const closers: (() => Promise<void> | void)[] = [];
@@ -27,7 +28,16 @@ const customer = { name: 'Ada Lovelace', email: 'ada@example.com' };
 let skew = 0;
 const clock = () => Date.now() + skew;
 
-async function serverWith(env: Record<string, string>, options: { dataDir?: string; startWorker?: boolean } = {}) {
+/**
+ * Makes a retry due now: the servers' clock moves forward (SQLite's `clock_ms()` is that clock) and
+ * the follow-ups' due times and leases move back (PostgreSQL's clock cannot be moved).
+ */
+async function later(t: TestServer, ms: number): Promise<void> {
+  skew += ms;
+  await t.server.sql.run('UPDATE ticket_follow_ups SET run_after = run_after - ?, lease_until = lease_until - ?', [ms, ms]);
+}
+
+async function serverWith(env: Record<string, string>, options: { dataDir?: string; databaseUrl?: string; startWorker?: boolean } = {}) {
   skew = 0;
   const t = await testServer({ env: { SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS: '1500', ...env }, integrations: undefined, now: clock, ...options });
   servers.push(t);
@@ -81,7 +91,7 @@ describe('Plain', () => {
     plain.failNext({ mode: 'lose-answer' }, 'createThreadEvent');
     await t.server.followUps.runOnce();
     expect((await rows(t))[0]).toMatchObject({ state: 'queued', attempts: 1, last_error: expect.stringMatching(/did not answer/) });
-    skew += 3_000;
+    await later(t, 3_000);
     await t.server.followUps.runOnce();
     expect((await rows(t))[0]).toMatchObject({ state: 'done', attempts: 2 });
     expect(plain.threadEvents).toHaveLength(1);
@@ -111,7 +121,7 @@ describe('Linear', () => {
     linear.failNext({ mode: 'lose-answer' }, 'commentCreate');
     await t.server.followUps.runOnce();
     expect((await rows(t))[0]).toMatchObject({ state: 'queued', attempts: 1 });
-    skew += 3_000;
+    await later(t, 3_000);
     await t.server.followUps.runOnce();
     expect((await rows(t))[0]).toMatchObject({ state: 'done' });
     expect(linear.comments).toHaveLength(1);
@@ -147,7 +157,7 @@ describe('Pylon retries', () => {
     pylon.failNext({ mode: 'lose-answer' }, 'POST /issues/{id}/note');
     await t.server.followUps.runOnce();
     expect((await rows(t))[0]).toMatchObject({ state: 'queued', attempts: 1 });
-    skew += 3_000;
+    await later(t, 3_000);
     await t.server.followUps.runOnce();
     expect((await rows(t))[0]).toMatchObject({ state: 'done', attempts: 2 });
     expect(pylon.notes).toHaveLength(1);
@@ -169,7 +179,7 @@ describe('webhook', () => {
     await t.server.followUps.runOnce();
     expect((await rows(t))[0]).toMatchObject({ state: 'queued', attempts: 1, last_error: 'Webhook receiver answered 503' });
     expect(await t.server.followUps.runOnce()).toBe(0); // not yet due
-    skew += 3_000;
+    await later(t, 3_000);
     await t.server.followUps.runOnce();
     expect(receiver.deliveries).toHaveLength(2);
     const delivery = receiver.deliveries[1]!;
@@ -198,7 +208,7 @@ describe('webhook', () => {
     await t.server.followUps.runOnce();
     await followUp(t, token, id, 'second');
     expect(await t.server.followUps.runOnce()).toBe(0);
-    skew += 3_000;
+    await later(t, 3_000);
     await t.server.followUps.runOnce();
     const contents = receiver.deliveries.slice(1).map((d) => JSON.parse(d.body).message.content);
     expect(contents).toEqual(['first', 'second']);
@@ -210,7 +220,9 @@ describe('webhook', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'support-chat-follow-ups-'));
     closers.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const env = { SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET };
-    const first = await serverWith(env, { dataDir });
+    // The same database for both servers: the SQLite file, or one PostgreSQL schema.
+    const databaseUrl = freshDatabaseUrl();
+    const first = await serverWith(env, { dataDir, databaseUrl });
     const token = await first.token();
     const { id } = await escalated(first, token, 'webhook');
     await followUp(first, token, id, 'Still waiting');
@@ -219,8 +231,8 @@ describe('webhook', () => {
     await first.server.close();
     servers.splice(servers.indexOf(first), 1);
 
-    const second = await serverWith(env, { dataDir });
-    skew += 3_000;
+    const second = await serverWith(env, { dataDir, databaseUrl });
+    await later(second, 3_000);
     expect(await second.server.followUps.runOnce()).toBe(1);
     expect(receiver.deliveries.map((d) => JSON.parse(d.body).message?.content)).toEqual([undefined, 'Still waiting']);
   });

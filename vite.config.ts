@@ -42,6 +42,18 @@ export default defineConfig(({ mode, command }) => ({
       },
       {
         test: {
+          // The server suite again, every database on PostgreSQL (a fresh schema per server).
+          name: 'node-postgres',
+          environment: 'node',
+          include: ['test/server/**/*.test.ts'],
+          globalSetup: ['test/helpers/postgres-setup.ts'],
+          env: { SUPPORT_CHAT_TEST_DATABASE_URL: process.env.SUPPORT_CHAT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
           name: 'browser',
           include: ['test/widget/**/*.test.ts'],
           // The browser is looked up only when this project runs; none found: one line, exit 1.

@@ -1,14 +1,17 @@
 /**
- * @module `support-chat/server`: the Conversational Support API v0 on SQLite.
+ * @module `support-chat/server`: the Conversational Support API v0, on SQLite (one machine) or
+ * PostgreSQL and Redis (API processes and answer workers on many machines).
  *
  * @example
  * const { url, close } = await startServer({ dataDir: './data', port: 8787 });
+ * // Scaled out: SUPPORT_CHAT_DATABASE_URL=postgres://… SUPPORT_CHAT_REDIS_URL=redis://…
+ * await startServer({ role: 'api', port: 8787 });
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createAnswerEngine, kbMigrations, type KnowledgeBase } from './answers/index.js';
+import { createAnswerEngine, type KnowledgeBase } from './answers/index.js';
 import type { AnswerEngine } from './answers/types.js';
-import { createIntegrationResolver, effectiveSettings, integrationMigrations, IntegrationSettingsStore } from './escalation/index.js';
-import { FollowUpForwarder, followUpMigrations } from './escalation/follow-ups.js';
+import { createIntegrationResolver, effectiveSettings, IntegrationSettingsStore } from './escalation/index.js';
+import { FollowUpForwarder } from './escalation/follow-ups.js';
 import type { IntegrationResolver } from './helpdesks/types.js';
 import { createApp } from './http/app.js';
 import { jsonLogger, type Logger } from './http/log.js';
@@ -25,18 +28,19 @@ import { feedbackRoutes } from './http/routes/feedback.js';
 import { insightsRoutes } from './http/routes/insights.js';
 import { dashboardRoutes } from './dashboard/index.js';
 import { FeedbackStore } from './insights/feedback.js';
-import { insightsMigrations } from './insights/migrations.js';
 import { RetentionSweep, type SweepReport } from './retention/index.js';
 import type { Services } from './http/services.js';
 import { ConversationLifecycle, DEFAULT_JOB_LEASE_MS, DEFAULT_MAX_ATTEMPTS } from './conversations/lifecycle.js';
 import { JobQueue } from './jobs/queue.js';
 import { Worker } from './jobs/worker.js';
 import { ConversationStore } from './store/conversations.js';
-import { changeTracker, openDatabase, type Db, type Migration } from './store/database.js';
 import { IdempotencyStore } from './store/idempotency.js';
-import { coreMigrations } from './store/migrations.js';
+import { migrate } from './store/migrate.js';
+import { isPostgresUrl, openSql, redactUrl, type Sql } from './store/sql.js';
 import { TokenService } from './store/tokens.js';
-import { SqliteTicketStore, ticketMigrations } from './tickets/store.js';
+import { SqlTicketStore } from './tickets/store.js';
+import { migrations } from './schema.js';
+import { LocalBus, RedisBus, type Bus } from './bus/index.js';
 import type { TicketStore } from './tickets/types.js';
 import type { ConnectionInfo } from '../protocol/node-http.js';
 import { CONVERSATION_MAX_TURNS } from '../protocol/limits.js';
@@ -50,28 +54,38 @@ export { jsonLogger, silentLogger, type Logger } from './http/log.js';
 export type { AnswerEngine } from './answers/types.js';
 export type { RateLimits } from './http/rate-limit.js';
 
+/** What a process does: serve the API, answer questions (and forward follow-ups, sweep retention), or both. */
+export type ServerRole = 'api' | 'worker' | 'all';
+export const SERVER_ROLES: readonly ServerRole[] = ['api', 'worker', 'all'];
+
 export interface ServerOptions {
-  /** Directory of the SQLite database; `:memory:` for a throw-away one. @default '.support-chat' */
+  /** Directory of the SQLite database; `:memory:` for a throw-away one. Unused with a PostgreSQL `databaseUrl`. @default '.support-chat' */
   dataDir?: string;
+  /** A PostgreSQL URL (`postgres://…`, optional `?schema=name`) puts every table there. @default env SUPPORT_CHAT_DATABASE_URL, else SQLite in `dataDir` */
+  databaseUrl?: string;
+  /** An open database to use instead (migrated here, closed with the server); the CLI opens it first to report a bad URL early. */
+  sql?: Sql;
+  /** `api` serves HTTP and holds no state of its own; `worker` answers questions; `all` both. @default 'all' */
+  role?: ServerRole;
   /** Answers, summaries and titles. @default the local engine over the organization's knowledge base (LLM when configured) */
-  engine?: AnswerEngine | ((db: Db) => AnswerEngine);
+  engine?: AnswerEngine | ((sql: Sql) => AnswerEngine);
   /** Which helpdesk client handles an escalation. @default env-configured webhook, Plain, Pylon, Linear */
   integrations?: IntegrationResolver;
   /** Rate limits; any field left out keeps its default. @default DEFAULT_RATE_LIMITS */
   rateLimits?: Partial<Omit<RateLimits, 'endpoints'>> & { endpoints?: Partial<RateLimits['endpoints']> };
   /** @default a RedisRateLimiter when SUPPORT_CHAT_REDIS_URL is set (several processes share limits), else a MemoryRateLimiter */
   rateLimiter?: RateLimiter;
-  /** Environment for integrations and the engine. @default process.env */
+  /** Environment: database and Redis URLs, integrations, the engine. @default process.env */
   env?: NodeJS.ProcessEnv;
   /** @default JSON lines on stdout */
   logger?: Logger;
-  /** @default Date.now */
+  /** The clock of timestamps (and, on SQLite, of leases: on PostgreSQL leases use the database's clock). @default Date.now */
   now?: () => number;
   /** Lease of an answer job. @default 30000 */
   jobLeaseMs?: number;
   /** Attempts before a conversation is `failed`. @default 3 */
   maxAttempts?: number;
-  /** Start the answer worker (and the follow-up forwarder) at once. @default true */
+  /** Start the answer worker (and the follow-up forwarder and retention sweep) at once, when the role answers. @default true */
   startWorker?: boolean;
   /** Days conversations are kept after their last activity, for organizations without their own period. @default 90 */
   retentionDays?: number;
@@ -84,12 +98,15 @@ export interface SupportServer {
   handle(request: ApiRequest): ApiResponse | Promise<ApiResponse>;
   /** Resolves when the server can count requests (its shared rate limiter is connected); rejects when it cannot. */
   ready(): Promise<void>;
-  db: Db;
+  role: ServerRole;
+  sql: Sql;
   tokens: TokenService;
   tickets: TicketStore;
   engine: AnswerEngine;
   /** Sends user turns, settles them, and counts the long polls waiting. */
   lifecycle: ConversationLifecycle;
+  /** How this process tells the others (and itself) what changed. */
+  bus: Bus;
   worker: { start(): void; stop(): Promise<void>; runOnce(): Promise<boolean> };
   /** Forwards visitor messages sent after escalation to the ticket (started with the worker). */
   followUps: { start(): void; stop(): Promise<void>; runOnce(): Promise<number> };
@@ -104,55 +121,89 @@ export interface SupportServer {
 /** An escalation claim (and an `Idempotency-Key` reservation) older than this belonged to a process that died. */
 const ESCALATION_CLAIM_STALE_MS = 120_000;
 
-export function createServer(options: ServerOptions = {}): SupportServer {
+/** Thrown when the options or environment cannot make a working server; the CLI prints its message. */
+export class ServerConfigError extends Error {
+  override name = 'ServerConfigError';
+}
+
+/**
+ * Opens the database (running its migrations), and builds the API pipeline and the worker.
+ * Rejects with a ServerConfigError when the configuration cannot work (several processes on
+ * PostgreSQL without Redis), or the database's own error when it cannot be reached.
+ */
+export async function createServer(options: ServerOptions = {}): Promise<SupportServer> {
   const now = options.now ?? Date.now;
   const env = options.env ?? process.env;
   const logger = options.logger ?? jsonLogger();
-  const migrations: Migration[] = [...coreMigrations, ...ticketMigrations, ...kbMigrations, ...integrationMigrations, ...followUpMigrations, ...insightsMigrations];
-  const db = openDatabase({ dataDir: options.dataDir ?? '.support-chat', migrations });
-  const engine =
-    typeof options.engine === 'function' ? options.engine(db) : (options.engine ?? createAnswerEngine({ db, env }));
+  const role = options.role ?? 'all';
+  if (!SERVER_ROLES.includes(role)) throw new ServerConfigError(`role must be one of ${SERVER_ROLES.join(', ')}, got "${String(role)}"`);
+  const databaseUrl = options.sql ? undefined : (options.databaseUrl ?? (env.SUPPORT_CHAT_DATABASE_URL || undefined));
+  const redisUrl = env.SUPPORT_CHAT_REDIS_URL || undefined;
+  if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) {
+    throw new ServerConfigError(`SUPPORT_CHAT_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/db), got "${redactUrl(databaseUrl)}"; leave it unset for SQLite`);
+  }
+  const postgres = databaseUrl !== undefined || options.sql?.dialect === 'postgres';
+  if (postgres && !redisUrl && role !== 'all') {
+    await options.sql?.close();
+    throw new ServerConfigError(
+      `--role ${role} on PostgreSQL needs SUPPORT_CHAT_REDIS_URL: API processes and workers share rate limits, long-poll wakeups and cache invalidation through Redis. Set it, or run a single process with --role all.`,
+    );
+  }
+  const sql = options.sql ?? (await openSql(databaseUrl ? { url: databaseUrl } : { dataDir: options.dataDir ?? '.support-chat' }, { now }));
+  try {
+    await migrate(sql, migrations);
+  } catch (error) {
+    await sql.close();
+    throw error;
+  }
+  const reportRedis = (what: string) => (error: unknown) =>
+    logger.warn({ msg: `${what} unavailable`, error: error instanceof Error ? error.message : String(error) });
+  const bus: Bus = redisUrl ? new RedisBus({ url: redisUrl, onError: reportRedis('Redis bus') }) : new LocalBus();
+  const engine = typeof options.engine === 'function' ? options.engine(sql) : (options.engine ?? createAnswerEngine({ sql, env }));
   const limits: RateLimits = {
     ...DEFAULT_RATE_LIMITS,
     ...definedOnly(options.rateLimits),
     endpoints: { ...DEFAULT_RATE_LIMITS.endpoints, ...definedOnly(options.rateLimits?.endpoints) },
   };
-  const conversations = new ConversationStore(db, now);
+  const conversations = new ConversationStore(sql, now);
   // The lifecycle's policy is resolved here, once: an option left undefined keeps its default.
-  const lifecycle = new ConversationLifecycle(conversations, new JobQueue(db, now), {
-    leaseMs: options.jobLeaseMs ?? DEFAULT_JOB_LEASE_MS,
-    maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-    maxTurns: CONVERSATION_MAX_TURNS,
-  });
+  const lifecycle = new ConversationLifecycle(
+    conversations,
+    new JobQueue(sql, now),
+    { leaseMs: options.jobLeaseMs ?? DEFAULT_JOB_LEASE_MS, maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS, maxTurns: CONVERSATION_MAX_TURNS },
+    bus,
+  );
   const closing = new AbortController();
   const worker = new Worker({ lifecycle, conversations, engine, logger });
-  const tickets = new SqliteTicketStore(db, {
+  const tickets = new SqlTicketStore(sql, {
     forget: (orgId, source, externalId) => engine.forgetTicket(orgId, source, externalId),
     index: 'indexTicket' in engine ? (orgId, ticket) => (engine as AnswerEngine & KnowledgeBase).indexTicket(orgId, ticket) : undefined,
   });
-  const integrationSettings = new IntegrationSettingsStore(db);
-  const tokens = new TokenService(db, now);
-  const integrations = options.integrations ?? createIntegrationResolver({ env, db, now });
-  const followUps = new FollowUpForwarder({ db, integrations, logger, now });
+  const integrationSettings = new IntegrationSettingsStore(sql);
+  const tokens = new TokenService(sql, now);
+  // A token revoked by any process is dropped from every process's cache at once (within TOKEN_CACHE_MS without the bus).
+  bus.subscribe('tokens', () => tokens.forget());
+  const integrations = options.integrations ?? createIntegrationResolver({ env, sql, now });
+  const followUps = new FollowUpForwarder({ sql, integrations, logger, now });
   // A message sent after escalation is queued for the ticket in the transaction that stores it.
-  lifecycle.onSent((orgId, id, continued) => {
-    if (continued) followUps.queue(orgId, id);
+  lifecycle.onSent(async (tx, orgId, id, continued) => {
+    if (continued) await followUps.queue(orgId, id, tx);
   });
   const services: Services = {
     tokens,
     conversations,
     lifecycle,
-    idempotency: new IdempotencyStore(db, now, ESCALATION_CLAIM_STALE_MS),
+    idempotency: new IdempotencyStore(sql, ESCALATION_CLAIM_STALE_MS),
     tickets,
     engine,
     integrations,
-    integrationSettings: (orgId, name) => effectiveSettings(integrationSettings.stored(orgId, name), env, name),
+    integrationSettings: async (orgId, name) => effectiveSettings(await integrationSettings.stored(orgId, name), env, name),
     logger,
     closing: closing.signal,
     escalationClaimStaleMs: ESCALATION_CLAIM_STALE_MS,
     now,
   };
-  const retention = new RetentionSweep({ db, conversations, logger, now, defaultDays: options.retentionDays });
+  const retention = new RetentionSweep({ sql, conversations, logger, now, defaultDays: options.retentionDays });
   const router = new Router([
     ...chatRoutes,
     ...escalateRoutes,
@@ -160,19 +211,15 @@ export function createServer(options: ServerOptions = {}): SupportServer {
     ...meRoutes,
     ...openApiRoutes,
     ...helpdeskWebhookRoutes,
-    ...feedbackRoutes({ feedback: new FeedbackStore(db, now) }),
-    ...insightsRoutes({ db }),
+    ...feedbackRoutes({ feedback: new FeedbackStore(sql, now) }),
+    ...insightsRoutes({ sql }),
     ...dashboardRoutes(),
   ]);
   // Several processes behind one address share their limits through Redis; one process counts in memory.
-  const redisUrl = env.SUPPORT_CHAT_REDIS_URL;
   const limiter: RateLimiter =
-    options.rateLimiter ??
-    (redisUrl
-      ? new RedisRateLimiter({ url: redisUrl, now, onError: (error) => logger.warn({ msg: 'rate limiter unavailable; letting requests through', error: error instanceof Error ? error.message : String(error) }) })
-      : new MemoryRateLimiter(now));
-  const app = createApp({ router, services, limiter, limits, changes: changeTracker(db) });
-  if (options.startWorker ?? true) {
+    options.rateLimiter ?? (redisUrl ? new RedisRateLimiter({ url: redisUrl, now, onError: reportRedis('rate limiter (letting requests through)') }) : new MemoryRateLimiter(now));
+  const app = createApp({ router, services, limiter, limits, changes: sql.changes ?? undefined });
+  if ((options.startWorker ?? true) && role !== 'api') {
     worker.start();
     followUps.start();
     retention.start();
@@ -181,16 +228,18 @@ export function createServer(options: ServerOptions = {}): SupportServer {
   return {
     fetch: app.fetch,
     handle: app.handle,
-    db,
+    role,
+    sql,
     tokens,
     tickets,
     engine,
     lifecycle,
+    bus,
     worker,
     followUps,
     retention,
     ready: async () => {
-      await limiter.ready?.();
+      await Promise.all([limiter.ready?.(), bus.ready()]);
     },
     drain: () => closing.abort(),
     async close() {
@@ -201,7 +250,8 @@ export function createServer(options: ServerOptions = {}): SupportServer {
       await followUps.stop();
       await retention.stop();
       await limiter.close?.();
-      db.close();
+      await bus.close();
+      await sql.close();
     },
   };
 }
@@ -227,15 +277,20 @@ export interface StartServerOptions extends ServerOptions {
   host?: string;
 }
 
-/** Serves the API over HTTP. `close()` stops accepting, finishes in-flight requests, then closes the server. */
-export async function startServer(options: StartServerOptions = {}): Promise<{ url: string; server: SupportServer; http: Server; close(): Promise<void> }> {
-  const server = createServer(options);
+/**
+ * Serves the API over HTTP (roles `api` and `all`); a `worker` answers questions and does not
+ * listen (its `url` is empty and `http` null). `close()` stops accepting, finishes in-flight
+ * requests, then closes the server.
+ */
+export async function startServer(options: StartServerOptions = {}): Promise<{ url: string; server: SupportServer; http: Server | null; close(): Promise<void> }> {
+  const server = await createServer(options);
   try {
     await server.ready();
   } catch (error) {
     await server.close();
     throw error;
   }
+  if (server.role === 'worker') return { url: '', server, http: null, close: () => server.close() };
   // Node requests go straight to the pipeline, without building WHATWG Request and Response objects.
   const http = createHttpServer((req, res) => {
     // Answered synchronously when nothing had to wait; the pipeline never rejects.

@@ -47,7 +47,7 @@ describe.runIf(available)('two servers on one database, limits shared through Re
     const b = await start();
     cleanup.push(() => a.close(), () => b.close());
     // A token made through one server is valid on the other: they share the database.
-    const { token } = a.server.tokens.create({ orgId: `scale-${Date.now()}`, name: 'load', scopes: ['chat:read'] });
+    const { token } = await a.server.tokens.create({ orgId: `scale-${Date.now()}`, name: 'load', scopes: ['chat:read'] });
     const statuses = await Promise.all(
       Array.from({ length: 1000 }, (_, i) => fetch(`${i % 2 ? a.url : b.url}/v0/me`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status)),
     );

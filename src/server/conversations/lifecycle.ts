@@ -9,6 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { Source } from '../../protocol/index.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import type { ConversationRecord, ConversationStore, SendOutcome } from '../store/conversations.js';
+import type { Sql } from '../store/sql.js';
+import { LocalBus, type Bus } from '../bus/index.js';
 
 /** How long a claimed answer job is its worker's without renewal; a worker that dies loses it after this. */
 export const DEFAULT_JOB_LEASE_MS = 30_000;
@@ -56,16 +58,24 @@ export function isDeadLocalOwner(owner: string): boolean {
   }
 }
 
+/** Work recorded in the transaction that stores a user message (see `onSent`). */
+export type SentListener = (tx: Sql, orgId: string, conversationId: string, continued: boolean) => Promise<void>;
+
 export class ConversationLifecycle {
   readonly policy: Readonly<LifecyclePolicy>;
   readonly #store: ConversationStore;
   readonly #queue: JobQueue;
+  /** Waiters of this process, by `settled:<conversation id>`. */
   readonly #settled = new EventEmitter();
-  readonly #queued = new Set<() => void>();
-  readonly #sent = new Set<(orgId: string, conversationId: string, continued: boolean) => void>();
+  readonly #bus: Bus;
+  readonly #sent = new Set<SentListener>();
   #waiting = 0;
 
-  constructor(store: ConversationStore, queue: JobQueue, policy: LifecyclePolicy) {
+  /**
+   * @param bus how processes tell each other that a conversation settled or a job was queued
+   *   (in memory when one process runs alone)
+   */
+  constructor(store: ConversationStore, queue: JobQueue, policy: LifecyclePolicy, bus: Bus = new LocalBus()) {
     if (!Number.isFinite(policy.leaseMs) || policy.leaseMs < 100) throw new RangeError(`leaseMs must be a number of milliseconds ≥ 100, got ${policy.leaseMs}`);
     if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) throw new RangeError(`maxAttempts must be an integer ≥ 1, got ${policy.maxAttempts}`);
     if (!Number.isInteger(policy.maxTurns) || policy.maxTurns < 1) throw new RangeError(`maxTurns must be an integer ≥ 1, got ${policy.maxTurns}`);
@@ -73,6 +83,9 @@ export class ConversationLifecycle {
     this.#store = store;
     this.#queue = queue;
     this.#settled.setMaxListeners(0);
+    this.#bus = bus;
+    // Whichever process settled it, this one's long polls on the conversation wake.
+    bus.subscribe('settled', (id) => this.#settled.emit(`settled:${id}`));
   }
 
   /** Long polls waiting for a conversation to settle, in this process. */
@@ -85,22 +98,26 @@ export class ConversationLifecycle {
    * `conversationId` is undefined), then wakes the workers of this process. A conversation that
    * already holds `maxTurns` user messages is `full`.
    */
-  send(orgId: string, message: string, conversationId: string | undefined): SendOutcome {
+  async send(orgId: string, message: string, conversationId: string | undefined): Promise<SendOutcome> {
     const continued = conversationId !== undefined;
-    const record = this.#sent.size === 0 ? undefined : (id: string) => {
-      for (const listener of this.#sent) listener(orgId, id, continued);
-    };
-    const outcome = this.#store.send(orgId, message, conversationId, this.policy.maxTurns, record);
-    if (outcome.ok) for (const wake of this.#queued) wake();
+    const record =
+      this.#sent.size === 0
+        ? undefined
+        : async (tx: Sql, id: string) => {
+            for (const listener of this.#sent) await listener(tx, orgId, id, continued);
+          };
+    const outcome = await this.#store.send(orgId, message, conversationId, this.policy.maxTurns, record);
+    if (outcome.ok) this.#bus.publish('queued', outcome.conversationId);
     return outcome;
   }
 
   /**
    * Calls `listener` inside the transaction that stores each user message (`continued` when it was
    * sent to an existing conversation), so what it writes is committed with the message or not at
-   * all. It must be synchronous and write to the same database. Returns the unsubscribe function.
+   * all. It writes through `tx` (the transaction's handle) and awaits nothing else. Returns the
+   * unsubscribe function.
    */
-  onSent(listener: (orgId: string, conversationId: string, continued: boolean) => void): () => void {
+  onSent(listener: SentListener): () => void {
     this.#sent.add(listener);
     return () => this.#sent.delete(listener);
   }
@@ -110,36 +127,35 @@ export class ConversationLifecycle {
    * poll waiting on it is answered at once, and a worker still answering it stores nothing (its
    * job is gone with it). Returns false when the organization has no such conversation.
    */
-  delete(orgId: string, id: string): boolean {
-    const deleted = this.#store.delete(orgId, id);
+  async delete(orgId: string, id: string): Promise<boolean> {
+    const deleted = await this.#store.delete(orgId, id);
     if (deleted) this.#emitSettled(id);
     return deleted;
   }
 
-  /** Calls `listener` whenever a job is queued in this process. Returns the unsubscribe function. */
+  /** Calls `listener` whenever a job is queued, by any process sharing the bus. Returns the unsubscribe function. */
   onQueued(listener: () => void): () => void {
-    this.#queued.add(listener);
-    return () => this.#queued.delete(listener);
+    return this.#bus.subscribe('queued', listener);
   }
 
   /**
    * Leases the next ready answer job to `owner`. First, jobs left `running` by a dead process on
    * this host are given up, and jobs that used every attempt are failed.
    */
-  claim(owner: string): Job | null {
-    this.#queue.expireLeases(isDeadLocalOwner);
-    for (const id of this.#queue.failExhausted(this.policy.maxAttempts)) this.#emitSettled(id);
+  async claim(owner: string): Promise<Job | null> {
+    await this.#queue.expireLeases(isDeadLocalOwner);
+    for (const id of await this.#queue.failExhausted(this.policy.maxAttempts)) this.#emitSettled(id);
     return this.#queue.claim(owner, this.policy.leaseMs, this.policy.maxAttempts);
   }
 
   /** Extends the lease; false when it was lost (the job was taken over). */
-  renew(job: Job, owner: string): boolean {
+  renew(job: Job, owner: string): Promise<boolean> {
     return this.#queue.renew(job, owner, this.policy.leaseMs);
   }
 
   /** Stores the answer and completes the conversation while `owner` holds the lease. */
-  complete(job: Job, owner: string, answer: { content: string; sources: Source[] }): boolean {
-    const done = this.#queue.complete(job, owner, answer);
+  async complete(job: Job, owner: string, answer: { content: string; sources: Source[] }): Promise<boolean> {
+    const done = await this.#queue.complete(job, owner, answer);
     if (done) this.#emitSettled(job.conversationId);
     return done;
   }
@@ -148,16 +164,16 @@ export class ConversationLifecycle {
    * Records a failed attempt: queued again after a backoff, or, after the last attempt, the
    * conversation becomes `failed` (no assistant message; sending again retries). Returns which.
    */
-  fail(job: Job, owner: string, error: string): 'retry' | 'failed' {
+  async fail(job: Job, owner: string, error: string): Promise<'retry' | 'failed'> {
     const final = job.attempts >= this.policy.maxAttempts;
-    const held = this.#queue.fail(job, owner, error, final, retryDelayMs(job.attempts));
+    const held = await this.#queue.fail(job, owner, error, final, retryDelayMs(job.attempts));
     if (held && final) this.#emitSettled(job.conversationId);
     return final ? 'failed' : 'retry';
   }
 
   /** Gives a job back without counting the attempt (this process is shutting down). */
-  release(job: Job, owner: string): void {
-    this.#queue.release(job, owner);
+  release(job: Job, owner: string): Promise<void> {
+    return this.#queue.release(job, owner);
   }
 
   /**
@@ -165,13 +181,16 @@ export class ConversationLifecycle {
    * or `signal` aborts. Another process may settle it: a slow re-read covers that case.
    */
   async waitUntilSettled(orgId: string, id: string, ms: number, signal: AbortSignal): Promise<ConversationRecord | null> {
-    const current = this.#store.get(orgId, id);
+    const current = await this.#store.get(orgId, id);
     if (!current || current.status !== 'processing' || signal.aborted) return current;
     this.#waiting++;
     await new Promise<void>((resolve) => {
       const event = `settled:${id}`;
       const reread = setInterval(() => {
-        if (this.#store.get(orgId, id)?.status !== 'processing') done();
+        void Promise.resolve(this.#store.get(orgId, id)).then(
+          (record) => record?.status !== 'processing' && done(),
+          () => undefined,
+        );
       }, 500);
       const timer = setTimeout(done, ms);
       const settled = this.#settled;
@@ -190,6 +209,6 @@ export class ConversationLifecycle {
   }
 
   #emitSettled(conversationId: string): void {
-    this.#settled.emit(`settled:${conversationId}`);
+    this.#bus.publish('settled', conversationId);
   }
 }

@@ -9,7 +9,7 @@ import type { Bucket, RateDecision, RateLimiter, RateLimits } from './rate-limit
 import type { Route, RouteContext, RouteMatch, Router } from './router.js';
 import type { Services } from './services.js';
 import type { TokenRecord } from '../store/tokens.js';
-import { IdempotencyStore } from '../store/idempotency.js';
+import { IdempotencyStore, type IdempotencyBegin } from '../store/idempotency.js';
 
 export interface AppOptions {
   router: Router;
@@ -63,13 +63,24 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
     const match = router.match(request.method, pathname);
     log.route = match.route?.pattern ?? 'unmatched';
 
-    // Public routes and requests without a valid token count against the client address.
-    let auth: TokenRecord | undefined;
+    if (match.route?.scope === 'public') return authenticated(undefined, request, search, match, log, outcome);
+    const token = parseBearer(request.header('authorization'));
+    // A token looked up recently is answered at once; otherwise the lookup is awaited.
+    const verified = token ? services.tokens.verify(token) : null;
+    if (verified instanceof Promise) return verified.then((auth) => authenticated(auth ?? undefined, request, search, match, log, outcome));
+    return authenticated(verified ?? undefined, request, search, match, log, outcome);
+  }
+
+  /** Public routes and requests without a valid token count against the client address. */
+  function authenticated(
+    auth: TokenRecord | undefined,
+    request: ApiRequest,
+    search: string,
+    match: RouteMatch,
+    log: RequestLog,
+    outcome: { decision: RateDecision | undefined },
+  ): MaybePromise<ApiResponse> {
     let bucketList: Bucket[];
-    if (match.route?.scope !== 'public') {
-      const token = parseBearer(request.header('authorization'));
-      auth = token ? (services.tokens.verify(token) ?? undefined) : undefined;
-    }
     if (auth) {
       log.org = auth.orgId;
       log.token = auth.prefix;
@@ -115,12 +126,31 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
     outcome: { decision: RateDecision | undefined },
     bodyText: string,
   ): MaybePromise<ApiResponse> {
-    let genuine = false;
+    let verdict: boolean | Promise<boolean> = false;
     try {
-      genuine = route.genuine!(new Context(request, search, params, undefined, services, bodyText));
+      verdict = route.genuine!(new Context(request, search, params, undefined, services, bodyText));
     } catch {
       // Treated as forged: the handler gives the precise error.
     }
+    if (verdict instanceof Promise) {
+      return verdict.then(
+        (genuine) => countAs(genuine, request, search, route, params, log, outcome, bodyText),
+        () => countAs(false, request, search, route, params, log, outcome, bodyText),
+      );
+    }
+    return countAs(verdict, request, search, route, params, log, outcome, bodyText);
+  }
+
+  function countAs(
+    genuine: boolean,
+    request: ApiRequest,
+    search: string,
+    route: Route,
+    params: Record<string, string>,
+    log: RequestLog,
+    outcome: { decision: RateDecision | undefined },
+    bodyText: string,
+  ): MaybePromise<ApiResponse> {
     const bucketList = genuine ? [{ key: route.publicBucket!(params), limit: limits.perOrganization }] : [{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }];
     const next = (decision: RateDecision): MaybePromise<ApiResponse> => {
       outcome.decision = decision;
@@ -178,27 +208,31 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
     if (route.idempotent && auth && key !== null) {
       if (!IDEMPOTENCY_KEY.test(key)) throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters');
       const fingerprint = IdempotencyStore.fingerprint(request.method, search ? request.url.slice(0, -search.length) : request.url, bodyText);
-      const begun = services.idempotency.begin(auth.id, key, fingerprint);
-      if (begun.kind === 'mismatch') throw badRequest('Idempotency-Key was already used with a different request');
-      if (begun.kind === 'in_progress') {
-        throw new HttpError(409, 'conflict', 'A request with this Idempotency-Key is still in progress', {
-          retryable: true,
-          headers: { 'Retry-After': String(begun.retryAfterSeconds) },
-        });
-      }
-      if (begun.kind === 'replay') {
-        log.replayed = true;
-        return { status: begun.status, headers: { 'content-type': 'application/json', 'Idempotent-Replayed': 'true' }, body: begun.body };
-      }
-      const finish = (response: ApiResponse) => {
-        services.idempotency.finish(auth.id, key, response.status, response.body ?? '');
-        return response;
-      };
-      return Promise.resolve()
-        .then(() => route.handler(ctx))
-        .then(finish, (error: unknown) => finish(toErrorResponse(error, log)));
+      return services.idempotency.begin(auth.id, key, fingerprint).then((begun) => idempotent(begun, ctx, route, auth, key, log));
     }
     return route.handler(ctx);
+  }
+
+  /** Runs the handler of a request with an `Idempotency-Key` as the key's reservation says. */
+  function idempotent(begun: IdempotencyBegin, ctx: Context, route: Route, auth: TokenRecord, key: string, log: RequestLog): MaybePromise<ApiResponse> {
+    if (begun.kind === 'mismatch') throw badRequest('Idempotency-Key was already used with a different request');
+    if (begun.kind === 'in_progress') {
+      throw new HttpError(409, 'conflict', 'A request with this Idempotency-Key is still in progress', {
+        retryable: true,
+        headers: { 'Retry-After': String(begun.retryAfterSeconds) },
+      });
+    }
+    if (begun.kind === 'replay') {
+      log.replayed = true;
+      return { status: begun.status, headers: { 'content-type': 'application/json', 'Idempotent-Replayed': 'true' }, body: begun.body };
+    }
+    const finish = async (response: ApiResponse) => {
+      await services.idempotency.finish(auth.id, key, response.status, response.body ?? '');
+      return response;
+    };
+    return Promise.resolve()
+      .then(() => route.handler(ctx))
+      .then(finish, (error: unknown) => finish(toErrorResponse(error, log)));
   }
 
   function toErrorResponse(error: unknown, log: RequestLog): ApiResponse {

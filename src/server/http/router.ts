@@ -39,7 +39,7 @@ export interface Route {
    * count in `publicBucket`; the others count against the client address. A promise where
    * judging reads the database (the sender's secret).
    */
-  genuine?(ctx: RouteContext): Promise<boolean> | boolean;
+  genuine?(ctx: RouteContext): boolean | Promise<boolean>;
   /** Honour `Idempotency-Key`. */
   idempotent?: boolean;
   handler(ctx: RouteContext): Promise<ApiResponse> | ApiResponse;

@@ -20,7 +20,7 @@ export interface Services {
   engine: AnswerEngine;
   integrations: IntegrationResolver;
   /** An organization's effective settings for an integration (its own, else the environment's). */
-  integrationSettings(orgId: string, integration: Integration): IntegrationSettings;
+  integrationSettings(orgId: string, integration: Integration): Promise<IntegrationSettings>;
   logger: Logger;
   /** Aborted when the server shuts down: long polls answer at once. */
   closing: AbortSignal;

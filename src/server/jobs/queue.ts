@@ -1,6 +1,10 @@
-/** @module Durable answer jobs in SQLite: claimed with a lease, renewed while working, reclaimed when a process dies. */
+/**
+ * @module Durable answer jobs: claimed with a lease on the database's clock, renewed while
+ * working, reclaimed when a process dies. On PostgreSQL many workers on many machines claim
+ * with `FOR UPDATE SKIP LOCKED`, so they never wait on each other's rows.
+ */
 import type { Source } from '../../protocol/index.js';
-import type { Db } from '../store/database.js';
+import type { Sql } from '../store/sql.js';
 
 export interface Job {
   id: number;
@@ -16,91 +20,72 @@ interface JobRow {
   attempts: number;
 }
 
-export class JobQueue {
-  readonly #db: Db;
-  readonly #now: () => number;
-  readonly #claim;
-  readonly #renew;
-  /** Statements of `complete`, prepared once (it runs for every answer). */
-  readonly #finishJob;
-  readonly #nextSeq;
-  readonly #insertAnswer;
-  readonly #completeConversation;
-  readonly #complete;
-  readonly #exhausted;
-  readonly #runningOwners;
+/** A job is its owner's while this holds: the owner named, still running, the lease not run out. */
+const HELD = "id = ? AND lease_owner = ? AND state = 'running' AND lease_until >= clock_ms()";
 
-  constructor(db: Db, now: () => number = Date.now) {
-    this.#db = db;
+export class JobQueue {
+  readonly #sql: Sql;
+  readonly #now: () => number;
+  readonly #claim: string;
+
+  /** @param now the clock of the conversations' timestamps (leases are on the database's clock) */
+  constructor(sql: Sql, now: () => number = Date.now) {
+    this.#sql = sql;
     this.#now = now;
     // One statement picks and leases a job, so two workers (or two processes) never take the same one.
-    this.#claim = db.prepare(
-      `UPDATE jobs SET state = 'running', lease_owner = @owner, lease_until = @until, attempts = attempts + 1, updated_at = @now
+    this.#claim = `UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = clock_ms() + ?, attempts = attempts + 1, updated_at = clock_ms()
        WHERE id = (
          SELECT id FROM jobs
-         WHERE (state = 'queued' AND run_after <= @now) OR (state = 'running' AND lease_until < @now AND attempts < @max)
-         ORDER BY id LIMIT 1
+         WHERE (state = 'queued' AND run_after <= clock_ms()) OR (state = 'running' AND lease_until < clock_ms() AND attempts < ?)
+         ORDER BY id LIMIT 1${sql.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''}
        )
-       RETURNING id, conversation_id, org_id, attempts`,
-    );
-    this.#renew = db.prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND state = 'running'");
-    this.#finishJob = db.prepare("UPDATE jobs SET state = 'done', lease_owner = NULL, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'");
-    this.#nextSeq = db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM messages WHERE conversation_id = ?').pluck();
-    this.#insertAnswer = db.prepare("INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) VALUES (?, ?, 'assistant', ?, ?, ?)");
-    this.#completeConversation = db.prepare("UPDATE conversations SET status = 'completed', updated_at = ? WHERE id = ?");
-    this.#complete = db.transaction((job: Job, owner: string, answer: { content: string; sources: Source[] }): boolean => {
-      const now = this.#now();
-      const held = this.#finishJob.run(now, job.id, owner);
-      if (held.changes !== 1) return false;
-      const iso = new Date(now).toISOString();
-      const seq = this.#nextSeq.get(job.conversationId) as number;
-      this.#insertAnswer.run(job.conversationId, seq, answer.content, JSON.stringify(answer.sources), iso);
-      this.#completeConversation.run(iso, job.conversationId);
-      return true;
-    });
-    // Run before every claim round; most rounds find nothing.
-    this.#exhausted = db.prepare("SELECT id, conversation_id FROM jobs WHERE state = 'running' AND lease_until < ? AND attempts >= ?");
-    this.#runningOwners = db.prepare("SELECT DISTINCT lease_owner FROM jobs WHERE state = 'running' AND lease_owner IS NOT NULL").pluck();
+       RETURNING id, conversation_id, org_id, attempts`;
   }
 
   /**
    * Leases the oldest ready job (or one whose lease expired with attempts left) to `owner` for
    * `leaseMs`. An expired job with no attempt left is for `failExhausted`.
    */
-  claim(owner: string, leaseMs: number, maxAttempts: number): Job | null {
-    const now = this.#now();
-    const row = this.#claim.get({ owner, until: now + leaseMs, now, max: maxAttempts }) as JobRow | undefined;
+  async claim(owner: string, leaseMs: number, maxAttempts: number): Promise<Job | null> {
+    const row = await this.#sql.get<JobRow>(this.#claim, [owner, leaseMs, maxAttempts]);
     return row ? { id: row.id, conversationId: row.conversation_id, orgId: row.org_id, attempts: row.attempts } : null;
   }
 
-  /** Extends the lease; false when it was lost (another worker took the job over). */
-  renew(job: Job, owner: string, leaseMs: number): boolean {
-    return this.#renew.run(this.#now() + leaseMs, job.id, owner).changes === 1;
+  /** Extends the lease; false when it was lost (it ran out, or another worker took the job over). */
+  async renew(job: Job, owner: string, leaseMs: number): Promise<boolean> {
+    return (await this.#sql.run(`UPDATE jobs SET lease_until = clock_ms() + ? WHERE ${HELD}`, [leaseMs, job.id, owner])) === 1;
   }
 
   /** Appends the answer and completes the conversation, only while `owner` still holds the lease. */
-  complete(job: Job, owner: string, answer: { content: string; sources: Source[] }): boolean {
-    return this.#complete(job, owner, answer);
+  complete(job: Job, owner: string, answer: { content: string; sources: Source[] }): Promise<boolean> {
+    return this.#sql.transaction(async (tx) => {
+      // The job's row stays locked until commit: a worker taking it over waits, then finds it done.
+      if ((await tx.run(`UPDATE jobs SET state = 'done', lease_owner = NULL, updated_at = clock_ms() WHERE ${HELD}`, [job.id, owner])) !== 1) return false;
+      const iso = new Date(this.#now()).toISOString();
+      await tx.run(
+        "INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) SELECT ?, COALESCE(MAX(seq), 0) + 1, 'assistant', ?, ?, ? FROM messages WHERE conversation_id = ?",
+        [job.conversationId, answer.content, JSON.stringify(answer.sources), iso, job.conversationId],
+      );
+      await tx.run("UPDATE conversations SET status = 'completed', updated_at = ? WHERE id = ?", [iso, job.conversationId]);
+      return true;
+    });
   }
 
   /**
    * Records a failed attempt: the job is queued again after `retryInMs`, or, when `final`, the
    * conversation becomes `failed` with no assistant message (sending again retries).
    */
-  fail(job: Job, owner: string, error: string, final: boolean, retryInMs: number): boolean {
-    return this.#db.transaction(() => {
-      const now = this.#now();
-      const held = this.#db
-        .prepare(
-          `UPDATE jobs SET state = ?, lease_owner = NULL, lease_until = NULL, run_after = ?, last_error = ?, updated_at = ?
-           WHERE id = ? AND lease_owner = ? AND state = 'running'`,
-        )
-        .run(final ? 'failed' : 'queued', now + retryInMs, error.slice(0, 500), now, job.id, owner);
-      if (held.changes === 1 && final) {
-        this.#db.prepare("UPDATE conversations SET status = 'failed', updated_at = ? WHERE id = ?").run(new Date(now).toISOString(), job.conversationId);
+  fail(job: Job, owner: string, error: string, final: boolean, retryInMs: number): Promise<boolean> {
+    return this.#sql.transaction(async (tx) => {
+      const held = await tx.run(
+        `UPDATE jobs SET state = ?, lease_owner = NULL, lease_until = NULL, run_after = clock_ms() + ?, last_error = ?, updated_at = clock_ms() WHERE ${HELD}`,
+        [final ? 'failed' : 'queued', retryInMs, error.slice(0, 500), job.id, owner],
+      );
+      if (held === 1 && final) {
+        await tx.run("UPDATE conversations SET status = 'failed', updated_at = ? WHERE id = ?", [new Date(this.#now()).toISOString(), job.conversationId]);
       }
-      return held.changes === 1;
-    })();
+      return held === 1;
+    });
   }
 
   /**
@@ -108,38 +93,43 @@ export class JobQueue {
    * by a process that died: the conversation must end `failed`, never stay `processing`.
    * Returns the ids of the conversations failed.
    */
-  failExhausted(maxAttempts: number): string[] {
-    const now = this.#now();
-    // A read first: the transaction is only opened when some job needs failing.
-    if (this.#exhausted.all(now, maxAttempts).length === 0) return [];
-    return this.#db.transaction(() => {
-      const rows = this.#exhausted.all(now, maxAttempts) as { id: number; conversation_id: string }[];
-      for (const row of rows) {
-        this.#db.prepare("UPDATE jobs SET state = 'failed', lease_owner = NULL, last_error = 'lease expired', updated_at = ? WHERE id = ?").run(now, row.id);
-        this.#db.prepare("UPDATE conversations SET status = 'failed', updated_at = ? WHERE id = ?").run(new Date(now).toISOString(), row.conversation_id);
-      }
+  async failExhausted(maxAttempts: number): Promise<string[]> {
+    const exhausted = "state = 'running' AND lease_until < clock_ms() AND attempts >= ?";
+    // A read first: the transaction is only opened when some job needs failing (most rounds find none).
+    if (!(await this.#sql.get(`SELECT id FROM jobs WHERE ${exhausted} LIMIT 1`, [maxAttempts]))) return [];
+    return this.#sql.transaction(async (tx) => {
+      // One UPDATE … RETURNING: of processes racing here, each job is failed by exactly one.
+      const rows = await tx.all<{ conversation_id: string }>(
+        `UPDATE jobs SET state = 'failed', lease_owner = NULL, last_error = 'lease expired', updated_at = clock_ms() WHERE ${exhausted} RETURNING conversation_id`,
+        [maxAttempts],
+      );
+      const iso = new Date(this.#now()).toISOString();
+      for (const row of rows) await tx.run("UPDATE conversations SET status = 'failed', updated_at = ? WHERE id = ?", [iso, row.conversation_id]);
       return rows.map((row) => row.conversation_id);
-    })();
+    });
   }
 
   /**
    * Ends now the leases of running jobs whose owner `isDead` says is gone, so the next claim takes
    * them over instead of waiting for the lease to run out.
    */
-  expireLeases(isDead: (owner: string) => boolean): void {
-    const owners = this.#runningOwners.all() as string[];
-    const dead = owners.filter(isDead);
-    if (dead.length === 0) return;
-    const expire = this.#db.prepare("UPDATE jobs SET lease_until = 0 WHERE state = 'running' AND lease_owner = ?");
-    this.#db.transaction(() => {
-      for (const owner of dead) expire.run(owner);
-    })();
+  async expireLeases(isDead: (owner: string) => boolean): Promise<void> {
+    const owners = await this.#sql.all<{ lease_owner: string }>("SELECT DISTINCT lease_owner FROM jobs WHERE state = 'running' AND lease_owner IS NOT NULL");
+    for (const { lease_owner: owner } of owners) {
+      if (isDead(owner)) await this.#sql.run("UPDATE jobs SET lease_until = 0 WHERE state = 'running' AND lease_owner = ?", [owner]);
+    }
   }
 
   /** Gives a job back without counting the attempt (graceful shutdown). */
-  release(job: Job, owner: string): void {
-    this.#db
-      .prepare("UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = attempts - 1, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'")
-      .run(this.#now(), job.id, owner);
+  async release(job: Job, owner: string): Promise<void> {
+    await this.#sql.run(
+      "UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = attempts - 1, updated_at = clock_ms() WHERE id = ? AND lease_owner = ? AND state = 'running'",
+      [job.id, owner],
+    );
+  }
+
+  /** Jobs waiting to be claimed (ready now or later), for the workers' metrics and the benchmark. */
+  async queued(): Promise<number> {
+    return (await this.#sql.get<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE state = 'queued'"))!.n;
   }
 }

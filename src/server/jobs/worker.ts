@@ -29,6 +29,8 @@ export class Worker {
   #timer: NodeJS.Timeout | undefined;
   #started = false;
   #unsubscribe: (() => void) | undefined;
+  #ticking = false;
+  #tickAgain = false;
 
   constructor(options: WorkerOptions) {
     this.#lifecycle = options.lifecycle;
@@ -60,7 +62,7 @@ export class Worker {
   async runOnce(): Promise<boolean> {
     let ran = false;
     for (;;) {
-      const job = this.#lifecycle.claim(this.owner);
+      const job = await this.#lifecycle.claim(this.owner);
       if (!job) return ran;
       ran = true;
       await this.#run(job);
@@ -69,25 +71,36 @@ export class Worker {
 
   #schedule(delay: number): void {
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#tick(), delay);
+    this.#timer = setTimeout(() => void this.#tick(), delay);
     this.#timer.unref();
   }
 
-  #tick(): void {
+  /** One claim round (never two at once): jobs are claimed until the concurrency is used or none is ready. */
+  async #tick(): Promise<void> {
     if (!this.#started) return;
+    if (this.#ticking) {
+      this.#tickAgain = true;
+      return;
+    }
+    this.#ticking = true;
     try {
-      while (this.#running.size < this.#concurrency) {
-        const job = this.#lifecycle.claim(this.owner);
-        if (!job) break;
-        const controller = new AbortController();
-        const done = this.#run(job, controller).finally(() => {
-          this.#running.delete(job.id);
-          if (this.#started) this.#schedule(0);
-        });
-        this.#running.set(job.id, { controller, done, job });
-      }
+      do {
+        this.#tickAgain = false;
+        while (this.#started && this.#running.size < this.#concurrency) {
+          const job = await this.#lifecycle.claim(this.owner);
+          if (!job) break;
+          const controller = new AbortController();
+          const done = this.#run(job, controller).finally(() => {
+            this.#running.delete(job.id);
+            if (this.#started) this.#schedule(0);
+          });
+          this.#running.set(job.id, { controller, done, job });
+        }
+      } while (this.#tickAgain && this.#started);
     } catch (error) {
       this.#logger.error({ msg: 'worker tick failed', error: String(error) });
+    } finally {
+      this.#ticking = false;
     }
     if (this.#started) this.#schedule(this.#pollMs);
   }
@@ -95,26 +108,34 @@ export class Worker {
   async #run(job: Job, controller = new AbortController()): Promise<void> {
     const lifecycle = this.#lifecycle;
     const renew = setInterval(() => {
-      if (!lifecycle.renew(job, this.owner)) controller.abort(new Error('lease lost'));
+      lifecycle.renew(job, this.owner).then(
+        (held) => held || controller.abort(new Error('lease lost')),
+        (error: unknown) => this.#logger.warn({ msg: 'lease renewal failed', conversation: job.conversationId, error: String(error) }),
+      );
     }, Math.floor(lifecycle.policy.leaseMs / 3));
     renew.unref();
     const started = Date.now();
     try {
-      const messages = this.#conversations.messages(job.conversationId);
+      const messages = await this.#conversations.messages(job.conversationId);
       const answer = await this.#engine.answer({ orgId: job.orgId, messages, signal: controller.signal });
       if (controller.signal.aborted) throw controller.signal.reason;
       const sources = dedupeSources(answer.sources).slice(0, 5);
-      if (lifecycle.complete(job, this.owner, { content: answer.content, sources })) {
+      if (await lifecycle.complete(job, this.owner, { content: answer.content, sources })) {
         this.#logger.info({ msg: 'answer completed', conversation: job.conversationId, attempt: job.attempts, ms: Date.now() - started });
       }
     } catch (error) {
       if (!this.#started && controller.signal.aborted) {
-        lifecycle.release(job, this.owner);
+        await lifecycle.release(job, this.owner).catch(() => undefined);
         return;
       }
       const message = error instanceof Error ? error.message : String(error);
-      const outcome = lifecycle.fail(job, this.owner, message);
-      this.#logger.warn({ msg: 'answer attempt failed', conversation: job.conversationId, attempt: job.attempts, final: outcome === 'failed', error: message });
+      try {
+        const outcome = await lifecycle.fail(job, this.owner, message);
+        this.#logger.warn({ msg: 'answer attempt failed', conversation: job.conversationId, attempt: job.attempts, final: outcome === 'failed', error: message });
+      } catch (failError) {
+        // The database is unreachable: the lease runs out and another attempt (here or elsewhere) takes the job.
+        this.#logger.error({ msg: 'answer attempt could not be recorded', conversation: job.conversationId, error: String(failError) });
+      }
     } finally {
       clearInterval(renew);
     }

@@ -1,7 +1,7 @@
-/** @module Conversations and their messages in SQLite, with the job that answers each user turn. */
+/** @module Conversations and their messages, with the job that answers each user turn. */
 import { randomUUID } from 'node:crypto';
 import type { Conversation, ConversationStatus, Message, Source } from '../../protocol/index.js';
-import { changeTracker, type ChangeTracker, type Db } from './database.js';
+import type { Sql } from './sql.js';
 
 interface ConversationRow {
   id: string;
@@ -51,113 +51,103 @@ function toRecord(row: ConversationRow): ConversationRecord {
 export type SendOutcome = { ok: true; conversationId: string } | { ok: false; reason: 'not_found' | 'processing' | 'full' };
 
 export class ConversationStore {
-  readonly #db: Db;
+  readonly #sql: Sql;
   readonly #now: () => number;
-  readonly #get;
-  readonly #messages;
-  /** Statements of `send`, prepared once: preparing costs more than running them. */
-  readonly #insertConversation;
-  readonly #reopen;
-  readonly #nextSeq;
-  readonly #insertUserMessage;
-  readonly #insertJob;
-  readonly #userTurns;
-  readonly #send;
   /** Serialized conversations by id, valid while `updated_at` is unchanged (polling reads the same one often). */
   readonly #wire = new Map<string, { updatedAt: string; status: string; json: string }>();
-  readonly #changes: ChangeTracker;
-  /** Records read, by id, valid while the database is unchanged (see ChangeTracker). */
+  /** SQLite only: records read, by id, valid while the database is unchanged (see ChangeTracker). */
   readonly #records = new Map<string, { orgId: string; record: ConversationRecord | null; stamp: number }>();
 
-  constructor(db: Db, now: () => number = Date.now) {
-    this.#db = db;
+  constructor(sql: Sql, now: () => number = Date.now) {
+    this.#sql = sql;
     this.#now = now;
-    this.#changes = changeTracker(db);
-    this.#get = db.prepare('SELECT * FROM conversations WHERE id = ? AND org_id = ?');
-    this.#messages = db.prepare('SELECT role, content, sources FROM messages WHERE conversation_id = ? ORDER BY seq');
-    this.#insertConversation = db.prepare("INSERT INTO conversations (id, org_id, status, created_at, updated_at) VALUES (?, ?, 'processing', ?, ?)");
-    this.#reopen = db.prepare("UPDATE conversations SET status = 'processing', updated_at = ? WHERE id = ?");
-    this.#nextSeq = db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM messages WHERE conversation_id = ?').pluck();
-    this.#insertUserMessage = db.prepare("INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) VALUES (?, ?, 'user', ?, '[]', ?)");
-    this.#insertJob = db.prepare(
-      "INSERT INTO jobs (conversation_id, org_id, state, attempts, run_after, created_at, updated_at) VALUES (?, ?, 'queued', 0, ?, ?, ?)",
-    );
-    this.#userTurns = db.prepare("SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND role = 'user'").pluck();
-    this.#send = db.transaction((orgId: string, message: string, conversationId: string | undefined, maxTurns: number, inTransaction?: (id: string) => void): SendOutcome => {
-      const outcome = this.#sendNow(orgId, message, conversationId, maxTurns);
-      if (outcome.ok) inTransaction?.(outcome.conversationId);
-      return outcome;
-    });
   }
 
-  /** The conversation when it exists in `orgId`; another organization's is treated as absent. */
-  get(orgId: string, id: string): ConversationRecord | null {
-    const stamp = this.#changes.stamp();
+  /**
+   * The conversation when it exists in `orgId`; another organization's is treated as absent.
+   * Answered without waiting when SQLite shows nothing changed since it was last read.
+   */
+  get(orgId: string, id: string): ConversationRecord | null | Promise<ConversationRecord | null> {
+    const changes = this.#sql.changes;
+    if (!changes) return this.#read(orgId, id, 0);
+    const stamp = changes.stamp();
     const cached = this.#records.get(id);
     if (cached && cached.stamp === stamp && cached.orgId === orgId) return cached.record;
-    const row = this.#get.get(id, orgId) as ConversationRow | undefined;
+    return this.#read(orgId, id, stamp);
+  }
+
+  async #read(orgId: string, id: string, stamp: number): Promise<ConversationRecord | null> {
+    const row = await this.#sql.get<ConversationRow>('SELECT * FROM conversations WHERE id = ? AND org_id = ?', [id, orgId]);
     const record = row ? toRecord(row) : null;
-    if (this.#records.size >= 10_000) this.#records.clear();
-    this.#records.set(id, { orgId, record, stamp });
+    if (this.#sql.changes) {
+      if (this.#records.size >= 10_000) this.#records.clear();
+      this.#records.set(id, { orgId, record, stamp });
+    }
     return record;
   }
 
-  messages(id: string): Message[] {
-    return (this.#messages.all(id) as MessageRow[]).map((row) => ({
-      role: row.role,
-      content: row.content,
-      sources: JSON.parse(row.sources) as Source[],
-    }));
+  async messages(id: string): Promise<Message[]> {
+    const rows = await this.#sql.all<MessageRow>('SELECT role, content, sources FROM messages WHERE conversation_id = ? ORDER BY seq', [id]);
+    return rows.map((row) => ({ role: row.role, content: row.content, sources: JSON.parse(row.sources) as Source[] }));
   }
 
   /** The wire object of GET /v0/chat/{id}. */
-  toWire(record: ConversationRecord): Conversation {
+  async toWire(record: ConversationRecord): Promise<Conversation> {
     return {
       id: record.id,
       status: record.status,
-      messages: this.messages(record.id),
+      messages: await this.messages(record.id),
       created_at: record.createdAt,
       updated_at: record.updatedAt,
     };
   }
 
   /** The wire object serialized, reusing the last serialization while the conversation is unchanged. */
-  toWireJson(record: ConversationRecord): string {
+  toWireJson(record: ConversationRecord): string | Promise<string> {
     const cached = this.#wire.get(record.id);
     if (cached && cached.updatedAt === record.updatedAt && cached.status === record.status) return cached.json;
-    const json = JSON.stringify(this.toWire(record));
-    if (this.#wire.size >= 10_000) this.#wire.clear();
-    this.#wire.set(record.id, { updatedAt: record.updatedAt, status: record.status, json });
-    return json;
+    return this.toWire(record).then((wire) => {
+      const json = JSON.stringify(wire);
+      if (this.#wire.size >= 10_000) this.#wire.clear();
+      this.#wire.set(record.id, { updatedAt: record.updatedAt, status: record.status, json });
+      return json;
+    });
   }
 
   /**
    * Appends a user message and queues the job that answers it, in one transaction.
    * Starts a new conversation when `conversationId` is undefined; refuses one that already holds
    * `maxTurns` user messages. `inTransaction` runs inside the same transaction once the message is
-   * stored (work that must be recorded with the message, or not at all).
+   * stored (work that must be recorded with the message, or not at all), with the transaction's handle.
    */
-  send(orgId: string, message: string, conversationId: string | undefined, maxTurns: number, inTransaction?: (id: string) => void): SendOutcome {
-    return this.#send(orgId, message, conversationId, maxTurns, inTransaction);
+  send(orgId: string, message: string, conversationId: string | undefined, maxTurns: number, inTransaction?: (tx: Sql, id: string) => Promise<void>): Promise<SendOutcome> {
+    return this.#sql.transaction(async (tx) => {
+      const outcome = await this.#sendIn(tx, orgId, message, conversationId, maxTurns);
+      if (outcome.ok) await inTransaction?.(tx, outcome.conversationId);
+      return outcome;
+    });
   }
 
-  #sendNow(orgId: string, message: string, conversationId: string | undefined, maxTurns: number): SendOutcome {
-    const now = this.#now();
-    const iso = new Date(now).toISOString();
+  async #sendIn(tx: Sql, orgId: string, message: string, conversationId: string | undefined, maxTurns: number): Promise<SendOutcome> {
+    const iso = new Date(this.#now()).toISOString();
     let id = conversationId;
     if (id === undefined) {
       id = `conv_${randomUUID().replaceAll('-', '')}`;
-      this.#insertConversation.run(id, orgId, iso, iso);
+      await tx.run("INSERT INTO conversations (id, org_id, status, created_at, updated_at) VALUES (?, ?, 'processing', ?, ?)", [id, orgId, iso, iso]);
     } else {
-      const row = this.#get.get(id, orgId) as ConversationRow | undefined;
+      // The row is locked until commit (PostgreSQL), so two follow-ups racing on one conversation queue one answer, not two.
+      const row = await tx.get<ConversationRow>(`SELECT * FROM conversations WHERE id = ? AND org_id = ?${tx.dialect === 'postgres' ? ' FOR UPDATE' : ''}`, [id, orgId]);
       if (!row) return { ok: false, reason: 'not_found' };
       if (row.status === 'processing') return { ok: false, reason: 'processing' };
-      if ((this.#userTurns.get(id) as number) >= maxTurns) return { ok: false, reason: 'full' };
-      this.#reopen.run(iso, id);
+      const turns = await tx.get<{ n: number }>("SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'user'", [id]);
+      if (turns!.n >= maxTurns) return { ok: false, reason: 'full' };
+      await tx.run("UPDATE conversations SET status = 'processing', updated_at = ? WHERE id = ?", [iso, id]);
     }
-    const seq = this.#nextSeq.get(id) as number;
-    this.#insertUserMessage.run(id, seq, message, iso);
-    this.#insertJob.run(id, orgId, now, now, now);
+    await tx.run(
+      "INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) SELECT ?, COALESCE(MAX(seq), 0) + 1, 'user', ?, '[]', ? FROM messages WHERE conversation_id = ?",
+      [id, message, iso, id],
+    );
+    await tx.run("INSERT INTO jobs (conversation_id, org_id, state, attempts, run_after, created_at, updated_at) VALUES (?, ?, 'queued', 0, clock_ms(), clock_ms(), clock_ms())", [id, orgId]);
     return { ok: true, conversationId: id };
   }
 
@@ -166,23 +156,23 @@ export class ConversationStore {
    * jobs, feedback and question rows go with it (`ON DELETE CASCADE`), and so do this store's
    * in-memory copies. Returns false when the organization has no such conversation.
    */
-  delete(orgId: string, id: string): boolean {
-    const deleted = this.#db.prepare('DELETE FROM conversations WHERE id = ? AND org_id = ?').run(id, orgId).changes === 1;
+  async delete(orgId: string, id: string): Promise<boolean> {
+    const deleted = (await this.#sql.run('DELETE FROM conversations WHERE id = ? AND org_id = ?', [id, orgId])) === 1;
     if (deleted) this.#forget(id);
     return deleted;
   }
 
   /**
    * Deletes up to `limit` of the organization's conversations whose last activity is before
-   * `before` (oldest first), in one transaction, with their in-memory copies. Returns how many.
+   * `before` (oldest first), in one statement, with their in-memory copies. Returns how many.
    */
-  deleteExpired(orgId: string, before: string, limit: number): number {
-    const ids = this.#db
-      .prepare('DELETE FROM conversations WHERE id IN (SELECT id FROM conversations WHERE org_id = ? AND updated_at < ? ORDER BY updated_at LIMIT ?) RETURNING id')
-      .pluck()
-      .all(orgId, before, limit) as string[];
-    for (const id of ids) this.#forget(id);
-    return ids.length;
+  async deleteExpired(orgId: string, before: string, limit: number): Promise<number> {
+    const rows = await this.#sql.all<{ id: string }>(
+      'DELETE FROM conversations WHERE id IN (SELECT id FROM conversations WHERE org_id = ? AND updated_at < ? ORDER BY updated_at LIMIT ?) RETURNING id',
+      [orgId, before, limit],
+    );
+    for (const row of rows) this.#forget(row.id);
+    return rows.length;
   }
 
   #forget(id: string): void {
@@ -193,31 +183,30 @@ export class ConversationStore {
   /**
    * Claims the one escalation of a conversation. Returns the record as it was when the claim
    * failed (processing, already escalated, or another claim in progress), or null on success.
+   * One conditional UPDATE: of any number of racing claims, on any number of processes, one wins.
    * A claim older than `staleMs` (its process died) may be taken over; integrations are idempotent per conversation.
    */
-  claimEscalation(orgId: string, id: string, staleMs: number): { claimed: true } | { claimed: false; record: ConversationRecord | null } {
-    const now = this.#now();
-    const result = this.#db
-      .prepare(
-        `UPDATE conversations SET escalation_state = 'pending', escalation_claimed_at = ?
-         WHERE id = ? AND org_id = ? AND status != 'processing'
-           AND (escalation_state IS NULL OR (escalation_state = 'pending' AND escalation_claimed_at < ?))`,
-      )
-      .run(now, id, orgId, now - staleMs);
-    if (result.changes === 1) return { claimed: true };
-    return { claimed: false, record: this.get(orgId, id) };
+  async claimEscalation(orgId: string, id: string, staleMs: number): Promise<{ claimed: true } | { claimed: false; record: ConversationRecord | null }> {
+    // On the database's clock: the processes comparing claims may run on different machines.
+    const changed = await this.#sql.run(
+      `UPDATE conversations SET escalation_state = 'pending', escalation_claimed_at = clock_ms()
+       WHERE id = ? AND org_id = ? AND status != 'processing'
+         AND (escalation_state IS NULL OR (escalation_state = 'pending' AND escalation_claimed_at < clock_ms() - ?))`,
+      [id, orgId, staleMs],
+    );
+    if (changed === 1) return { claimed: true };
+    return { claimed: false, record: await this.get(orgId, id) };
   }
 
-  completeEscalation(id: string, ticket: { integration: string; ticketId: string; ticketUrl: string }): void {
-    this.#db
-      .prepare(
-        `UPDATE conversations SET escalation_state = 'done', ticket_integration = ?, ticket_id = ?, ticket_url = ?, updated_at = ?
-         WHERE id = ?`,
-      )
-      .run(ticket.integration, ticket.ticketId, ticket.ticketUrl, new Date(this.#now()).toISOString(), id);
+  async completeEscalation(id: string, ticket: { integration: string; ticketId: string; ticketUrl: string }): Promise<void> {
+    await this.#sql.run(
+      `UPDATE conversations SET escalation_state = 'done', ticket_integration = ?, ticket_id = ?, ticket_url = ?, updated_at = ?
+       WHERE id = ?`,
+      [ticket.integration, ticket.ticketId, ticket.ticketUrl, new Date(this.#now()).toISOString(), id],
+    );
   }
 
-  releaseEscalation(id: string): void {
-    this.#db.prepare("UPDATE conversations SET escalation_state = NULL, escalation_claimed_at = NULL WHERE id = ? AND escalation_state = 'pending'").run(id);
+  async releaseEscalation(id: string): Promise<void> {
+    await this.#sql.run("UPDATE conversations SET escalation_state = NULL, escalation_claimed_at = NULL WHERE id = ? AND escalation_state = 'pending'", [id]);
   }
 }

@@ -6,7 +6,7 @@
  * timeout (the same two minutes after which an escalation's claim is taken over).
  */
 import { createHash } from 'node:crypto';
-import type { Db } from './database.js';
+import type { Sql } from './sql.js';
 
 const KEEP_MS = 24 * 60 * 60 * 1000;
 
@@ -27,17 +27,15 @@ export function isFinalOutcome(status: number): boolean {
 }
 
 export class IdempotencyStore {
-  readonly #db: Db;
-  readonly #now: () => number;
+  readonly #sql: Sql;
   readonly #staleMs: number;
 
   /**
-   * @param now the clock
+   * Times are the database's (`clock_ms()`): the processes sharing keys may run on different machines.
    * @param staleMs a reservation older than this, never finished, belonged to a process that died and is taken over
    */
-  constructor(db: Db, now: () => number, staleMs: number) {
-    this.#db = db;
-    this.#now = now;
+  constructor(sql: Sql, staleMs: number) {
+    this.#sql = sql;
     this.#staleMs = staleMs;
   }
 
@@ -45,42 +43,43 @@ export class IdempotencyStore {
     return createHash('sha256').update(`${method} ${path}\n${body}`).digest('hex');
   }
 
-  /** Reserves `key` for this request, or says what to do instead. */
-  begin(tokenId: string, key: string, fingerprint: string): IdempotencyBegin {
-    return this.#db.transaction((): IdempotencyBegin => {
-      const now = this.#now();
-      this.#db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?').run(now - KEEP_MS);
-      const row = this.#db.prepare('SELECT fingerprint, status, body, created_at FROM idempotency_keys WHERE token_id = ? AND key = ?').get(tokenId, key) as
-        | { fingerprint: string; status: number | null; body: string | null; created_at: number }
-        | undefined;
-      if (!row) {
-        this.#db.prepare('INSERT INTO idempotency_keys (token_id, key, fingerprint, created_at) VALUES (?, ?, ?, ?)').run(tokenId, key, fingerprint, now);
-        return { kind: 'new' };
-      }
-      const reserve = () => {
-        this.#db
-          .prepare('UPDATE idempotency_keys SET fingerprint = ?, status = NULL, body = NULL, created_at = ? WHERE token_id = ? AND key = ?')
-          .run(fingerprint, now, tokenId, key);
+  /**
+   * Reserves `key` for this request, or says what to do instead. The key's row is inserted or
+   * locked first, so of racing requests with one key (on any process) exactly one proceeds.
+   */
+  async begin(tokenId: string, key: string, fingerprint: string): Promise<IdempotencyBegin> {
+    await this.#sql.run('DELETE FROM idempotency_keys WHERE created_at < clock_ms() - ?', [KEEP_MS]);
+    return this.#sql.transaction(async (tx): Promise<IdempotencyBegin> => {
+      const inserted = await tx.run('INSERT INTO idempotency_keys (token_id, key, fingerprint, created_at) VALUES (?, ?, ?, clock_ms()) ON CONFLICT (token_id, key) DO NOTHING', [tokenId, key, fingerprint]);
+      if (inserted === 1) return { kind: 'new' };
+      const row = await tx.get<{ fingerprint: string; status: number | null; body: string | null; stale: number }>(
+        `SELECT fingerprint, status, body, CASE WHEN created_at < clock_ms() - ? THEN 1 ELSE 0 END AS stale
+         FROM idempotency_keys WHERE token_id = ? AND key = ?${tx.dialect === 'postgres' ? ' FOR UPDATE' : ''}`,
+        [this.#staleMs, tokenId, key],
+      );
+      if (!row) return { kind: 'in_progress', retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
+      const reserve = async () => {
+        await tx.run('UPDATE idempotency_keys SET fingerprint = ?, status = NULL, body = NULL, created_at = clock_ms() WHERE token_id = ? AND key = ?', [fingerprint, tokenId, key]);
         return { kind: 'new' } as const;
       };
       if (row.status === null || row.body === null) {
         // Still running, unless the process that reserved it died (its reservation went stale).
-        if (row.created_at < now - this.#staleMs) return reserve();
+        if (row.stale === 1) return reserve();
         return { kind: 'in_progress', retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
       }
       if (row.fingerprint === fingerprint) return { kind: 'replay', status: row.status, body: row.body };
       // A stored refusal changed nothing, so a corrected request may use the key; a success may not be redone differently.
       if (row.status >= 400) return reserve();
       return { kind: 'mismatch' };
-    })();
+    });
   }
 
   /** Stores the final response; an outcome that may change on retry (see isFinalOutcome) frees the key instead. */
-  finish(tokenId: string, key: string, status: number, body: string): void {
+  async finish(tokenId: string, key: string, status: number, body: string): Promise<void> {
     if (!isFinalOutcome(status)) {
-      this.#db.prepare('DELETE FROM idempotency_keys WHERE token_id = ? AND key = ?').run(tokenId, key);
+      await this.#sql.run('DELETE FROM idempotency_keys WHERE token_id = ? AND key = ?', [tokenId, key]);
       return;
     }
-    this.#db.prepare('UPDATE idempotency_keys SET status = ?, body = ? WHERE token_id = ? AND key = ?').run(status, body, tokenId, key);
+    await this.#sql.run('UPDATE idempotency_keys SET status = ?, body = ? WHERE token_id = ? AND key = ?', [status, body, tokenId, key]);
   }
 }

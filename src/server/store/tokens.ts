@@ -1,7 +1,7 @@
 /** @module API tokens: a fixed prefix plus a random secret; only a SHA-256 hash is stored, compared in constant time. */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { SCOPES, type Scope } from '../../protocol/index.js';
-import { changeTracker, type ChangeTracker, type Db } from './database.js';
+import type { Sql } from './sql.js';
 
 /** Every token starts with this; a secret scanner can find leaked ones by it. */
 export const TOKEN_PREFIX = 'sc_live_';
@@ -62,25 +62,31 @@ export class TokenInputError extends Error {
   override name = 'TokenInputError';
 }
 
+/**
+ * How long a looked-up token is trusted on PostgreSQL, where another process's revocation cannot
+ * be seen without asking: a revoked token is refused everywhere within this time (sooner when a
+ * shared bus tells every process, see `forget`).
+ */
+export const TOKEN_CACHE_MS = 1_000;
+
 export class TokenService {
-  readonly #db: Db;
+  readonly #sql: Sql;
   readonly #now: () => number;
-  readonly #changes: ChangeTracker;
   /**
-   * Looked-up tokens, so the hot path is one map lookup. An entry holds while the database is
-   * unchanged (no write here, no commit by another process such as `token revoke`), so a
-   * revocation takes effect on the next request. Expiry is checked on every use.
+   * Looked-up tokens, so the hot path is one map lookup. On SQLite an entry holds while the
+   * database is unchanged (no write here, no commit by another process such as `token revoke`), so
+   * a revocation takes effect on the next request; on PostgreSQL for TOKEN_CACHE_MS. Expiry is
+   * checked on every use.
    */
   readonly #cache = new Map<string, { record: TokenRecord | null; stamp: number }>();
 
-  constructor(db: Db, now: () => number = Date.now) {
-    this.#db = db;
+  constructor(sql: Sql, now: () => number = Date.now) {
+    this.#sql = sql;
     this.#now = now;
-    this.#changes = changeTracker(db);
   }
 
   /** Creates a token; the returned `token` string is shown once and never stored. */
-  create(input: CreateTokenInput): { token: string; record: TokenRecord } {
+  async create(input: CreateTokenInput): Promise<{ token: string; record: TokenRecord }> {
     if (!ID_PATTERN.test(input.orgId)) throw new TokenInputError(`invalid organization id "${input.orgId}" (letters, digits, . _ : - only)`);
     const name = input.name.trim();
     if (name.length === 0 || name.length > 200) throw new TokenInputError('token name must be 1 to 200 characters');
@@ -101,54 +107,77 @@ export class TokenService {
       expires_at: input.expiresAt ? input.expiresAt.toISOString() : null,
       revoked_at: null,
     };
-    this.#db
-      .prepare(
-        `INSERT INTO tokens (id, org_id, name, prefix, hash, scopes, created_at, expires_at, revoked_at)
-         VALUES (@id, @org_id, @name, @prefix, @hash, @scopes, @created_at, @expires_at, @revoked_at)`,
-      )
-      .run(row);
+    await this.#sql.run('INSERT INTO tokens (id, org_id, name, prefix, hash, scopes, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+      row.id,
+      row.org_id,
+      row.name,
+      row.prefix,
+      row.hash,
+      row.scopes,
+      row.created_at,
+      row.expires_at,
+      row.revoked_at,
+    ]);
+    this.#cache.clear();
     return { token, record: toRecord(row) };
   }
 
-  /** The token's record when it is valid now (known, not revoked, not expired); otherwise null. */
-  verify(token: string): TokenRecord | null {
+  /**
+   * The token's record when it is valid now (known, not revoked, not expired); otherwise null.
+   * Answered without waiting when the token was looked up recently (the hot path).
+   */
+  verify(token: string): TokenRecord | null | Promise<TokenRecord | null> {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
-    const stamp = this.#changes.stamp();
+    const stamp = this.#stamp();
     const cached = this.#cache.get(token);
-    let record: TokenRecord | null;
-    if (cached && cached.stamp === stamp) {
-      record = cached.record;
-    } else {
-      const hash = hashToken(token);
-      const row = this.#db.prepare('SELECT * FROM tokens WHERE hash = ?').get(hash) as TokenRow | undefined;
-      // The lookup is by hash; comparing the stored hash in constant time guards against any index shortcut.
-      record = row && row.hash.length === hash.length && timingSafeEqual(row.hash, hash) ? toRecord(row) : null;
-      // Unknown tokens are remembered too (bounded), so a flood of bad ones costs a map lookup each.
-      if (this.#cache.size >= 10_000) this.#cache.clear();
-      this.#cache.set(token, { record, stamp });
-    }
+    if (cached && (this.#sql.changes ? cached.stamp === stamp : stamp - cached.stamp < TOKEN_CACHE_MS)) return this.#valid(cached.record);
+    return this.#lookUp(token, stamp);
+  }
+
+  /** Forgets every looked-up token (another process revoked one). */
+  forget(): void {
+    this.#cache.clear();
+  }
+
+  async #lookUp(token: string, stamp: number): Promise<TokenRecord | null> {
+    const hash = hashToken(token);
+    const row = await this.#sql.get<TokenRow>('SELECT * FROM tokens WHERE hash = ?', [hash]);
+    // The lookup is by hash; comparing the stored hash in constant time guards against any index shortcut.
+    const record = row && row.hash.length === hash.length && timingSafeEqual(row.hash, hash) ? toRecord(row) : null;
+    // Unknown tokens are remembered too (bounded), so a flood of bad ones costs a map lookup each.
+    if (this.#cache.size >= 10_000) this.#cache.clear();
+    this.#cache.set(token, { record, stamp });
+    return this.#valid(record);
+  }
+
+  #valid(record: TokenRecord | null): TokenRecord | null {
     if (!record || record.revokedAt) return null;
     if (record.expiresAt && Date.parse(record.expiresAt) <= this.#now()) return null;
     return record;
   }
 
-  list(orgId?: string): TokenRecord[] {
-    const rows = (
-      orgId
-        ? this.#db.prepare('SELECT * FROM tokens WHERE org_id = ? ORDER BY created_at, id').all(orgId)
-        : this.#db.prepare('SELECT * FROM tokens ORDER BY org_id, created_at, id').all()
-    ) as TokenRow[];
+  /** SQLite: the change tracker's stamp; PostgreSQL: the time, for the cache's age. */
+  #stamp(): number {
+    return this.#sql.changes ? this.#sql.changes.stamp() : performance.now();
+  }
+
+  async list(orgId?: string): Promise<TokenRecord[]> {
+    const rows = orgId
+      ? await this.#sql.all<TokenRow>('SELECT * FROM tokens WHERE org_id = ? ORDER BY created_at, id', [orgId])
+      : await this.#sql.all<TokenRow>('SELECT * FROM tokens ORDER BY org_id, created_at, id');
     return rows.map(toRecord);
   }
 
   /** Revokes by id or by shown prefix; returns the revoked records (none when nothing matched). */
-  revoke(idOrPrefix: string): TokenRecord[] {
-    const rows = this.#db
-      .prepare('SELECT * FROM tokens WHERE (id = ? OR prefix = ?) AND revoked_at IS NULL')
-      .all(idOrPrefix, idOrPrefix) as TokenRow[];
-    if (rows.length > 1) throw new TokenInputError(`"${idOrPrefix}" matches ${rows.length} tokens; revoke by id`);
+  async revoke(idOrPrefix: string): Promise<TokenRecord[]> {
     const revokedAt = new Date(this.#now()).toISOString();
-    for (const row of rows) this.#db.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ?').run(revokedAt, row.id);
+    const rows = await this.#sql.transaction(async (tx) => {
+      const found = await tx.all<TokenRow>('SELECT * FROM tokens WHERE (id = ? OR prefix = ?) AND revoked_at IS NULL', [idOrPrefix, idOrPrefix]);
+      if (found.length > 1) throw new TokenInputError(`"${idOrPrefix}" matches ${found.length} tokens; revoke by id`);
+      for (const row of found) await tx.run('UPDATE tokens SET revoked_at = ? WHERE id = ?', [revokedAt, row.id]);
+      return found;
+    });
+    this.#cache.clear();
     return rows.map((row) => ({ ...toRecord(row), revokedAt }));
   }
 }

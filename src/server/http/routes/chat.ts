@@ -8,13 +8,14 @@ import { conflict, notFound } from '../errors.js';
 import { stringField } from '../body.js';
 import { json, type ApiResponse } from '../exchange.js';
 import type { Route, RouteContext } from '../router.js';
+import type { ConversationRecord } from '../../store/conversations.js';
 
 async function send(ctx: RouteContext): Promise<ApiResponse> {
   const body = ctx.body();
   const message = readMessage(body);
   const conversationId = stringField(body, 'conversation_id', { required: false, min: 1, max: 128 });
   if (conversationId !== undefined && !isConversationId(conversationId)) throw notFound();
-  const outcome = ctx.services.lifecycle.send(ctx.auth!.orgId, message, conversationId);
+  const outcome = await ctx.services.lifecycle.send(ctx.auth!.orgId, message, conversationId);
   if (!outcome.ok) {
     if (outcome.reason === 'not_found') throw notFound();
     if (outcome.reason === 'full') throw conflict(`Conversation has reached its limit of ${CONVERSATION_MAX_TURNS} turns; start a new conversation`);
@@ -34,31 +35,38 @@ export function preferWait(header: string | null): number | null {
   return null;
 }
 
-/** Synchronous unless it has to wait (`Prefer: wait=N` on a conversation still processing): a plain read takes no promise. */
+/**
+ * Synchronous when the conversation and its serialization are cached and nothing has to wait (a
+ * poll of an unchanged conversation on SQLite takes no promise); otherwise a promise.
+ */
 function get(ctx: RouteContext): ApiResponse | Promise<ApiResponse> {
   const id = ctx.params.id!;
   if (!isConversationId(id)) throw notFound();
-  const { conversations, lifecycle, closing } = ctx.services;
-  const orgId = ctx.auth!.orgId;
-  const record = conversations.get(orgId, id);
-  if (!record) throw notFound();
-  const wait = preferWait(ctx.request.header('prefer'));
-  if (wait === null) return { status: 200, headers: { 'content-type': 'application/json' }, body: conversations.toWireJson(record) };
-  const headers = { 'content-type': 'application/json', 'Preference-Applied': `wait=${wait}`, Vary: 'Prefer' };
-  if (record.status === 'processing' && wait > 0) {
-    // Answered when the conversation settles, the wait ends, the client goes away or the server closes.
-    const signal = AbortSignal.any([closing, ctx.request.signal]);
-    return lifecycle.waitUntilSettled(orgId, id, wait * 1000, signal).then((settled) => {
-      if (!settled) throw notFound();
-      return { status: 200, headers, body: conversations.toWireJson(settled) };
-    });
-  }
-  return { status: 200, headers, body: conversations.toWireJson(record) };
+  const record = ctx.services.conversations.get(ctx.auth!.orgId, id);
+  return record instanceof Promise ? record.then((r) => respond(ctx, id, r)) : respond(ctx, id, record);
 }
 
-function remove(ctx: RouteContext): ApiResponse {
+function respond(ctx: RouteContext, id: string, record: ConversationRecord | null): ApiResponse | Promise<ApiResponse> {
+  if (!record) throw notFound();
+  const { conversations, lifecycle, closing } = ctx.services;
+  const wait = preferWait(ctx.request.header('prefer'));
+  const headers: Record<string, string> =
+    wait === null ? { 'content-type': 'application/json' } : { 'content-type': 'application/json', 'Preference-Applied': `wait=${wait}`, Vary: 'Prefer' };
+  if (wait !== null && record.status === 'processing' && wait > 0) {
+    // Answered when the conversation settles, the wait ends, the client goes away or the server closes.
+    const signal = AbortSignal.any([closing, ctx.request.signal]);
+    return lifecycle.waitUntilSettled(ctx.auth!.orgId, id, wait * 1000, signal).then(async (settled) => {
+      if (!settled) throw notFound();
+      return { status: 200, headers, body: await conversations.toWireJson(settled) };
+    });
+  }
+  const body = conversations.toWireJson(record);
+  return typeof body === 'string' ? { status: 200, headers, body } : body.then((json) => ({ status: 200, headers, body: json }));
+}
+
+async function remove(ctx: RouteContext): Promise<ApiResponse> {
   const id = ctx.params.id!;
-  if (!isConversationId(id) || !ctx.services.lifecycle.delete(ctx.auth!.orgId, id)) throw notFound();
+  if (!isConversationId(id) || !(await ctx.services.lifecycle.delete(ctx.auth!.orgId, id))) throw notFound();
   return { status: 204, headers: {}, body: null };
 }
 

@@ -71,10 +71,10 @@ async function escalate(ctx: RouteContext): Promise<ApiResponse> {
   const id = ctx.params.id!;
   const orgId = ctx.auth!.orgId;
   const { conversations, engine, integrations, logger } = ctx.services;
-  if (!conversations.get(orgId, id)) throw notFound();
+  if (!(await conversations.get(orgId, id))) throw notFound();
   const input = validate(ctx.body());
 
-  const claim = conversations.claimEscalation(orgId, id, ctx.services.escalationClaimStaleMs);
+  const claim = await conversations.claimEscalation(orgId, id, ctx.services.escalationClaimStaleMs);
   if (!claim.claimed) {
     const record = claim.record;
     if (!record) throw notFound();
@@ -87,8 +87,8 @@ async function escalate(ctx: RouteContext): Promise<ApiResponse> {
     });
   }
   try {
-    const transcript = conversations.messages(id);
-    const integration = integrations(orgId, input.integration);
+    const transcript = await conversations.messages(id);
+    const integration = await integrations(orgId, input.integration);
     const [title, summary] = await Promise.all([
       input.title ?? engine.title({ orgId, messages: transcript }),
       input.summary ?? engine.summarize({ orgId, messages: transcript }),
@@ -104,7 +104,7 @@ async function escalate(ctx: RouteContext): Promise<ApiResponse> {
       labelTypeIds: input.labelTypeIds,
       priority: input.priority,
     });
-    conversations.completeEscalation(id, { integration: input.integration, ...ticket });
+    await conversations.completeEscalation(id, { integration: input.integration, ...ticket });
     const result: EscalationResult = {
       success: true,
       integration: input.integration,
@@ -114,7 +114,7 @@ async function escalate(ctx: RouteContext): Promise<ApiResponse> {
     logger.info({ msg: 'escalated', conversation: id, integration: input.integration });
     return json(result);
   } catch (error) {
-    conversations.releaseEscalation(id);
+    await conversations.releaseEscalation(id).catch(() => undefined);
     const retryable = error instanceof IntegrationError ? error.retryable : true;
     logger.warn({ msg: 'escalation failed', conversation: id, integration: input.integration, retryable, error: error instanceof Error ? error.message : String(error) });
     const message = error instanceof IntegrationError && !error.retryable ? error.message : MESSAGES.internal;

@@ -1,0 +1,149 @@
+/**
+ * @module What one server process tells the others: a conversation settled (long polls wake), an
+ * answer job was queued (workers look now), tokens changed (token caches are dropped), an
+ * organization's knowledge base changed (workers rebuild its index). One process needs no more
+ * than an in-memory bus; several share Redis pub/sub (`SUPPORT_CHAT_REDIS_URL`).
+ *
+ * Messages are hints that make things happen sooner: every receiver also re-reads the database on
+ * its own schedule (long polls every 500 ms, workers every poll interval), so a lost message delays
+ * and never loses anything.
+ */
+import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+
+export type Topic = 'settled' | 'queued' | 'tokens' | 'kb';
+const TOPICS: readonly Topic[] = ['settled', 'queued', 'tokens', 'kb'];
+
+export interface Bus {
+  /** Tells every process, this one included (this one at once). */
+  publish(topic: Topic, message: string): void;
+  /** Calls `listener` with each message on `topic`. Returns the unsubscribe function. */
+  subscribe(topic: Topic, listener: (message: string) => void): () => void;
+  /** Resolves once messages flow (connected); rejects when they cannot. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The bus of a process that runs alone. */
+export class LocalBus implements Bus {
+  readonly #events = new EventEmitter().setMaxListeners(0);
+
+  publish(topic: Topic, message: string): void {
+    this.#events.emit(topic, message);
+  }
+
+  subscribe(topic: Topic, listener: (message: string) => void): () => void {
+    this.#events.on(topic, listener);
+    return () => this.#events.off(topic, listener);
+  }
+
+  async ready(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.#events.removeAllListeners();
+  }
+}
+
+export interface RedisBusOptions {
+  url: string;
+  /** Prefix of the channels. @default 'support-chat' */
+  prefix?: string;
+  /** Called when Redis cannot be reached (messages are then dropped; receivers' re-reads cover them). */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Redis pub/sub: one connection publishes, one subscribes to the four channels. A process hears its
+ * own messages at once through the local bus, and skips their echo from Redis.
+ */
+export class RedisBus implements Bus {
+  readonly #local = new LocalBus();
+  readonly #origin = randomUUID();
+  readonly #prefix: string;
+  readonly #url: string;
+  readonly #onError: (error: unknown) => void;
+  readonly #clients: Promise<{ pub: RedisClient; sub: RedisClient }>;
+  #reportedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(options: RedisBusOptions) {
+    this.#url = options.url;
+    this.#prefix = options.prefix ?? 'support-chat';
+    this.#onError = options.onError ?? (() => undefined);
+    this.#clients = this.#connect();
+    this.#clients.catch(() => undefined);
+  }
+
+  publish(topic: Topic, message: string): void {
+    this.#local.publish(topic, message);
+    this.#clients.then(
+      ({ pub }) => (pub.isReady ? pub.publish(this.#channel(topic), `${this.#origin} ${message}`) : Promise.reject(new Error(`Redis at ${this.#url} is not connected`))),
+    ).catch((error: unknown) => this.#report(error));
+  }
+
+  subscribe(topic: Topic, listener: (message: string) => void): () => void {
+    return this.#local.subscribe(topic, listener);
+  }
+
+  async ready(timeoutMs = 5_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Redis at ${this.#url} did not answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    await Promise.race([this.#clients, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  async close(): Promise<void> {
+    const clients = await this.#clients.catch(() => null);
+    for (const client of clients ? [clients.pub, clients.sub] : []) {
+      if (client.isReady) await client.close().catch(() => client.destroy());
+      else client.destroy();
+    }
+    await this.#local.close();
+  }
+
+  async #connect(): Promise<{ pub: RedisClient; sub: RedisClient }> {
+    const redis = await loadRedis(this.#url);
+    const pub = makeClient(redis, this.#url, (error) => this.#report(error));
+    const sub = makeClient(redis, this.#url, (error) => this.#report(error));
+    await Promise.all([pub.connect(), sub.connect()]);
+    await Promise.all(
+      TOPICS.map((topic) =>
+        sub.subscribe(this.#channel(topic), (raw: string) => {
+          const space = raw.indexOf(' ');
+          if (space < 0 || raw.slice(0, space) === this.#origin) return;
+          this.#local.publish(topic, raw.slice(space + 1));
+        }),
+      ),
+    );
+    return { pub, sub };
+  }
+
+  #channel(topic: Topic): string {
+    return `${this.#prefix}:bus:${topic}`;
+  }
+
+  /** Reported at most once every 10 s: an outage must not flood the logs. */
+  #report(error: unknown): void {
+    const now = Date.now();
+    if (now - this.#reportedAt < 10_000) return;
+    this.#reportedAt = now;
+    this.#onError(error);
+  }
+}
+
+function makeClient(redis: typeof import('redis'), url: string, onError: (error: unknown) => void) {
+  const client = redis.createClient({ url, socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 2_000) } });
+  client.on('error', onError);
+  return client;
+}
+
+type RedisClient = ReturnType<typeof makeClient>;
+
+/** `redis` is an optional peer dependency, loaded only by deployments that share state through it. */
+export async function loadRedis(url: string): Promise<typeof import('redis')> {
+  try {
+    return await import('redis');
+  } catch {
+    throw new Error(`Redis at ${url} needs the optional package \`redis\`: run \`npm install redis\``);
+  }
+}

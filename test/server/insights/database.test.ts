@@ -174,10 +174,14 @@ describe('the insights report', () => {
     await message(sql, 'c9', 2, 'assistant', 'Here.', KEYS, days[2]);
     await conversation(sql, 'other', 'globex', days[2]);
     await message(sql, 'other', 1, 'user', 'Not theirs', '[]', days[2]);
+    // After the period's end (noon of its last day).
+    await conversation(sql, 'late', 'acme', '2026-11-18T18:00:00.000Z');
+    await message(sql, 'late', 1, 'user', 'How do I reset my password late at night?', '[]', '2026-11-18T18:00:00.000Z');
+    await message(sql, 'late', 2, 'assistant', 'Not found.', '[]', '2026-11-18T18:00:00.000Z');
     await feedback.record({ orgId: 'acme', conversationId: 'c2', rating: 'down', comment: 'Wrong, write to bob@example.com' });
     await feedback.record({ orgId: 'acme', conversationId: 'c9', rating: 'up' });
 
-    const report = await insightsReport(sql, { orgId: 'acme', since: new Date('2026-11-16T12:00:00Z'), until: new Date('2026-11-19T00:00:00Z') });
+    const report = await insightsReport(sql, { orgId: 'acme', since: new Date('2026-11-16T12:00:00Z'), until: new Date('2026-11-18T12:00:00Z') });
     expect(report.days.map((d) => [d.date, d.conversations, d.questions, d.answered, d.unanswered, d.thumbs_up, d.thumbs_down])).toEqual([
       // The first day counts from `since` (12:00): its 08:00 conversation is before the period.
       ['2026-11-16', 0, 0, 0, 0, 0, 0],

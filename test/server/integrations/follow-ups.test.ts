@@ -13,8 +13,8 @@ import { verifyWebhookSignature } from '../../../src/server/index.js';
 import { fakeLinear } from '../../helpers/fake-linear.js';
 import { fakePlain } from '../../helpers/fake-plain.js';
 import { fakePylon } from '../../helpers/fake-pylon.js';
-import { testServer, webhookReceiver, type TestServer } from '../../helpers/server.js';
 import { freshDatabaseUrl } from '../../helpers/database.js';
+import { testServer, webhookReceiver, type TestServer } from '../../helpers/server.js';
 
 const servers: TestServer[] = [];
 const closers: (() => Promise<void> | void)[] = [];
@@ -24,22 +24,8 @@ afterEach(async () => {
 });
 
 const customer = { name: 'Ada Lovelace', email: 'ada@example.com' };
-/** The servers' clock, moved forward to reach a retry's time without waiting for it. */
-let skew = 0;
-const clock = () => Date.now() + skew;
-
-/**
- * Makes a retry due now: the servers' clock moves forward (SQLite's `clock_ms()` is that clock) and
- * the follow-ups' due times and leases move back (PostgreSQL's clock cannot be moved).
- */
-async function later(t: TestServer, ms: number): Promise<void> {
-  skew += ms;
-  await t.server.sql.run('UPDATE ticket_follow_ups SET run_after = run_after - ?, lease_until = lease_until - ?', [ms, ms]);
-}
-
 async function serverWith(env: Record<string, string>, options: { dataDir?: string; databaseUrl?: string; startWorker?: boolean } = {}) {
-  skew = 0;
-  const t = await testServer({ env: { SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS: '1500', ...env }, integrations: undefined, now: clock, ...options });
+  const t = await testServer({ env: { SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS: '1500', ...env }, integrations: undefined, ...options });
   servers.push(t);
   return t;
 }
@@ -59,6 +45,12 @@ async function followUp(t: TestServer, token: string, id: string, message: strin
   expect(res.status).toBe(202);
   await t.answer();
 }
+
+/**
+ * Reaches the retry time of the follow-ups waiting for one, without waiting for it. Retry times are
+ * on the database's clock (`clock_ms()`, PostgreSQL's own on PostgreSQL), so they are moved instead of the clock.
+ */
+const retryDue = (t: TestServer) => t.server.sql.run("UPDATE ticket_follow_ups SET run_after = 0 WHERE state = 'queued'");
 
 const rows = (t: TestServer) => t.server.sql.all<{ conversation_id: string; seq: number; state: string; attempts: number; last_error: string | null }>('SELECT conversation_id, seq, state, attempts, last_error FROM ticket_follow_ups ORDER BY id');
 
@@ -91,7 +83,7 @@ describe('Plain', () => {
     plain.failNext({ mode: 'lose-answer' }, 'createThreadEvent');
     await t.server.followUps.runOnce();
     expect((await rows(t))[0]).toMatchObject({ state: 'queued', attempts: 1, last_error: expect.stringMatching(/did not answer/) });
-    await later(t, 3_000);
+    await retryDue(t);
     await t.server.followUps.runOnce();
     expect((await rows(t))[0]).toMatchObject({ state: 'done', attempts: 2 });
     expect(plain.threadEvents).toHaveLength(1);
@@ -121,7 +113,7 @@ describe('Linear', () => {
     linear.failNext({ mode: 'lose-answer' }, 'commentCreate');
     await t.server.followUps.runOnce();
     expect((await rows(t))[0]).toMatchObject({ state: 'queued', attempts: 1 });
-    await later(t, 3_000);
+    await retryDue(t);
     await t.server.followUps.runOnce();
     expect((await rows(t))[0]).toMatchObject({ state: 'done' });
     expect(linear.comments).toHaveLength(1);
@@ -157,7 +149,7 @@ describe('Pylon retries', () => {
     pylon.failNext({ mode: 'lose-answer' }, 'POST /issues/{id}/note');
     await t.server.followUps.runOnce();
     expect((await rows(t))[0]).toMatchObject({ state: 'queued', attempts: 1 });
-    await later(t, 3_000);
+    await retryDue(t);
     await t.server.followUps.runOnce();
     expect((await rows(t))[0]).toMatchObject({ state: 'done', attempts: 2 });
     expect(pylon.notes).toHaveLength(1);
@@ -179,12 +171,12 @@ describe('webhook', () => {
     await t.server.followUps.runOnce();
     expect((await rows(t))[0]).toMatchObject({ state: 'queued', attempts: 1, last_error: 'Webhook receiver answered 503' });
     expect(await t.server.followUps.runOnce()).toBe(0); // not yet due
-    await later(t, 3_000);
+    await retryDue(t);
     await t.server.followUps.runOnce();
     expect(receiver.deliveries).toHaveLength(2);
     const delivery = receiver.deliveries[1]!;
     expect(delivery.headers['x-support-chat-event']).toBe('ticket.message');
-    expect(verifyWebhookSignature(SECRET, delivery.headers['x-support-chat-timestamp'] as string, delivery.body, delivery.headers['x-support-chat-signature'] as string, 300, clock())).toBe(true);
+    expect(verifyWebhookSignature(SECRET, delivery.headers['x-support-chat-timestamp'] as string, delivery.body, delivery.headers['x-support-chat-signature'] as string, 300, Date.now())).toBe(true);
     const event = JSON.parse(delivery.body);
     expect(event).toEqual({
       id: expect.stringMatching(/^msg_[0-9a-f]{24}$/),
@@ -208,7 +200,7 @@ describe('webhook', () => {
     await t.server.followUps.runOnce();
     await followUp(t, token, id, 'second');
     expect(await t.server.followUps.runOnce()).toBe(0);
-    await later(t, 3_000);
+    await retryDue(t);
     await t.server.followUps.runOnce();
     const contents = receiver.deliveries.slice(1).map((d) => JSON.parse(d.body).message.content);
     expect(contents).toEqual(['first', 'second']);
@@ -220,7 +212,7 @@ describe('webhook', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'support-chat-follow-ups-'));
     closers.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const env = { SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET };
-    // The same database for both servers: the SQLite file, or one PostgreSQL schema.
+    // The same database for both servers: the directory on SQLite, one schema on PostgreSQL.
     const databaseUrl = freshDatabaseUrl();
     const first = await serverWith(env, { dataDir, databaseUrl });
     const token = await first.token();
@@ -232,7 +224,7 @@ describe('webhook', () => {
     servers.splice(servers.indexOf(first), 1);
 
     const second = await serverWith(env, { dataDir, databaseUrl });
-    await later(second, 3_000);
+    await retryDue(second);
     expect(await second.server.followUps.runOnce()).toBe(1);
     expect(receiver.deliveries.map((d) => JSON.parse(d.body).message?.content)).toEqual([undefined, 'Still waiting']);
   });

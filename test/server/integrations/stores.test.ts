@@ -4,7 +4,6 @@
  * including what several callers (several processes on PostgreSQL) do to them at once.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Integration } from '../../../src/protocol/index.js';
 import { FollowUpForwarder } from '../../../src/server/escalation/follow-ups.js';
 import { createIntegrationResolver, IntegrationSettingsStore } from '../../../src/server/escalation/index.js';
 import type { FollowUp } from '../../../src/server/helpdesks/types.js';

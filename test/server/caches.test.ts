@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer, startServer, type SupportServer } from '../../src/server/index.js';
 import { silentLogger } from '../../src/server/http/log.js';
-import { changeTracker } from '../../src/server/store/database.js';
+import { changeTracker } from '../../src/server/store/change-tracker.js';
 import { openSql, openSqlite } from '../../src/server/store/sql.js';
 import { TokenService } from '../../src/server/store/tokens.js';
 import { createTestEngine } from '../helpers/test-engine.js';

@@ -11,7 +11,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { changeTracker, type ChangeTracker } from './database.js';
+import { changeTracker, type ChangeTracker } from './change-tracker.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Params = readonly unknown[];

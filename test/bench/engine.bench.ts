@@ -13,7 +13,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createAnswerEngine } from '../../src/server/answers/index.js';
 import { parseFile } from '../../src/server/answers/knowledge-base.js';
-import { answerSignals } from '../../src/server/answers/compose.js';
+import { answerSignals } from '../../src/server/answers/decision.js';
 import type { Message } from '../../src/protocol/index.js';
 import { quantile, type BenchTable } from './table.js';
 

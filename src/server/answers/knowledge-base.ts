@@ -118,7 +118,7 @@ function docsFirst<T extends { score: number; coverage: number; section: { kind:
 }
 
 /** The bold labels that open list items ("- **CSP.** Works under…" gives "CSP"). */
-function runInLabels(body: string): string[] {
+export function runInLabels(body: string): string[] {
   return [...body.matchAll(/^\s*(?:[-*+]|\d+[.)])\s+\*\*([^*\n]{1,40}?)[.:]?\*\*/gm)].map((m) => m[1]!);
 }
 

@@ -251,7 +251,7 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
   if (!shouldAnswer(answerSignals(question, hits, vocabulary, earlier))) return { content: NO_ANSWER, sources: [] };
   const cited = relevantHits(hits, question);
   if (cited.length === 0) return { content: NO_ANSWER, sources: [] };
-  const terms = new Set(tokenize(question).map((t) => vocabulary.correct(t)));
+  const terms = new Set(vocabulary.terms(question));
   const parts: string[] = [];
   const top = cited.slice(0, 3).filter((hit, i) => i === 0 || hit.score >= cited[0]!.score * 0.5);
   top.forEach((hit, i) => {

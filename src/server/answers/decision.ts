@@ -65,7 +65,7 @@ export function answerSignals(question: string, hits: SearchHit[], vocabulary: V
   if (!best) return null;
   const subjectOf = (text: string) => {
     // A hyphenated word ("pre-filling", "end-to-end") is judged by its words; identifiers stay whole too.
-    const asked = [...new Set(tokenize(text.replace(/(\p{L})-(?=\p{L})/gu, '$1 ')).map((t) => vocabulary.correct(t)))];
+    const asked = [...new Set(vocabulary.terms(text.replace(/(\p{L})-(?=\p{L})/gu, '$1 ')))];
     const subject = asked.filter((t) => !isQuestionFraming(t));
     return subject.length > 0 ? subject : asked;
   };

@@ -2,8 +2,8 @@
  * @module An in-memory BM25F index over sections: fields title, context (page title and parent
  * headings), body and code, each with its own weight and length normalisation.
  */
-import { specificity } from './specificity.js';
-import { isQuestionFraming, tokenize } from './text.js';
+import { isEverydayWord, specificity } from './specificity.js';
+import { isQuestionFraming, stem, tokenize, words } from './text.js';
 
 export interface IndexedSection {
   id: number;
@@ -194,22 +194,44 @@ export class SearchIndex {
   }
 
   /**
-   * A misspelled word's likely meaning: for a term of at least four letters that neither the index
-   * nor everyday English knows ("dialy", "mutli"), the index term one edit away (a letter dropped,
-   * added, changed, or two swapped) that most sections hold; else the term itself.
+   * The terms of a question (see `tokenize`), each misspelled word read as the word it most likely
+   * means: a word of at least four letters whose term neither the index nor everyday English knows
+   * ("dialy", "mutli", "authenticater") is read as the word one edit away (a letter dropped, added,
+   * changed, or two swapped) whose term most sections hold. Edits are made to the word as written,
+   * before stemming, which would take "mutli" to "mut" and "authenticater" to "authenticat".
    */
-  correct(term: string): string {
-    if (term.length < 4 || !/^[a-z]+$/.test(term) || this.#termIds.has(term) || specificity(term) < 1) return term;
-    let best = term;
-    let bestDf = 0;
+  terms(text: string): string[] {
+    const out: string[] = [];
+    for (const { word, terms } of words(text)) {
+      const respelled = terms.length === 1 && !this.#termIds.has(terms[0]!) ? this.#respell(word.toLowerCase()) : undefined;
+      if (respelled) out.push(respelled);
+      else out.push(...terms);
+    }
+    return out;
+  }
+
+  /**
+   * The term of the known word one edit away from a misspelled one (see `terms`), preferring words
+   * of everyday English to strings that only stem like a knowledge-base term ("mutli" is "multi",
+   * not "mitli", which stems to "mit"); the word as the index holds it whole when it does ("iphone"
+   * for "iPhone"); undefined when there is none.
+   */
+  #respell(word: string): string | undefined {
+    if (this.#termIds.has(word)) return word;
+    if (word.length < 4 || !/^[a-z]+$/.test(word) || specificity(stem(word)) < 1) return undefined;
+    let best: string | undefined;
+    let bestRank = 0;
     const consider = (candidate: string) => {
-      const df = this.#df(this.#termIds.get(candidate));
-      if (df > bestDf) [best, bestDf] = [candidate, df];
+      const term = stem(candidate);
+      const df = this.#df(this.#termIds.get(term));
+      // Any everyday word the index holds ranks above every other string.
+      const rank = df > 0 && isEverydayWord(candidate) ? df + this.size : df;
+      if (rank > bestRank) [best, bestRank] = [term, rank];
     };
     const letters = 'abcdefghijklmnopqrstuvwxyz';
-    for (let i = 0; i <= term.length; i++) {
-      const head = term.slice(0, i);
-      const tail = term.slice(i);
+    for (let i = 0; i <= word.length; i++) {
+      const head = word.slice(0, i);
+      const tail = word.slice(i);
       if (tail) consider(head + tail.slice(1));
       if (tail.length > 1) consider(head + tail[1] + tail[0] + tail.slice(2));
       for (const c of letters) {
@@ -236,12 +258,12 @@ export class SearchIndex {
   search(query: string, options: { history?: string[]; limit?: number } = {}): Hit[] {
     const limit = options.limit ?? 10;
     const weights = new Map<string, number>();
-    const queryTerms = tokenize(query).map((t) => this.correct(t));
+    const queryTerms = this.terms(query);
     for (const t of queryTerms) weights.set(t, Math.max(weights.get(t) ?? 0, isQuestionFraming(t) ? FRAMING_WEIGHT : 1));
     const history = options.history ?? [];
     history.forEach((turn, i) => {
       const w = HISTORY_WEIGHT * 0.7 ** (history.length - 1 - i);
-      for (const t of tokenize(turn).map((term) => this.correct(term))) if (!weights.has(t)) weights.set(t, w);
+      for (const t of this.terms(turn)) if (!weights.has(t)) weights.set(t, w);
     });
     if (weights.size === 0 || this.size === 0) return [];
 

@@ -104,7 +104,7 @@ export function answerSignals(question: string, hits: SearchHit[], vocabulary: V
  * questions whose gold source is among the first five hits against its out-of-scope questions and
  * the other sets' questions, each set and class weighed equally). Answers when the odds favour it.
  */
-const DECISION = { general: 5.8, heading: 1.9, known: 3.3, top3: 1.7, bias: -6.8 };
+export const DECISION = { general: 5.8, heading: 1.9, known: 3.3, top3: 1.7, bias: -6.8 };
 
 /**
  * The least `evidence` an answer needs, whatever the model says: a question that says little ("How

@@ -137,6 +137,8 @@ export class SearchIndex {
   /** Adjacent-word pairs of sections that were candidates lately (bounded), for the phrase bonus. */
   readonly #adjacent = new Map<number, Set<string>>();
   readonly #headings = new Map<number, string[]>();
+  /** Misspelled words read lately and what they were read as (a question's words are read a few times per answer). */
+  readonly #respelled = new Map<string, string | undefined>();
 
   /** Builds the index at once; `SearchIndex.build` does the same without holding the event loop. */
   constructor(sections: readonly IndexedSection[], options: { phrases?: boolean } = {}, built?: Postings) {
@@ -203,41 +205,44 @@ export class SearchIndex {
   terms(text: string): string[] {
     const out: string[] = [];
     for (const { word, terms } of words(text)) {
-      const respelled = terms.length === 1 && !this.#termIds.has(terms[0]!) ? this.#respell(word.toLowerCase()) : undefined;
+      const respelled = terms.length === 1 && !this.#termIds.has(terms[0]!) ? this.#respelledOnce(word.toLowerCase()) : undefined;
       if (respelled) out.push(respelled);
       else out.push(...terms);
     }
     return out;
   }
 
+  #respelledOnce(word: string): string | undefined {
+    if (this.#respelled.has(word)) return this.#respelled.get(word);
+    const term = this.#respell(word);
+    if (this.#respelled.size >= 5_000) this.#respelled.clear();
+    this.#respelled.set(word, term);
+    return term;
+  }
+
   /**
-   * The term of the known word one edit away from a misspelled one (see `terms`), preferring words
-   * of everyday English to strings that only stem like a knowledge-base term ("mutli" is "multi",
-   * not "mitli", which stems to "mit"); the word as the index holds it whole when it does ("iphone"
-   * for "iPhone"); undefined when there is none.
+   * The term of the known word one edit away from a misspelled one (see `terms`): first the words
+   * of everyday English one edit away whose terms the index holds (the most sections wins: "mutli"
+   * is "multi", "dialy" "daily"), else the index's terms one edit away from the word's stem (its
+   * own names and jargon); the word as the index holds it whole when it does ("iphone" for
+   * "iPhone"); undefined when there is none. Only everyday words are stemmed, so a question full
+   * of unknown words (a pasted log) stays fast.
    */
   #respell(word: string): string | undefined {
     if (this.#termIds.has(word)) return word;
     if (word.length < 4 || !/^[a-z]+$/.test(word) || specificity(stem(word)) < 1) return undefined;
     let best: string | undefined;
-    let bestRank = 0;
-    const consider = (candidate: string) => {
+    let bestDf = 0;
+    for (const candidate of oneEditAway(word)) {
+      if (!isEverydayWord(candidate)) continue;
       const term = stem(candidate);
       const df = this.#df(this.#termIds.get(term));
-      // Any everyday word the index holds ranks above every other string.
-      const rank = df > 0 && isEverydayWord(candidate) ? df + this.size : df;
-      if (rank > bestRank) [best, bestRank] = [term, rank];
-    };
-    const letters = 'abcdefghijklmnopqrstuvwxyz';
-    for (let i = 0; i <= word.length; i++) {
-      const head = word.slice(0, i);
-      const tail = word.slice(i);
-      if (tail) consider(head + tail.slice(1));
-      if (tail.length > 1) consider(head + tail[1] + tail[0] + tail.slice(2));
-      for (const c of letters) {
-        if (tail) consider(head + c + tail.slice(1));
-        consider(head + c + tail);
-      }
+      if (df > bestDf) [best, bestDf] = [term, df];
+    }
+    if (best) return best;
+    for (const term of oneEditAway(stem(word))) {
+      const df = this.#df(this.#termIds.get(term));
+      if (df > bestDf) [best, bestDf] = [term, df];
     }
     return best;
   }
@@ -335,6 +340,21 @@ export class SearchIndex {
       this.#headings.set(index, terms);
     }
     return terms;
+  }
+}
+
+/** The strings one edit away from a word: a letter dropped, added or changed, or two neighbours swapped. */
+function* oneEditAway(word: string): Generator<string> {
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  for (let i = 0; i <= word.length; i++) {
+    const head = word.slice(0, i);
+    const tail = word.slice(i);
+    if (tail) yield head + tail.slice(1);
+    if (tail.length > 1) yield head + tail[1] + tail[0] + tail.slice(2);
+    for (const c of letters) {
+      if (tail) yield head + c + tail.slice(1);
+      yield head + c + tail;
+    }
   }
 }
 

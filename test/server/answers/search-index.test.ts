@@ -26,12 +26,17 @@ describe('misspelled words', () => {
     section(1, 'Two-factor authentication', 'Connect an authenticator app with a QR code. Keep your recovery codes.'),
     section(2, 'Sync on iPhone', 'Open the Files app and choose the vault folder.'),
     section(3, 'Licence', 'Released under the MIT licence. MIT. MIT.'),
+    section(4, 'Formatting', 'Notes are written in Markdown.'),
   ]);
 
   it('reads a misspelled word as the everyday word one edit away, edited as written rather than stemmed', () => {
     expect(index.terms('mutli word tags')).toEqual(index.terms('multi word tags'));
     expect(index.terms('authenticater')).toEqual(index.terms('authenticator'));
     expect(index.search('how do i do mutli word tags')[0]!.index).toBe(0);
+  });
+
+  it("reads a misspelled word of the knowledge base's own (a name, jargon) by its stem when no everyday word fits", () => {
+    expect(index.terms('markdwon')).toEqual(index.terms('markdown'));
   });
 
   it('reads a lowercase name as the knowledge base writes it whole ("iphone" for "iPhone")', () => {

@@ -44,8 +44,10 @@ export function relevantHits(hits: SearchHit[], question?: string): SearchHit[] 
   return out;
 }
 
-/** A doc comment that opens a code piece: it says what the piece is. */
-const DOC_COMMENT = /^\s*(?:\/\*\*|\/\/[/!]|\/\*!|#(?![[!])|"""|''')/;
+/** A comment that opens a code piece (its doc comment, above the declaration): it says what the piece is. */
+const DOC_COMMENT = /^\s*(?:\/\*|\/\/|#(?:\s|$)|"""|''')/;
+/** What a file's header comment says instead of what the code is. */
+const NOT_A_SUMMARY = /copyright|licen[cs]e|spdx|https?:\/\/|generated|do not edit|^by /i;
 /** A Python docstring, on the line after the declaration. */
 const DOCSTRING = /^\s*(?:"""|''')/;
 const MAX_TITLE = 70;
@@ -53,11 +55,12 @@ const MAX_TITLE = 70;
 /**
  * What a code piece's doc comment says it is, as a short title: its first sentence, cut at its
  * first clause end (":", ";", " — ") or else at a word when long, with Markdown link brackets and
- * backticks dropped. Empty when the piece has no doc comment of its own.
+ * backticks dropped. Empty when the piece has no doc comment of its own (a later window of a long
+ * piece starts mid-code), or when the comment is a note rather than a sentence.
  */
-export function docSummary(section: { body: string; code: string }): string {
+export function docSummary(section: { title: string; body: string; code: string }): string {
   const lines = section.code.split('\n').filter((l) => l.trim());
-  if (!DOC_COMMENT.test(lines[0] ?? '') && !DOCSTRING.test(lines[1] ?? '')) return '';
+  if (section.title.endsWith(' (continued)') || (!DOC_COMMENT.test(lines[0] ?? '') && !DOCSTRING.test(lines[1] ?? ''))) return '';
   const first = section.body.replace(/\[`?([^\]`]+)`?\](?:\([^)]*\))?/g, '$1').replace(/`/g, '').trim();
   let summary = (first.split(/(?<=[.!?])\s/)[0] ?? '').replace(/[.:]$/, '').trim();
   if (summary.length > MAX_TITLE) {
@@ -72,7 +75,9 @@ export function docSummary(section: { body: string; code: string }): string {
       summary = `${head.slice(0, cut)}…`;
     }
   }
-  return summary.split(/\s+/).length >= 2 ? summary : '';
+  // A sentence, not a note ("update chain values", "THEN GIVEN WHEN") or a licence header.
+  const sentence = /^[A-Z`]/.test(summary) && /[a-z]/.test(summary) && summary.split(/\s+/).length >= 2;
+  return sentence && !NOT_A_SUMMARY.test(summary) ? summary : '';
 }
 
 /**

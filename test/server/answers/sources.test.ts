@@ -40,6 +40,11 @@ describe('source titles', () => {
     expect(titles('shop/orders.py', python)).toEqual(['Refund an order in full — shop/orders.py']);
   });
 
+  it("reads Go's // doc comments, and names by symbol or file a piece whose comment is a licence header or a note", () => {
+    const go = ['// Copyright 2024 Acme Inc. Licensed under the MIT licence.', 'package refunds', '', '// Refund returns the order\'s payment in full.', 'func Refund(o Order) error {', '  return o.Pay.Reverse()', '}', '', '// retry twice', 'func retry(f func() error) error {', '  return f()', '}'].join('\n');
+    expect(titles('refunds/refund.go', go)).toEqual(['refunds/refund.go', "Refund returns the order's payment in full — refunds/refund.go", 'retry — refunds/refund.go']);
+  });
+
   it('keeps a doc section titled by its heading and page', () => {
     expect(titles('docs/proxy.md', '# The proxy\n\nIntro.\n\n## Mounting\n\nMount it.')).toEqual(['The proxy', 'Mounting — The proxy']);
   });

@@ -91,7 +91,7 @@ export function toSource(hit: SearchHit): Source {
   if (section.kind === 'code') {
     const name = docSummary(section) || section.title;
     // A file's opening piece without a doc comment is named after the file.
-    return { title: section.context.endsWith(name) ? section.context : `${name} — ${section.context}`, url: section.url };
+    return { title: section.context.split('/').pop() === name ? section.context : `${name} — ${section.context}`, url: section.url };
   }
   const title = page && page.toLowerCase() !== section.title.toLowerCase() ? `${section.title} — ${page}` : section.title;
   return { title, url: section.url };

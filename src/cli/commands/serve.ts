@@ -1,17 +1,13 @@
 /** @module `support-chat serve`: the v0 API over HTTP until SIGINT/SIGTERM, then a graceful shutdown. */
-import { startServer } from '../../server/index.js';
+import { SERVER_ROLES, ServerConfigError, startServer, type ServerRole } from '../../server/index.js';
 import { CliError, parse } from '../args.js';
 import { openDatabase } from '../database.js';
 
-/** What a process serves: the HTTP API, the background work (answers, follow-ups, retention), or both. */
-export const ROLES = ['api', 'worker', 'all'] as const;
-export type Role = (typeof ROLES)[number];
-
-/** `--role`, else `all`; anything else is a CliError listing the roles. */
-export function parseRole(value: string | undefined): Role {
+/** `--role`, else `all`; anything else is a CliError listing the roles (see ServerRole). */
+export function parseRole(value: string | undefined): ServerRole {
   if (value === undefined) return 'all';
-  if (!(ROLES as readonly string[]).includes(value)) throw new CliError(`--role must be one of ${ROLES.join(', ')}, got "${value}"`);
-  return value as Role;
+  if (!(SERVER_ROLES as readonly string[]).includes(value)) throw new CliError(`--role must be one of ${SERVER_ROLES.join(', ')}, got "${value}"`);
+  return value as ServerRole;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -42,10 +38,12 @@ export async function run(argv: string[]): Promise<number> {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new CliError(`port ${port} is already in use; choose another with --port`);
     if (error instanceof Error && /^Redis at /.test(error.message)) throw new CliError(`${error.message} (SUPPORT_CHAT_REDIS_URL)`);
+    if (error instanceof ServerConfigError) throw new CliError(error.message);
     throw error;
   }
   const { url, close } = started;
-  console.log(`support-chat API listening on ${url}`);
+  if (role === 'worker') console.log('support-chat worker started: answers, follow-ups to tickets, retention');
+  else console.log(`support-chat API listening on ${url}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       console.error(`support-chat: ${signal} received, finishing in-flight requests`);

@@ -46,7 +46,7 @@ function ticket(externalId: string, overrides: Partial<TicketInput> = {}): Ticke
 function ticketStore(sql: Sql) {
   const forgotten: string[] = [];
   const indexed: string[] = [];
-  const control = { failures: 0, gate: undefined as Promise<void> | undefined };
+  const control = { failures: 0, gate: undefined as Promise<void> | undefined, indexGate: undefined as Promise<void> | undefined };
   const store = new SqlTicketStore(sql, {
     forget: async (orgId, source, externalId) => {
       const gate = control.gate;
@@ -58,7 +58,12 @@ function ticketStore(sql: Sql) {
       }
       forgotten.push(`${orgId}/${source}/${externalId}`);
     },
-    index: async (orgId, t) => void indexed.push(`${orgId}/${t.source}/${t.externalId}`),
+    index: async (orgId, t) => {
+      const gate = control.indexGate;
+      control.indexGate = undefined;
+      if (gate) await gate;
+      indexed.push(`${orgId}/${t.source}/${t.externalId}`);
+    },
   });
   return { store, forgotten, indexed, control };
 }
@@ -125,6 +130,22 @@ describe('the ticket store', () => {
     // The first deletion's last step leaves the ticket imported since alone.
     expect(await store.get('acme', 'plain', 'th_1')).toMatchObject({ title: 'Back again' });
     expect(forgotten).toEqual(['acme/plain/th_1', 'acme/plain/th_1']);
+  });
+
+  it('forgets again what it indexed for a ticket deleted while the index was being written', async () => {
+    const { store, forgotten, indexed, control } = ticketStore(await database());
+    let release!: () => void;
+    control.indexGate = new Promise<void>((resolve) => (release = resolve));
+    const upserting = store.upsert('acme', ticket('th_1'));
+    await sleep(20);
+    expect(await store.remove('acme', 'plain', 'th_1')).toBe(true);
+    expect(forgotten).toEqual(['acme/plain/th_1']);
+    release();
+    await upserting;
+    // Indexed after the deletion forgot it: forgotten once more.
+    expect(indexed).toEqual(['acme/plain/th_1']);
+    expect(forgotten).toEqual(['acme/plain/th_1', 'acme/plain/th_1']);
+    expect(await store.get('acme', 'plain', 'th_1')).toBeNull();
   });
 
   it('takes many upserts and deletions of one ticket at once and ends whole or gone, never half deleted', async () => {

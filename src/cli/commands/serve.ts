@@ -1,13 +1,14 @@
-/** @module `support-chat serve`: the v0 API over HTTP until SIGINT/SIGTERM, then a graceful shutdown. */
+/** @module `support-chat serve`: the v0 API over HTTP (and/or the background work) until SIGINT/SIGTERM, then a graceful shutdown. */
 import { SERVER_ROLES, ServerConfigError, startServer, type ServerRole } from '../../server/index.js';
 import { CliError, parse } from '../args.js';
 import { openDatabase } from '../database.js';
 
-/** `--role`, else `all`; anything else is a CliError listing the roles (see ServerRole). */
+/** `--role`: `api` (HTTP only), `worker` (answers, follow-ups, retention only) or `all` (the default); else a CliError listing them. */
 export function parseRole(value: string | undefined): ServerRole {
   if (value === undefined) return 'all';
-  if (!(SERVER_ROLES as readonly string[]).includes(value)) throw new CliError(`--role must be one of ${SERVER_ROLES.join(', ')}, got "${value}"`);
-  return value as ServerRole;
+  const role = SERVER_ROLES.find((r) => r === value);
+  if (!role) throw new CliError(`--role must be one of ${SERVER_ROLES.join(', ')}, got "${value}"`);
+  return role;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -33,17 +34,17 @@ export async function run(argv: string[]): Promise<number> {
   try {
     started = await startServer({ sql, role, port, host: values.host ?? '127.0.0.1', jobLeaseMs: leaseMs, retentionDays });
   } catch (error) {
-    await sql.close();
+    // The server closes the database it was given when it fails to start; closing again is harmless.
+    await sql.close().catch(() => undefined);
+    if (error instanceof ServerConfigError) throw new CliError(error.message);
     // A port in use or an unreachable Redis is the operator's to fix: say so without a stack trace.
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new CliError(`port ${port} is already in use; choose another with --port`);
     if (error instanceof Error && /^Redis at /.test(error.message)) throw new CliError(`${error.message} (SUPPORT_CHAT_REDIS_URL)`);
-    if (error instanceof ServerConfigError) throw new CliError(error.message);
     throw error;
   }
   const { url, close } = started;
-  if (role === 'worker') console.log('support-chat worker started: answers, follow-ups to tickets, retention');
-  else console.log(`support-chat API listening on ${url}`);
+  console.log(role === 'worker' ? 'support-chat worker running (no HTTP)' : `support-chat API listening on ${url}${role === 'api' ? ' (no background work)' : ''}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       console.error(`support-chat: ${signal} received, finishing in-flight requests`);

@@ -34,7 +34,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     started = await startServer({ sql, role, port, host: values.host ?? '127.0.0.1', jobLeaseMs: leaseMs, retentionDays });
   } catch (error) {
-    // The server closes the database it was given when it fails to start; closing again is harmless.
+    // Ours to close when the server could not be made (already closed, harmlessly, when it was made but could not start).
     await sql.close().catch(() => undefined);
     if (error instanceof ServerConfigError) throw new CliError(error.message);
     // A port in use or an unreachable Redis is the operator's to fix: say so without a stack trace.

@@ -4,6 +4,7 @@
  * a fresh schema of its own.
  */
 import { randomUUID } from 'node:crypto';
+import { afterEach } from 'vitest';
 import { migrate, type Migration } from '../../src/server/store/migrate.js';
 import { openSql, type Sql } from '../../src/server/store/sql.js';
 import { migrations } from '../../src/server/schema.js';
@@ -29,4 +30,20 @@ export async function openTestSql(options: { now?: () => number; migrations?: re
   const sql = await openSql(url ? { url } : { dataDir: ':memory:' }, options);
   await migrate(sql, options.migrations ?? migrations);
   return sql;
+}
+
+/**
+ * An opener of test databases (see openTestSql) that closes each after the test that opened it.
+ * Call once per test file, at its top level.
+ */
+export function testDatabases(): (options?: Parameters<typeof openTestSql>[0]) => Promise<Sql> {
+  const opened: Sql[] = [];
+  afterEach(async () => {
+    for (const sql of opened.splice(0)) await sql.close();
+  });
+  return async (options) => {
+    const sql = await openTestSql(options);
+    opened.push(sql);
+    return sql;
+  };
 }

@@ -3,20 +3,15 @@
  * racing workers never share a job, a lease runs out on the database's clock, and a worker that lost
  * its lease can store nothing.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { JobQueue, type Job } from '../../src/server/jobs/queue.js';
 import { ConversationStore } from '../../src/server/store/conversations.js';
-import type { Sql } from '../../src/server/store/sql.js';
-import { openTestSql } from '../helpers/database.js';
+import { testDatabases } from '../helpers/database.js';
 
-const opened: Sql[] = [];
-afterAll(async () => {
-  await Promise.all(opened.map((sql) => sql.close()));
-});
+const database = testDatabases();
 
 async function setup() {
-  const sql = await openTestSql();
-  opened.push(sql);
+  const sql = await database();
   return { sql, queue: new JobQueue(sql), conversations: new ConversationStore(sql) };
 }
 

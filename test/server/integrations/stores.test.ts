@@ -3,7 +3,7 @@
  * and their deletion, per-organization settings, escalation attempts and the follow-up outbox,
  * including what several callers (several processes on PostgreSQL) do to them at once.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FollowUpForwarder } from '../../../src/server/escalation/follow-ups.js';
 import { createIntegrationResolver, IntegrationSettingsStore } from '../../../src/server/escalation/index.js';
 import type { FollowUp } from '../../../src/server/helpdesks/types.js';
@@ -11,18 +11,9 @@ import { silentLogger } from '../../../src/server/http/log.js';
 import type { Sql } from '../../../src/server/store/sql.js';
 import { SqlTicketStore } from '../../../src/server/tickets/store.js';
 import type { TicketInput } from '../../../src/server/tickets/types.js';
-import { openTestSql } from '../../helpers/database.js';
+import { testDatabases } from '../../helpers/database.js';
 
-const sqls: Sql[] = [];
-afterEach(async () => {
-  for (const sql of sqls.splice(0)) await sql.close();
-});
-
-async function database(): Promise<Sql> {
-  const sql = await openTestSql();
-  sqls.push(sql);
-  return sql;
-}
+const database = testDatabases();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

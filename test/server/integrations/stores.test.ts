@@ -10,28 +10,13 @@ import type { FollowUp } from '../../../src/server/helpdesks/types.js';
 import { silentLogger } from '../../../src/server/http/log.js';
 import type { Sql } from '../../../src/server/store/sql.js';
 import { SqlTicketStore } from '../../../src/server/tickets/store.js';
-import type { TicketInput } from '../../../src/server/tickets/types.js';
 import { testDatabases } from '../../helpers/database.js';
+import { ticket } from '../../helpers/tickets.js';
 
 const database = testDatabases();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function ticket(externalId: string, overrides: Partial<TicketInput> = {}): TicketInput {
-  return {
-    source: 'plain',
-    externalId,
-    title: `Ticket ${externalId}`,
-    status: 'open',
-    url: `https://app.plain.com/workspace/w/thread/${externalId}`,
-    customerEmail: 'c@example.com',
-    customerName: 'Cee',
-    body: 'The export button does nothing.',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-02T00:00:00.000Z',
-    ...overrides,
-  };
-}
 
 /** A ticket store whose `forget` is recorded, and fails or waits when told to. */
 function ticketStore(sql: Sql) {

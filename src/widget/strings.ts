@@ -69,225 +69,298 @@ export interface Strings {
   starters: string;
 }
 
-const en: Strings = {
-  heading: 'Support',
-  launcherLabel: 'Open support chat',
-  close: 'Close support chat',
-  placeholder: 'Ask a question…',
-  inputLabel: 'Your question',
-  send: 'Send',
-  welcome: 'Ask anything about the product. Answers come from the documentation, with links to where they came from.',
-  you: 'You',
-  assistant: 'Assistant',
-  working: 'Working on it…',
-  answerReady: 'Answer ready',
-  failed: "Sorry, I couldn't answer that. Try asking again, or talk to a human.",
-  sources: 'Sources',
-  copy: 'Copy code',
-  copied: 'Copied',
-  image: 'Image',
-  talkToHuman: 'Talk to a human',
-  escalateIntro: 'Leave your name and email, and someone from the team will follow up with this conversation.',
-  name: 'Name',
-  email: 'Email',
-  submit: 'Send to the team',
-  submitting: 'Sending…',
-  cancel: 'Cancel',
-  nameRequired: 'Enter your name.',
-  emailInvalid: 'Enter a valid email address, like name@example.com.',
-  ticketCreated: 'Thanks! The team has your conversation and will reply by email.',
-  ticketLink: 'Ticket {id}',
-  alreadyEscalated: 'This conversation is already with the team.',
-  newConversation: 'New conversation',
-  retry: 'Try again',
-  offline: "You're offline. The chat will continue when you're back.",
-  errorNetwork: "Can't reach the support service right now.",
-  errorRateLimited: 'Too many requests. Please wait a moment.',
-  errorTimeout: 'This is taking longer than expected.',
-  errorGeneric: 'Something went wrong.',
-  errorInput: 'That message could not be sent.',
-  greeting: 'Hi! How can we help?',
-  tooLong: 'Your message is {count} characters; the limit is {max}. Shorten it to send.',
-  counter: '{count} / {max}',
-  queued: 'Will send when the answer is ready',
-  queuedOffline: "Will send when you're back online",
-  note: 'Anything to add? (optional)',
-  creatingTicket: 'Creating your ticket…',
-  alsoSent: 'Also sent to the support team',
-  copyAnswer: 'Copy answer',
-  copiedAnswer: 'Answer copied',
-  helpful: 'Helpful',
-  notHelpful: 'Not helpful',
-  codeIn: '{lang} code',
-  code: 'Code',
-  citation: 'Source {n}: {title}',
-  starters: 'Suggested questions',
-};
+/**
+ * The keys of `Strings` in the order each language below lists its text, one line per key: the
+ * bundle names each key once rather than once per language (about 0.3 KB gzipped).
+ */
+const KEYS = [
+  'heading',
+  'launcherLabel',
+  'close',
+  'placeholder',
+  'inputLabel',
+  'send',
+  'welcome',
+  'you',
+  'assistant',
+  'working',
+  'answerReady',
+  'failed',
+  'sources',
+  'copy',
+  'copied',
+  'image',
+  'talkToHuman',
+  'escalateIntro',
+  'name',
+  'email',
+  'submit',
+  'submitting',
+  'cancel',
+  'nameRequired',
+  'emailInvalid',
+  'ticketCreated',
+  'ticketLink',
+  'alreadyEscalated',
+  'newConversation',
+  'retry',
+  'offline',
+  'errorNetwork',
+  'errorRateLimited',
+  'errorTimeout',
+  'errorGeneric',
+  'errorInput',
+  'greeting',
+  'tooLong',
+  'counter',
+  'queued',
+  'queuedOffline',
+  'note',
+  'creatingTicket',
+  'alsoSent',
+  'copyAnswer',
+  'copiedAnswer',
+  'helpful',
+  'notHelpful',
+  'codeIn',
+  'code',
+  'citation',
+  'starters',
+] as const satisfies readonly (keyof Strings)[];
 
-const es: Strings = {
-  heading: 'Soporte',
-  launcherLabel: 'Abrir el chat de soporte',
-  close: 'Cerrar el chat de soporte',
-  placeholder: 'Haz una pregunta…',
-  inputLabel: 'Tu pregunta',
-  send: 'Enviar',
-  welcome: 'Pregunta lo que quieras sobre el producto. Las respuestas vienen de la documentación, con enlaces a su origen.',
-  you: 'Tú',
-  assistant: 'Asistente',
-  working: 'Trabajando en ello…',
-  answerReady: 'Respuesta lista',
-  failed: 'Lo siento, no he podido responder. Vuelve a preguntar o habla con una persona.',
-  sources: 'Fuentes',
-  copy: 'Copiar código',
-  copied: 'Copiado',
-  image: 'Imagen',
-  talkToHuman: 'Hablar con una persona',
-  escalateIntro: 'Deja tu nombre y correo y alguien del equipo continuará esta conversación.',
-  name: 'Nombre',
-  email: 'Correo electrónico',
-  submit: 'Enviar al equipo',
-  submitting: 'Enviando…',
-  cancel: 'Cancelar',
-  nameRequired: 'Escribe tu nombre.',
-  emailInvalid: 'Escribe un correo válido, como nombre@ejemplo.com.',
-  ticketCreated: '¡Gracias! El equipo tiene tu conversación y te responderá por correo.',
-  ticketLink: 'Ticket {id}',
-  alreadyEscalated: 'Esta conversación ya está con el equipo.',
-  newConversation: 'Nueva conversación',
-  retry: 'Reintentar',
-  offline: 'Sin conexión. El chat continuará cuando vuelvas.',
-  errorNetwork: 'No se puede contactar con el servicio de soporte.',
-  errorRateLimited: 'Demasiadas solicitudes. Espera un momento.',
-  errorTimeout: 'Esto está tardando más de lo esperado.',
-  errorGeneric: 'Algo ha ido mal.',
-  errorInput: 'No se ha podido enviar el mensaje.',
-  greeting: '¡Hola! ¿En qué podemos ayudarte?',
-  tooLong: 'Tu mensaje tiene {count} caracteres; el límite es {max}. Acórtalo para enviarlo.',
-  counter: '{count} / {max}',
-  queued: 'Se enviará cuando la respuesta esté lista',
-  queuedOffline: 'Se enviará cuando vuelvas a tener conexión',
-  note: '¿Algo que añadir? (opcional)',
-  creatingTicket: 'Creando tu ticket…',
-  alsoSent: 'También enviado al equipo de soporte',
-  copyAnswer: 'Copiar respuesta',
-  copiedAnswer: 'Respuesta copiada',
-  helpful: 'Útil',
-  notHelpful: 'No útil',
-  codeIn: 'Código {lang}',
-  code: 'Código',
-  citation: 'Fuente {n}: {title}',
-  starters: 'Preguntas sugeridas',
-};
+/**
+ * One language's text: a line per key, in `KEYS` order (`Strings` fails to type-check if `KEYS`
+ * misses a key). A tag, because minifiers keep a tagged template's line breaks as they are, where
+ * they turn a plain one into a string of `\n` escapes.
+ */
+function lines([text]: TemplateStringsArray): Record<(typeof KEYS)[number], string> {
+  const values = text!.trim().split(/\s*\n\s*/);
+  return Object.fromEntries(KEYS.map((key, i) => [key, values[i]!])) as Record<(typeof KEYS)[number], string>;
+}
 
-const fr: Strings = {
-  heading: 'Assistance',
-  launcherLabel: "Ouvrir le chat d'assistance",
-  close: "Fermer le chat d'assistance",
-  placeholder: 'Posez une question…',
-  inputLabel: 'Votre question',
-  send: 'Envoyer',
-  welcome: 'Posez vos questions sur le produit. Les réponses viennent de la documentation, avec des liens vers leurs sources.',
-  you: 'Vous',
-  assistant: 'Assistant',
-  working: 'Recherche en cours…',
-  answerReady: 'Réponse prête',
-  failed: "Désolé, je n'ai pas pu répondre. Réessayez ou parlez à une personne.",
-  sources: 'Sources',
-  copy: 'Copier le code',
-  copied: 'Copié',
-  image: 'Image',
-  talkToHuman: 'Parler à une personne',
-  escalateIntro: "Laissez votre nom et votre e-mail : quelqu'un de l'équipe reprendra cette conversation.",
-  name: 'Nom',
-  email: 'E-mail',
-  submit: "Envoyer à l'équipe",
-  submitting: 'Envoi…',
-  cancel: 'Annuler',
-  nameRequired: 'Saisissez votre nom.',
-  emailInvalid: 'Saisissez une adresse e-mail valide, comme nom@exemple.com.',
-  ticketCreated: "Merci ! L'équipe a votre conversation et vous répondra par e-mail.",
-  ticketLink: 'Ticket {id}',
-  alreadyEscalated: "Cette conversation est déjà entre les mains de l'équipe.",
-  newConversation: 'Nouvelle conversation',
-  retry: 'Réessayer',
-  offline: 'Vous êtes hors ligne. Le chat reprendra à votre retour.',
-  errorNetwork: "Le service d'assistance est injoignable.",
-  errorRateLimited: 'Trop de requêtes. Patientez un instant.',
-  errorTimeout: 'Cela prend plus de temps que prévu.',
-  errorGeneric: "Une erreur s'est produite.",
-  errorInput: "Le message n'a pas pu être envoyé.",
-  greeting: 'Bonjour ! Comment pouvons-nous vous aider ?',
-  tooLong: 'Votre message fait {count} caractères ; la limite est {max}. Raccourcissez-le pour l’envoyer.',
-  counter: '{count} / {max}',
-  queued: 'Sera envoyé quand la réponse sera prête',
-  queuedOffline: 'Sera envoyé quand vous serez de nouveau en ligne',
-  note: 'Quelque chose à ajouter ? (facultatif)',
-  creatingTicket: 'Création de votre ticket…',
-  alsoSent: 'Également envoyé à l’équipe support',
-  copyAnswer: 'Copier la réponse',
-  copiedAnswer: 'Réponse copiée',
-  helpful: 'Utile',
-  notHelpful: 'Pas utile',
-  codeIn: 'Code {lang}',
-  code: 'Code',
-  citation: 'Source {n} : {title}',
-  starters: 'Questions suggérées',
-};
+/** English. */
+const en = lines`
+  Support
+  Open support chat
+  Close support chat
+  Ask a question…
+  Your question
+  Send
+  Ask anything about the product. Answers come from the documentation, with links to where they came from.
+  You
+  Assistant
+  Working on it…
+  Answer ready
+  Sorry, I couldn't answer that. Try asking again, or talk to a human.
+  Sources
+  Copy code
+  Copied
+  Image
+  Talk to a human
+  Leave your name and email, and someone from the team will follow up with this conversation.
+  Name
+  Email
+  Send to the team
+  Sending…
+  Cancel
+  Enter your name.
+  Enter a valid email address, like name@example.com.
+  Thanks! The team has your conversation and will reply by email.
+  Ticket {id}
+  This conversation is already with the team.
+  New conversation
+  Try again
+  You're offline. The chat will continue when you're back.
+  Can't reach the support service right now.
+  Too many requests. Please wait a moment.
+  This is taking longer than expected.
+  Something went wrong.
+  That message could not be sent.
+  Hi! How can we help?
+  Your message is {count} characters; the limit is {max}. Shorten it to send.
+  {count} / {max}
+  Will send when the answer is ready
+  Will send when you're back online
+  Anything to add? (optional)
+  Creating your ticket…
+  Also sent to the support team
+  Copy answer
+  Answer copied
+  Helpful
+  Not helpful
+  {lang} code
+  Code
+  Source {n}: {title}
+  Suggested questions
+`;
 
-const ar: Strings = {
-  heading: 'الدعم',
-  launcherLabel: 'فتح محادثة الدعم',
-  close: 'إغلاق محادثة الدعم',
-  placeholder: 'اطرح سؤالاً…',
-  inputLabel: 'سؤالك',
-  send: 'إرسال',
-  welcome: 'اسأل أي شيء عن المنتج. تأتي الإجابات من الوثائق مع روابط إلى مصادرها.',
-  you: 'أنت',
-  assistant: 'المساعد',
-  working: 'جارٍ العمل على ذلك…',
-  answerReady: 'الإجابة جاهزة',
-  failed: 'عذرًا، لم أتمكن من الإجابة. حاول مرة أخرى أو تحدث إلى شخص.',
-  sources: 'المصادر',
-  copy: 'نسخ الشيفرة',
-  copied: 'تم النسخ',
-  image: 'صورة',
-  talkToHuman: 'التحدث إلى شخص',
-  escalateIntro: 'اترك اسمك وبريدك الإلكتروني وسيتابع أحد أعضاء الفريق هذه المحادثة.',
-  name: 'الاسم',
-  email: 'البريد الإلكتروني',
-  submit: 'إرسال إلى الفريق',
-  submitting: 'جارٍ الإرسال…',
-  cancel: 'إلغاء',
-  nameRequired: 'أدخل اسمك.',
-  emailInvalid: 'أدخل بريدًا إلكترونيًا صالحًا مثل name@example.com.',
-  ticketCreated: 'شكرًا! وصلت محادثتك إلى الفريق وسيرد عليك عبر البريد.',
-  ticketLink: 'التذكرة {id}',
-  alreadyEscalated: 'هذه المحادثة لدى الفريق بالفعل.',
-  newConversation: 'محادثة جديدة',
-  retry: 'حاول مجددًا',
-  offline: 'أنت غير متصل. ستستمر المحادثة عند عودتك.',
-  errorNetwork: 'تعذر الوصول إلى خدمة الدعم.',
-  errorRateLimited: 'طلبات كثيرة جدًا. انتظر قليلاً.',
-  errorTimeout: 'يستغرق هذا وقتًا أطول من المتوقع.',
-  errorGeneric: 'حدث خطأ ما.',
-  errorInput: 'تعذر إرسال الرسالة.',
-  greeting: 'مرحبًا! كيف يمكننا مساعدتك؟',
-  tooLong: 'رسالتك {count} حرفًا والحد الأقصى {max}. اختصرها لإرسالها.',
-  counter: '{count} / {max}',
-  queued: 'ستُرسل عندما تصبح الإجابة جاهزة',
-  queuedOffline: 'ستُرسل عند عودة الاتصال',
-  note: 'هل تريد إضافة شيء؟ (اختياري)',
-  creatingTicket: 'جارٍ إنشاء تذكرتك…',
-  alsoSent: 'أُرسلت أيضًا إلى فريق الدعم',
-  copyAnswer: 'نسخ الإجابة',
-  copiedAnswer: 'تم نسخ الإجابة',
-  helpful: 'مفيد',
-  notHelpful: 'غير مفيد',
-  codeIn: 'شيفرة {lang}',
-  code: 'شيفرة',
-  citation: 'المصدر {n}: {title}',
-  starters: 'أسئلة مقترحة',
-};
+/** Spanish. */
+const es = lines`
+  Soporte
+  Abrir el chat de soporte
+  Cerrar el chat de soporte
+  Haz una pregunta…
+  Tu pregunta
+  Enviar
+  Pregunta lo que quieras sobre el producto. Las respuestas vienen de la documentación, con enlaces a su origen.
+  Tú
+  Asistente
+  Trabajando en ello…
+  Respuesta lista
+  Lo siento, no he podido responder. Vuelve a preguntar o habla con una persona.
+  Fuentes
+  Copiar código
+  Copiado
+  Imagen
+  Hablar con una persona
+  Deja tu nombre y correo y alguien del equipo continuará esta conversación.
+  Nombre
+  Correo electrónico
+  Enviar al equipo
+  Enviando…
+  Cancelar
+  Escribe tu nombre.
+  Escribe un correo válido, como nombre@ejemplo.com.
+  ¡Gracias! El equipo tiene tu conversación y te responderá por correo.
+  Ticket {id}
+  Esta conversación ya está con el equipo.
+  Nueva conversación
+  Reintentar
+  Sin conexión. El chat continuará cuando vuelvas.
+  No se puede contactar con el servicio de soporte.
+  Demasiadas solicitudes. Espera un momento.
+  Esto está tardando más de lo esperado.
+  Algo ha ido mal.
+  No se ha podido enviar el mensaje.
+  ¡Hola! ¿En qué podemos ayudarte?
+  Tu mensaje tiene {count} caracteres; el límite es {max}. Acórtalo para enviarlo.
+  {count} / {max}
+  Se enviará cuando la respuesta esté lista
+  Se enviará cuando vuelvas a tener conexión
+  ¿Algo que añadir? (opcional)
+  Creando tu ticket…
+  También enviado al equipo de soporte
+  Copiar respuesta
+  Respuesta copiada
+  Útil
+  No útil
+  Código {lang}
+  Código
+  Fuente {n}: {title}
+  Preguntas sugeridas
+`;
+
+/** French. */
+const fr = lines`
+  Assistance
+  Ouvrir le chat d'assistance
+  Fermer le chat d'assistance
+  Posez une question…
+  Votre question
+  Envoyer
+  Posez vos questions sur le produit. Les réponses viennent de la documentation, avec des liens vers leurs sources.
+  Vous
+  Assistant
+  Recherche en cours…
+  Réponse prête
+  Désolé, je n'ai pas pu répondre. Réessayez ou parlez à une personne.
+  Sources
+  Copier le code
+  Copié
+  Image
+  Parler à une personne
+  Laissez votre nom et votre e-mail : quelqu'un de l'équipe reprendra cette conversation.
+  Nom
+  E-mail
+  Envoyer à l'équipe
+  Envoi…
+  Annuler
+  Saisissez votre nom.
+  Saisissez une adresse e-mail valide, comme nom@exemple.com.
+  Merci ! L'équipe a votre conversation et vous répondra par e-mail.
+  Ticket {id}
+  Cette conversation est déjà entre les mains de l'équipe.
+  Nouvelle conversation
+  Réessayer
+  Vous êtes hors ligne. Le chat reprendra à votre retour.
+  Le service d'assistance est injoignable.
+  Trop de requêtes. Patientez un instant.
+  Cela prend plus de temps que prévu.
+  Une erreur s'est produite.
+  Le message n'a pas pu être envoyé.
+  Bonjour ! Comment pouvons-nous vous aider ?
+  Votre message fait {count} caractères ; la limite est {max}. Raccourcissez-le pour l’envoyer.
+  {count} / {max}
+  Sera envoyé quand la réponse sera prête
+  Sera envoyé quand vous serez de nouveau en ligne
+  Quelque chose à ajouter ? (facultatif)
+  Création de votre ticket…
+  Également envoyé à l’équipe support
+  Copier la réponse
+  Réponse copiée
+  Utile
+  Pas utile
+  Code {lang}
+  Code
+  Source {n} : {title}
+  Questions suggérées
+`;
+
+/** Arabic. */
+const ar = lines`
+  الدعم
+  فتح محادثة الدعم
+  إغلاق محادثة الدعم
+  اطرح سؤالاً…
+  سؤالك
+  إرسال
+  اسأل أي شيء عن المنتج. تأتي الإجابات من الوثائق مع روابط إلى مصادرها.
+  أنت
+  المساعد
+  جارٍ العمل على ذلك…
+  الإجابة جاهزة
+  عذرًا، لم أتمكن من الإجابة. حاول مرة أخرى أو تحدث إلى شخص.
+  المصادر
+  نسخ الشيفرة
+  تم النسخ
+  صورة
+  التحدث إلى شخص
+  اترك اسمك وبريدك الإلكتروني وسيتابع أحد أعضاء الفريق هذه المحادثة.
+  الاسم
+  البريد الإلكتروني
+  إرسال إلى الفريق
+  جارٍ الإرسال…
+  إلغاء
+  أدخل اسمك.
+  أدخل بريدًا إلكترونيًا صالحًا مثل name@example.com.
+  شكرًا! وصلت محادثتك إلى الفريق وسيرد عليك عبر البريد.
+  التذكرة {id}
+  هذه المحادثة لدى الفريق بالفعل.
+  محادثة جديدة
+  حاول مجددًا
+  أنت غير متصل. ستستمر المحادثة عند عودتك.
+  تعذر الوصول إلى خدمة الدعم.
+  طلبات كثيرة جدًا. انتظر قليلاً.
+  يستغرق هذا وقتًا أطول من المتوقع.
+  حدث خطأ ما.
+  تعذر إرسال الرسالة.
+  مرحبًا! كيف يمكننا مساعدتك؟
+  رسالتك {count} حرفًا والحد الأقصى {max}. اختصرها لإرسالها.
+  {count} / {max}
+  ستُرسل عندما تصبح الإجابة جاهزة
+  ستُرسل عند عودة الاتصال
+  هل تريد إضافة شيء؟ (اختياري)
+  جارٍ إنشاء تذكرتك…
+  أُرسلت أيضًا إلى فريق الدعم
+  نسخ الإجابة
+  تم نسخ الإجابة
+  مفيد
+  غير مفيد
+  شيفرة {lang}
+  شيفرة
+  المصدر {n}: {title}
+  أسئلة مقترحة
+`;
 
 export const LOCALES: Record<string, Strings> = { en, es, fr, ar };
 const RTL = new Set(['ar', 'he', 'fa', 'ur']);

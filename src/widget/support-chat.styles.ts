@@ -240,13 +240,6 @@ export const styles = css`
   .message[data-role='assistant'] {
     align-self: flex-start;
   }
-  .message .who {
-    position: absolute;
-    width: 1px;
-    height: 1px;
-    overflow: hidden;
-    clip: rect(0 0 0 0);
-  }
   .content > :first-child {
     margin-block-start: 0;
   }

@@ -6,13 +6,10 @@
  * <script src="/support-chat.iife.js" data-endpoint="/api/support" async></script>
  * <script>window.SupportChat=window.SupportChat||function(){(SupportChat.q=SupportChat.q||[]).push(arguments)};SupportChat('ask','Hi')</script>
  */
-import './support-chat.js';
-import type { SupportChat } from './support-chat.js';
+import { SupportChat } from './support-chat.js';
 
 type Command = 'open' | 'close' | 'toggle' | 'ask' | 'reset';
 type Queued = { q?: ArrayLike<unknown>[] } & ((...args: unknown[]) => void);
-
-const ATTRIBUTES = ['endpoint', 'mode', 'theme', 'lang', 'heading', 'placeholder', 'storage-key', 'no-escalation', 'no-persist', 'starters'];
 
 function boot(script: HTMLScriptElement | null): void {
   const data = script?.dataset ?? {};
@@ -20,7 +17,8 @@ function boot(script: HTMLScriptElement | null): void {
   if (!element && data.endpoint) {
     element = document.createElement('support-chat');
     element.dataset.auto = '';
-    for (const name of ATTRIBUTES) {
+    // Any attribute of the element, given on the script tag as `data-*`.
+    for (const name of SupportChat.observedAttributes) {
       const key = name.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
       const value = data[key];
       if (value !== undefined) element.setAttribute(name, value);

@@ -36,7 +36,7 @@ describe('the composer and the conversation', () => {
       expect((m.part('input') as HTMLTextAreaElement).value).toBe('');
       // However long the first answer takes, the follow-up waits for it.
       await advanceUntil(m, async () => (await posts(m)).length === 1, 'the first message was not sent');
-      await advanceBy(m, 20_000, 1_000);
+      await advanceBy(m, 20_000, 2_000);
       expect((await posts(m)).map((p) => (JSON.parse(p.body) as { message: string }).message)).toEqual(['first']);
       await m.control({ completeNow: true });
       await advanceUntil(m, async () => (await posts(m)).length === 2, 'the queued message was not sent');

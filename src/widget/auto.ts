@@ -8,7 +8,8 @@
  */
 import { SupportChat } from './support-chat.js';
 
-type Command = 'open' | 'close' | 'toggle' | 'ask' | 'reset';
+const COMMANDS = ['open', 'close', 'toggle', 'reset'] as const;
+type Command = (typeof COMMANDS)[number];
 type Queued = { q?: ArrayLike<unknown>[] } & ((...args: unknown[]) => void);
 
 function boot(script: HTMLScriptElement | null): void {
@@ -27,15 +28,11 @@ function boot(script: HTMLScriptElement | null): void {
   }
   const target = element ?? document.querySelector<SupportChat>('support-chat');
   const queued = (window as unknown as { SupportChat?: Queued }).SupportChat;
-  const run = (...call: unknown[]) => {
-    const [command, ...args] = call;
-    if (!target) return;
-    const method = command as Command;
-    if (method === 'ask') void target.ask(String(args[0] ?? ''));
-    else if (method === 'open' || method === 'close' || method === 'toggle' || method === 'reset') target[method]();
+  const run = (...[command, text]: unknown[]) => {
+    if (command === 'ask') void target?.ask(String(text ?? ''));
+    else if (COMMANDS.includes(command as Command)) target?.[command as Command]();
   };
-  const api = Object.assign((...args: unknown[]) => run(...args), { q: undefined });
-  (window as unknown as { SupportChat: unknown }).SupportChat = api;
+  (window as unknown as { SupportChat: unknown }).SupportChat = run;
   for (const args of Array.from(queued?.q ?? [])) run(...Array.from(args));
 }
 

@@ -1,6 +1,7 @@
 /** @module The built-in languages list every text, line for line in the order English does. */
 import { describe, expect, it } from 'vitest';
 import { LOCALES } from '../../src/widget/strings.js';
+import '../../src/widget/locales.js';
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 

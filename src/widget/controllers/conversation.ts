@@ -246,7 +246,8 @@ export class ConversationController implements ReactiveController {
     const o = this._options();
     if (o.noPersist || !o.endpoint) return;
     if (!otherTab) {
-      this.queue = loadQueue(this._key);
+      // After a reload; messages already waiting in this page (the endpoint or key changed) stay.
+      if (!this.queue.length) this.queue = loadQueue(this._key);
       queueMicrotask(() => this.flush());
     }
     const saved = load(this._key);

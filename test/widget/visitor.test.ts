@@ -39,9 +39,9 @@ describe('the composer and the conversation', () => {
       await advanceBy(m, 20_000, 2_000);
       expect((await posts(m)).map((p) => (JSON.parse(p.body) as { message: string }).message)).toEqual(['first']);
       await m.control({ completeNow: true });
-      await advanceUntil(m, async () => (await posts(m)).length === 2, 'the queued message was not sent');
+      await advanceUntil(m, async () => (await posts(m)).length === 2, 'the queued message was not sent', { stepMs: 500 });
       await m.control({ completeNow: true });
-      await advanceUntil(m, () => answers(m) === 2, 'the second answer did not arrive');
+      await advanceUntil(m, () => answers(m) === 2, 'the second answer did not arrive', { stepMs: 500 });
     } finally {
       vi.useRealTimers();
     }

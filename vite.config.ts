@@ -19,7 +19,10 @@ export default defineConfig(({ mode, command }) => ({
     outDir: 'dist',
     emptyOutDir: false,
     target: 'es2021',
-    minify: 'esbuild',
+    // terser compresses this bundle about 0.5 KB (gzipped) smaller than esbuild. Two passes catch what
+    // the first pass's inlining exposes; Safari 10 workarounds are moot for an ES2021 target.
+    minify: 'terser',
+    terserOptions: { ecma: 2020, safari10: false, compress: { passes: 2 } },
     sourcemap: true,
     lib: {
       entry: mode === 'iife' ? 'src/widget/auto.ts' : 'src/widget/index.ts',

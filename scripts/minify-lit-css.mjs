@@ -13,6 +13,9 @@ export function minifyCssTemplate(body) {
   if (bare) text = `a{${text}}`;
   let out = transformSync(text, { loader: 'css', minify: true }).code.trim();
   if (bare) out = out.slice(2, -1);
+  // esbuild keeps a custom property's value as written; the spaces after its colon and its commas are
+  // not part of it (the widget's values have no commas inside strings).
+  out = out.replace(/(--[\w-]+):([^;{}]*)/g, (_m, name, value) => `${name}:${value.trim().replace(/\s*,\s*/g, ',').replace(/\s+\)/g, ')')}`);
   return out.replace(/--sc-hole-(\d+):0;?/g, (_m, i) => `${holes[Number(i)]};`);
 }
 

@@ -6,13 +6,11 @@
  * <script src="/support-chat.iife.js" data-endpoint="/api/support" async></script>
  * <script>window.SupportChat=window.SupportChat||function(){(SupportChat.q=SupportChat.q||[]).push(arguments)};SupportChat('ask','Hi')</script>
  */
-import './support-chat.js';
-import type { SupportChat } from './support-chat.js';
+import { SupportChat } from './support-chat.js';
 
-type Command = 'open' | 'close' | 'toggle' | 'ask' | 'reset';
+const COMMANDS = ['open', 'close', 'toggle', 'reset'] as const;
+type Command = (typeof COMMANDS)[number];
 type Queued = { q?: ArrayLike<unknown>[] } & ((...args: unknown[]) => void);
-
-const ATTRIBUTES = ['endpoint', 'mode', 'theme', 'lang', 'heading', 'placeholder', 'storage-key', 'no-escalation', 'no-persist', 'starters'];
 
 function boot(script: HTMLScriptElement | null): void {
   const data = script?.dataset ?? {};
@@ -20,7 +18,8 @@ function boot(script: HTMLScriptElement | null): void {
   if (!element && data.endpoint) {
     element = document.createElement('support-chat');
     element.dataset.auto = '';
-    for (const name of ATTRIBUTES) {
+    // Any attribute of the element, given on the script tag as `data-*`.
+    for (const name of SupportChat.observedAttributes) {
       const key = name.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
       const value = data[key];
       if (value !== undefined) element.setAttribute(name, value);
@@ -29,15 +28,11 @@ function boot(script: HTMLScriptElement | null): void {
   }
   const target = element ?? document.querySelector<SupportChat>('support-chat');
   const queued = (window as unknown as { SupportChat?: Queued }).SupportChat;
-  const run = (...call: unknown[]) => {
-    const [command, ...args] = call;
-    if (!target) return;
-    const method = command as Command;
-    if (method === 'ask') void target.ask(String(args[0] ?? ''));
-    else if (method === 'open' || method === 'close' || method === 'toggle' || method === 'reset') target[method]();
+  const run = (...[command, text]: unknown[]) => {
+    if (command === 'ask') void target?.ask(String(text ?? ''));
+    else if (COMMANDS.includes(command as Command)) target?.[command as Command]();
   };
-  const api = Object.assign((...args: unknown[]) => run(...args), { q: undefined });
-  (window as unknown as { SupportChat: unknown }).SupportChat = api;
+  (window as unknown as { SupportChat: unknown }).SupportChat = run;
   for (const args of Array.from(queued?.q ?? [])) run(...Array.from(args));
 }
 

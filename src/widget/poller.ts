@@ -39,9 +39,9 @@ export class ConversationPoller implements ReactiveController {
 
   constructor(
     host: ReactiveControllerHost,
-    private readonly client: () => ProxyClient,
-    private readonly callbacks: PollerCallbacks,
-    private readonly options: () => PollerOptions,
+    private readonly _client: () => ProxyClient,
+    private readonly _callbacks: PollerCallbacks,
+    private readonly _options: () => PollerOptions,
   ) {
     host.addController(this);
   }
@@ -90,7 +90,7 @@ export class ConversationPoller implements ReactiveController {
   }
 
   private async _run(id: string, signal: AbortSignal): Promise<void> {
-    const { firstDelayMs = 300, maxDelayMs = 5_000, timeoutMs = 120_000, waitSeconds = 15 } = this.options();
+    const { firstDelayMs = 300, maxDelayMs = 5_000, timeoutMs = 120_000, waitSeconds = 15 } = this._options();
     const deadline = Date.now() + timeoutMs;
     let delay = firstDelayMs;
     let useLongPoll = true;
@@ -98,13 +98,13 @@ export class ConversationPoller implements ReactiveController {
       await this._ready(signal);
       if (signal.aborted) return;
       if (Date.now() > deadline) {
-        this.callbacks.onError(new TimeoutError('The answer is taking longer than expected'));
+        this._callbacks.onError(new TimeoutError('The answer is taking longer than expected'));
         return;
       }
       try {
-        const { conversation, longPoll } = await this.client().get(id, { waitSeconds: useLongPoll ? waitSeconds : 0, signal });
+        const { conversation, longPoll } = await this._client().get(id, { waitSeconds: useLongPoll ? waitSeconds : 0, signal });
         if (signal.aborted) return;
-        this.callbacks.onUpdate(conversation);
+        this._callbacks.onUpdate(conversation);
         if (conversation.status !== 'processing') return;
         useLongPoll = longPoll;
         if (longPoll) continue;
@@ -113,18 +113,18 @@ export class ConversationPoller implements ReactiveController {
       } catch (error) {
         if (signal.aborted) return;
         if (error instanceof ApiError && error.status === 429) {
-          this.callbacks.onTransient?.(error);
+          this._callbacks.onTransient?.(error);
           await pause(Math.max(1, error.retryAfter ?? 2) * 1000, signal);
           continue;
         }
         if ((error instanceof ApiError && error.retryable) || error instanceof NetworkError) {
-          this.callbacks.onTransient?.(error);
+          this._callbacks.onTransient?.(error);
           await pause(delay * (0.8 + Math.random() * 0.4), signal);
           delay = Math.min(maxDelayMs, delay * 2);
           continue;
         }
-        if (error instanceof ApiError) this.callbacks.onError(error);
-        else this.callbacks.onError(new NetworkError('Polling failed', { cause: error }));
+        if (error instanceof ApiError) this._callbacks.onError(error);
+        else this._callbacks.onError(new NetworkError('Polling failed', { cause: error }));
         return;
       }
     }

@@ -1,4 +1,7 @@
-/** @module The conversation kept in localStorage per `storage-key` and endpoint, bounded, shared between tabs. */
+/**
+ * @module The conversation kept in localStorage per `storage-key` and endpoint, bounded, shared between
+ * tabs; the messages waiting to be sent kept in sessionStorage, for the tab that will send them.
+ */
 import type { ConversationStatus, Message } from '../protocol/index.js';
 
 /** A visitor's rating of one answer, with the optional comment of a "down". */
@@ -27,9 +30,9 @@ export function storageKey(key: string, endpoint: string): string {
   return `support-chat:${key || 'default'}:${endpoint}`;
 }
 
-function store(): Storage | null {
+function store(session = false): Storage | null {
   try {
-    return typeof localStorage === 'undefined' ? null : localStorage;
+    return (session ? globalThis.sessionStorage : globalThis.localStorage) ?? null;
   } catch {
     return null;
   }
@@ -82,7 +85,30 @@ export function save(key: string, state: SavedState): void {
 export function clear(key: string): void {
   try {
     store()?.removeItem(key);
+    store(true)?.removeItem(key);
   } catch {
     // Ignored, as in save().
+  }
+}
+
+/**
+ * This tab's messages waiting to be sent. A reload (or the next page in this tab) keeps them; another
+ * tab, which cannot know when this one sends them, never sees them, so none is sent twice.
+ */
+export function loadQueue(key: string): string[] {
+  try {
+    const queue: unknown = JSON.parse(store(true)?.getItem(key) ?? '[]');
+    return Array.isArray(queue) ? queue.filter((q): q is string => typeof q === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+export function saveQueue(key: string, queue: string[]): void {
+  try {
+    if (queue.length) store(true)?.setItem(key, JSON.stringify(queue));
+    else store(true)?.removeItem(key);
+  } catch {
+    // Ignored, as in save(): the queue lives in memory for this page.
   }
 }

@@ -131,22 +131,22 @@ export class SupportChat extends LitElement {
   /** Whether the panel is open (launcher mode), reflected as the `open` attribute; use open(), close(), toggle(). */
   opened = false;
 
-  private get messagesEl() {
+  private get _messagesEl() {
     return this.renderRoot.querySelector<HTMLElement>('.messages');
   }
-  private get inputEl() {
+  private get _inputEl() {
     return this.renderRoot.querySelector<HTMLTextAreaElement>('.composer textarea');
   }
-  private get launcherEl() {
+  private get _launcherEl() {
     return this.renderRoot.querySelector<HTMLButtonElement>('.launcher');
   }
 
   private readonly _id = `support-chat-${++instances}`;
 
-  private readonly _scroll = new ScrollController(this, () => this.messagesEl);
+  private readonly _scroll = new ScrollController(this, () => this._messagesEl);
   private readonly _composer = new ComposerController(
     this,
-    () => this.inputEl,
+    () => this._inputEl,
     () => ({ t: this._text, lang: this._locale.code }),
     (text) => void this.ask(text),
   );
@@ -204,7 +204,7 @@ export class SupportChat extends LitElement {
   private readonly _keepFocus = new KeepFocusController(
     this,
     () => this.mode === 'inline' || this.opened,
-    () => [this.inputEl, this.messagesEl],
+    () => [this._inputEl, this._messagesEl],
   );
 
   private get _locale() {
@@ -230,7 +230,7 @@ export class SupportChat extends LitElement {
     void this.updateComplete.then(() => {
       // No autofocus of the field on touch devices: the keyboard would cover the answer. A modal
       // panel still takes focus (on its first control), as a dialog must.
-      if (window.matchMedia?.('(pointer: fine)').matches) this.inputEl?.focus();
+      if (window.matchMedia?.('(pointer: fine)').matches) this._inputEl?.focus();
       else if (this._modal.active) this.renderRoot.querySelector<HTMLElement>('.panel button')?.focus();
     });
   }
@@ -241,7 +241,7 @@ export class SupportChat extends LitElement {
     this.opened = false;
     this._chat.persist();
     this._emit('support-chat-close', {});
-    void this.updateComplete.then(() => this.launcherEl?.focus());
+    void this.updateComplete.then(() => this._launcherEl?.focus());
   }
 
   /** Opens the panel when closed, closes it when open. */
@@ -315,7 +315,7 @@ export class SupportChat extends LitElement {
 
   // Rendering
 
-  private renderPanel() {
+  private _renderPanel() {
     const t = this._text;
     const locale = this._locale;
     const chat = this._chat;
@@ -368,7 +368,7 @@ export class SupportChat extends LitElement {
               pending: escalation.pending,
               creating: escalation.creating,
               onSubmit: (e) => escalation.submitForm(e) && this._notices.clear(),
-              onCancel: () => escalation.cancelForm(() => this.inputEl),
+              onCancel: () => escalation.cancelForm(() => this._inputEl),
             })
           : nothing}
         ${chat.queue.map((text) => pending(t, text, this._net.online))}
@@ -393,7 +393,7 @@ export class SupportChat extends LitElement {
 
   protected override render() {
     const t = this._text;
-    if (this.mode === 'inline') return this.renderPanel();
-    return html`${this.renderPanel()}${launcher(t, `${this._id}-panel`, this.opened, () => this.toggle())}`;
+    if (this.mode === 'inline') return this._renderPanel();
+    return html`${this._renderPanel()}${launcher(t, `${this._id}-panel`, this.opened, () => this.toggle())}`;
   }
 }

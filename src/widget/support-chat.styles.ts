@@ -108,6 +108,9 @@ export const styles = css`
     background: var(--sc-bg);
     color: var(--sc-fg);
     min-height: 0;
+    border: 1px solid var(--sc-line);
+    border-radius: var(--sc-radius);
+    overflow: hidden;
   }
   :host(:not([mode='inline'])) .panel {
     position: fixed;
@@ -117,16 +120,10 @@ export const styles = css`
     inline-size: var(--sc-width);
     block-size: var(--sc-height);
     max-inline-size: calc(100vw - 40px);
-    border: 1px solid var(--sc-line);
-    border-radius: var(--sc-radius);
     box-shadow: 0 12px 48px rgb(0 0 0 / 0.25);
-    overflow: hidden;
   }
   :host([mode='inline']) .panel {
     flex: 1;
-    border: 1px solid var(--sc-line);
-    border-radius: var(--sc-radius);
-    overflow: hidden;
   }
   @media (max-width: 480px) {
     :host(:not([mode='inline'])) .panel {
@@ -239,13 +236,6 @@ export const styles = css`
   }
   .message[data-role='assistant'] {
     align-self: flex-start;
-  }
-  .message .who {
-    position: absolute;
-    width: 1px;
-    height: 1px;
-    overflow: hidden;
-    clip: rect(0 0 0 0);
   }
   .content > :first-child {
     margin-block-start: 0;

@@ -1,5 +1,7 @@
 /** @module Registers `<support-chat>`; safe to import where there is no DOM (nothing is defined there). */
 import { SupportChat } from './support-chat.component.js';
+// After the element: see locales.ts.
+import './locales.js';
 
 export { SupportChat };
 

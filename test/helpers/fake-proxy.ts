@@ -28,7 +28,7 @@ export interface ProxyBehaviour {
 
 interface Namespace {
   behaviour: ProxyBehaviour;
-  conversations: Map<string, { messages: { role: string; content: string; sources: unknown[] }[]; readyAt: number; status: string }>;
+  conversations: Map<string, { messages: { role: string; content: string; sources: unknown[] }[]; readyAt: number; status: string; held: Set<() => void> }>;
   log: { method: string; path: string; prefer: string | null; body: string }[];
 }
 
@@ -77,8 +77,12 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
       const path = match[2]!;
       if (path === '/__control') {
         const { completeNow, ...behaviour } = JSON.parse(raw || '{}') as Partial<ProxyBehaviour> & { completeNow?: boolean };
-        // Answers still being written are ready at the next poll.
-        if (completeNow) for (const conversation of ns.conversations.values()) conversation.readyAt = 0;
+        // Answers still being written are ready at the next poll, and a long poll held now answers at once.
+        if (completeNow)
+          for (const conversation of ns.conversations.values()) {
+            conversation.readyAt = 0;
+            for (const answer of [...conversation.held]) answer();
+          }
         Object.assign(ns.behaviour, behaviour);
         return send(200, ns.behaviour);
       }
@@ -95,7 +99,7 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
         // As the real proxy: an id it does not know (or that is not this visitor's) is a 404, never a new conversation.
         if (body.conversation_id !== undefined && !ns.conversations.has(body.conversation_id)) return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
         const id = body.conversation_id ?? `conv_${++ids}`;
-        const conversation = ns.conversations.get(id) ?? { messages: [], readyAt: 0, status: 'processing' };
+        const conversation = ns.conversations.get(id) ?? { messages: [], readyAt: 0, status: 'processing', held: new Set<() => void>() };
         conversation.messages.push({ role: 'user', content: body.message, sources: [] });
         conversation.readyAt = Date.now() + b.answerDelayMs;
         conversation.status = 'processing';
@@ -116,7 +120,14 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
         const wait = /wait=(\d+)/.exec(String(req.headers.prefer ?? ''));
         if (b.longPoll && wait) {
           const delay = conversation.status === 'processing' ? Math.max(0, Math.min(Number(wait[1]) * 1000, conversation.readyAt - Date.now())) : 0;
-          setTimeout(() => respond({ 'preference-applied': `wait=${wait[1]}` }), delay);
+          const answer = () => {
+            clearTimeout(timer);
+            conversation.held.delete(answer);
+            respond({ 'preference-applied': `wait=${wait[1]}` });
+          };
+          // A poll still held when the tests end does not keep the process alive.
+          const timer = setTimeout(answer, delay).unref();
+          conversation.held.add(answer);
           return;
         }
         return respond();

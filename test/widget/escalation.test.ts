@@ -1,8 +1,8 @@
 /** Starters, reaching a person, and what follows (issue 14). */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { oneEvent, waitUntil } from '@open-wc/testing-helpers';
 import './setup.js';
-import { mount, typeAndSend, type Mounted } from './helpers.js';
+import { advanceBy, advanceUntil, mount, typeAndSend, type Mounted } from './helpers.js';
 
 const requests = async (m: Mounted, path: RegExp) => (await m.log()).filter((l) => l.method === 'POST' && path.test(l.path));
 const active = (m: Mounted) => m.el.shadowRoot!.activeElement;
@@ -129,9 +129,17 @@ describe('the escalation form', () => {
     const form = await fillForm(m, { name: 'Ada', email: 'ada@example.com' });
     let errors = 0;
     m.el.addEventListener('support-chat-error', () => errors++);
-    form.requestSubmit();
-    await waitUntil(() => form.textContent!.includes('Creating your ticket…'), 'no "creating" state');
-    await waitUntil(() => m.part('ticket'), 'no ticket after the retry', { timeout: 4_000 });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      form.requestSubmit();
+      await advanceUntil(m, () => form.textContent!.includes('Creating your ticket…'), 'no "creating" state');
+      // The proxy said Retry-After: 1. Not before.
+      await advanceBy(m, 800, 100);
+      expect(await requests(m, /\/escalate$/)).toHaveLength(1);
+      await advanceUntil(m, () => m.part('ticket'), 'no ticket after the retry');
+    } finally {
+      vi.useRealTimers();
+    }
     expect(m.part('ticket')!.textContent).toContain('Ticket tkt_42');
     expect(await requests(m, /\/escalate$/)).toHaveLength(2);
     expect(errors).toBe(0);

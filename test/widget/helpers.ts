@@ -1,6 +1,6 @@
 /** @module Mounting `<support-chat>` against its own namespace of the fake proxy. */
 import { fixture, html, waitUntil } from '@open-wc/testing-helpers';
-import { inject } from 'vitest';
+import { inject, vi } from 'vitest';
 import '../../src/widget/support-chat.js';
 import type { SupportChat } from '../../src/widget/support-chat.js';
 import type { ProxyBehaviour } from '../helpers/fake-proxy.js';
@@ -55,4 +55,24 @@ export async function typeAndSend(m: Mounted, text: string): Promise<void> {
   input.value = text;
   input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true }));
   await m.el.updateComplete;
+}
+
+/**
+ * With fake timers on: moves the widget's clock on in `stepMs` steps until `condition` holds, giving
+ * the network a real moment (a round trip to the fake proxy) before each step, so responses arrive.
+ */
+export async function advanceUntil(m: Mounted, condition: () => unknown, message: string, { stepMs = 100, maxMs = 30_000 } = {}): Promise<void> {
+  for (let waited = 0; !(await condition()); waited += stepMs) {
+    if (waited > maxMs) throw new Error(`${message} (after ${maxMs} ms of the widget's time)`);
+    await m.log();
+    await vi.advanceTimersByTimeAsync(stepMs);
+  }
+}
+
+/** With fake timers on: moves the widget's clock on by `ms` in steps, giving the network a real moment before each. */
+export async function advanceBy(m: Mounted, ms: number, stepMs = 500): Promise<void> {
+  for (let waited = 0; waited < ms; waited += stepMs) {
+    await m.log();
+    await vi.advanceTimersByTimeAsync(stepMs);
+  }
 }

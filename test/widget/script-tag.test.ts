@@ -14,6 +14,8 @@ describe('the script-tag build', () => {
     tag.dataset.heading = 'Acme help';
     tag.dataset.storageKey = 'script-tag';
     tag.dataset.starters = '["From the tag?"]';
+    // Any attribute of the element works as data-*, the last one listed too.
+    tag.dataset.pollTimeout = '90000';
     document.head.append(tag);
     const w = window as unknown as { SupportChat?: ((...args: unknown[]) => void) & { q?: unknown[][] } };
     w.SupportChat = Object.assign((...args: unknown[]) => (w.SupportChat!.q ??= []).push(args), { q: [] as unknown[][] });
@@ -26,6 +28,7 @@ describe('the script-tag build', () => {
     expect(el.getAttribute('endpoint')).toBe(endpoint);
     expect(el.getAttribute('heading')).toBe('Acme help');
     expect(el.starters).toEqual(['From the tag?']);
+    expect(el.pollTimeout).toBe(90_000);
     await waitUntil(() => el.shadowRoot?.querySelector('[part~="message"][data-role="assistant"]'), 'the queued question was not answered', { timeout: 8_000 });
     expect(el.hasAttribute('open')).toBe(true);
     expect(el.shadowRoot!.querySelector('[part~="message"][data-role="user"]')!.textContent).toContain('queued before load');

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { page } from 'vitest/browser';
 import { oneEvent, waitUntil } from '@open-wc/testing-helpers';
 import './setup.js';
-import { mount, namespace, typeAndSend, type Mounted } from './helpers.js';
+import { advanceBy, advanceUntil, mount, namespace, typeAndSend, type Mounted } from './helpers.js';
 
 const gets = async (m: Mounted) => (await m.log()).filter((l) => l.method === 'GET').length;
 
@@ -140,12 +140,21 @@ describe('asking and answering', () => {
   });
 
   it('uses long polling when the proxy offers it: one or two polls per answer', async () => {
-    const m = await mount({ answerDelayMs: 1_500, longPoll: true }, { mode: 'inline' });
-    await typeAndSend(m, 'long poll me');
-    await m.answered();
-    const gets = (await m.log()).filter((l) => l.method === 'GET');
-    expect(gets.length).toBeLessThanOrEqual(2);
-    expect(gets[0]!.prefer).toMatch(/^wait=\d+$/);
+    const m = await mount({ answerDelayMs: 60_000, longPoll: true }, { mode: 'inline' });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      await typeAndSend(m, 'long poll me');
+      await advanceUntil(m, async () => (await gets(m)) >= 1, 'no poll went out');
+      // Ten seconds of the widget's time while the proxy holds the poll: no other poll goes out.
+      await advanceBy(m, 10_000, 1_000);
+      await m.control({ completeNow: true });
+      await advanceUntil(m, () => m.parts('message').some((e) => e.dataset.role === 'assistant'), 'no answer arrived');
+    } finally {
+      vi.useRealTimers();
+    }
+    const polls = (await m.log()).filter((l) => l.method === 'GET');
+    expect(polls.length).toBeLessThanOrEqual(2);
+    expect(polls[0]!.prefer).toMatch(/^wait=\d+$/);
   });
 
   it('backs off when there is no long polling', async () => {
@@ -241,16 +250,24 @@ describe('asking and answering', () => {
 
 describe('persistence', () => {
   it('resumes an answer still processing after a reload', async () => {
-    const endpoint = await namespace({ answerDelayMs: 800 });
+    const endpoint = await namespace({ answerDelayMs: 60_000 });
     const first = await mount({}, { mode: 'inline', 'storage-key': 'reload' }, endpoint);
-    await typeAndSend(first, 'survive a reload');
-    // Once the message is accepted the conversation is stored; the page goes away mid-answer.
-    await waitUntil(() => localStorage.getItem(`support-chat:reload:${endpoint}`)?.includes('conv_'));
-    expect(first.part('messages')!.textContent).toContain('Working on it');
-    first.el.remove();
-    const second = await mount({}, { mode: 'inline', 'storage-key': 'reload' }, endpoint);
-    expect(second.parts('message').find((e) => e.dataset.role === 'user')!.textContent).toContain('survive a reload');
-    await second.answered();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    let second: Mounted;
+    try {
+      await typeAndSend(first, 'survive a reload');
+      // Once the message is accepted the conversation is stored; the page goes away mid-answer.
+      await advanceUntil(first, () => localStorage.getItem(`support-chat:reload:${endpoint}`)?.includes('conv_'), 'the message was not accepted');
+      expect(first.part('messages')!.textContent).toContain('Working on it');
+      first.el.remove();
+      second = await mount({}, { mode: 'inline', 'storage-key': 'reload' }, endpoint);
+      expect(second.parts('message').find((e) => e.dataset.role === 'user')!.textContent).toContain('survive a reload');
+      expect(second.part('messages')!.textContent).toContain('Working on it');
+      await second.control({ completeNow: true });
+      await advanceUntil(second, () => second.parts('message').some((e) => e.dataset.role === 'assistant'), 'the answer did not arrive after the reload');
+    } finally {
+      vi.useRealTimers();
+    }
     second.el.reset();
     await second.el.updateComplete;
     expect(localStorage.getItem(`support-chat:reload:${endpoint}`)).toBeNull();

@@ -8,7 +8,7 @@ import { Task, TaskStatus } from '@lit/task';
 import type { Conversation, ConversationStatus, Message } from '../../protocol/index.js';
 import { ApiError, NetworkError, ProxyClient, type TimeoutError } from '../client.js';
 import { ConversationPoller } from '../poller.js';
-import { clear, load, save, storageKey, type Rating, type SavedState } from '../storage.js';
+import { clear, load, loadQueue, save, saveQueue, storageKey, type Rating, type SavedState } from '../storage.js';
 
 export type Escalation = SavedState['escalation'];
 
@@ -45,7 +45,10 @@ export class ConversationController implements ReactiveController {
   escalation: Escalation = null;
   /** Messages from this index on were sent after the conversation went to the team. */
   escalatedFrom: number | null = null;
-  /** Messages asked while an answer was on its way (or while offline), sent in order once they can be. */
+  /**
+   * Messages asked while an answer was on its way (or while offline), sent in order once they can be.
+   * Kept for this tab across reloads (see `loadQueue`).
+   */
   queue: string[] = [];
   /** The visitor's rating of each answer, by message index; stored with the conversation. */
   ratings: Record<number, Rating> = {};
@@ -58,7 +61,7 @@ export class ConversationController implements ReactiveController {
   private _waiters: (() => void)[] = [];
 
   private readonly _onStorage = (event: StorageEvent) => {
-    if (event.key === this._key && !this._options().noPersist) this.restore();
+    if (event.key === this._key && !this._options().noPersist) this.restore(true);
   };
 
   private readonly _poller: ConversationPoller;
@@ -118,6 +121,8 @@ export class ConversationController implements ReactiveController {
   ask(message: string): void {
     if (this.busy || !this._options().online || this.queue.length) {
       this.queue = [...this.queue, message];
+      // Added to the stored queue, which still has a message being sent from it until the proxy has that one.
+      if (!this._options().noPersist) saveQueue(this._key, [...loadQueue(this._key), message]);
       this._host.requestUpdate();
       this.flush();
       return;
@@ -158,6 +163,7 @@ export class ConversationController implements ReactiveController {
       if (result.conversation_id !== this.conversationId) this._forget();
       this.conversationId = result.conversation_id;
       this.persist();
+      if (!this._options().noPersist) saveQueue(this._key, this.queue);
       this._poller.start(result.conversation_id);
       this._events.accepted(message);
     } catch (error) {
@@ -232,10 +238,18 @@ export class ConversationController implements ReactiveController {
     if (conversation.status !== 'processing') queueMicrotask(() => this.flush());
   }
 
-  /** Loads the stored conversation, and resumes an answer still processing when the page was left. */
-  restore(): void {
+  /**
+   * Loads the stored conversation, resumes an answer still processing when the page was left, and
+   * (unless the change came from `otherTab`) this tab's pending messages, sent once they can be.
+   */
+  restore(otherTab = false): void {
     const o = this._options();
     if (o.noPersist || !o.endpoint) return;
+    if (!otherTab) {
+      // After a reload; messages already waiting in this page (the endpoint or key changed) stay.
+      if (!this.queue.length) this.queue = loadQueue(this._key);
+      queueMicrotask(() => this.flush());
+    }
     const saved = load(this._key);
     if (!saved) return;
     this._restoring = true;

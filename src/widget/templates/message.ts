@@ -99,7 +99,7 @@ export function message(m: Message, index: number, v: MessageView): TemplateResu
         onCopy: (text, button) => v.onCopy(text, button),
       });
   return html`<article class="message" part="message" data-role=${m.role} data-index=${index}>
-    <span class="who">${isUser ? t.you : t.assistant}:</span>
+    <span class="visually-hidden">${isUser ? t.you : t.assistant}:</span>
     <div class="content" dir="auto">${content}</div>
     ${isUser && v.alsoSent ? html`<p class="caption">${t.alsoSent}</p>` : nothing}
     ${isUser ? nothing : sources(m, index, v)}

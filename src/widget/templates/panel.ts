@@ -52,7 +52,7 @@ export function welcome(t: Strings, starters: string[], onAsk: (question: string
 /** A message waiting to be sent (after the current answer, or once back online). */
 export function pending(t: Strings, text: string, online: boolean): TemplateResult {
   return html`<article class="message pending" part="message pending" data-role="user" data-pending>
-    <span class="who">${t.you}:</span>
+    <span class="visually-hidden">${t.you}:</span>
     <div class="content" dir="auto">${text}</div>
     <p class="caption">${online ? t.queued : t.queuedOffline}</p>
   </article>`;

@@ -1,0 +1,27 @@
+/** @module The built-in languages list every text, line for line in the order English does. */
+import { describe, expect, it } from 'vitest';
+import { LOCALES } from '../../src/widget/strings.js';
+import '../../src/widget/locales.js';
+
+const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+
+describe('built-in strings', () => {
+  const en = LOCALES.en!;
+  for (const [code, strings] of Object.entries(LOCALES)) {
+    it(`${code}: has every key, each a one-line text with the placeholders English has`, () => {
+      expect(Object.keys(strings)).toEqual(Object.keys(en));
+      for (const [key, text] of Object.entries(strings)) {
+        expect(text, `${code}.${key}`).toMatch(/^\S(.*\S)?$/);
+        // A line missing or added shifts every text after it onto the wrong key: the placeholders tell.
+        expect(placeholders(text), `${code}.${key}`).toEqual(placeholders(en[key as keyof typeof en]));
+      }
+    });
+  }
+
+  it('keeps the texts a visitor sees', () => {
+    expect(LOCALES.en!.heading).toBe('Support');
+    expect(LOCALES.es!.tooLong).toBe('Tu mensaje tiene {count} caracteres; el límite es {max}. Acórtalo para enviarlo.');
+    expect(LOCALES.fr!.starters).toBe('Questions suggérées');
+    expect(LOCALES.ar!.starters).toBe('أسئلة مقترحة');
+  });
+});

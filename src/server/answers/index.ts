@@ -86,7 +86,9 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
   return {
     async answer(request: AnswerRequest): Promise<Answer> {
       const { question, earlier } = history(request.messages);
-      const hits = await store.search(request.orgId, question, { history: earlier, limit: 10 });
+      // One check that the organization's index is current serves the whole answer.
+      const kb = await store.snapshot(request.orgId);
+      const hits = kb.search(question, { history: earlier, limit: 10 });
       if (llm) {
         // The LLM decides, under the grounded prompt, whether the best passages answer: no local gate.
         const grounded = relevantHits(hits);
@@ -98,7 +100,7 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
           // The provider failed: the local answer is still faithful to the sources.
         }
       }
-      return composeAnswer(question, hits, await store.vocabulary(request.orgId), earlier);
+      return composeAnswer(question, hits, kb.vocabulary, earlier);
     },
 
     async summarize(request: SummaryRequest): Promise<string> {

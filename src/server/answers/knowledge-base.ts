@@ -63,6 +63,21 @@ export interface Vocabulary {
   terms(text: string): string[];
 }
 
+export interface SearchOptions {
+  /** Earlier user turns: their words count less. */
+  history?: string[];
+  /** @default 10 */
+  limit?: number;
+  /** Synced tickets too (private to the organization's agents). @default false */
+  includeTickets?: boolean;
+}
+
+/** One organization's knowledge base at one version. */
+export interface KnowledgeSnapshot {
+  search(query: string, options?: SearchOptions): SearchHit[];
+  vocabulary: Vocabulary;
+}
+
 export interface IngestOptions {
   /** Prefix of every source URL without frontmatter `url`: base URL + path relative to the ingested folder's parent. */
   baseUrl?: string;
@@ -366,8 +381,21 @@ export class KnowledgeStore {
   }
 
   /** Ranked sections for a query; tickets only when asked for (they are private to the organization's agents). */
-  async search(orgId: string, query: string, options: { history?: string[]; limit?: number; includeTickets?: boolean } = {}): Promise<SearchHit[]> {
-    const { index, sections, pages, pageOf } = await this.#load(orgId);
+  async search(orgId: string, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+    return this.#search(await this.#load(orgId), query, options);
+  }
+
+  /**
+   * The organization's knowledge base as it is now, to search and read its vocabulary more than
+   * once for one answer after one check that the index is current.
+   */
+  async snapshot(orgId: string): Promise<KnowledgeSnapshot> {
+    const loaded = await this.#load(orgId);
+    return { search: (query, options = {}) => this.#search(loaded, query, options), vocabulary: this.#vocabulary(loaded) };
+  }
+
+  #search(loaded: LoadedIndex, query: string, options: SearchOptions): SearchHit[] {
+    const { index, sections, pages, pageOf } = loaded;
     const limit = options.limit ?? 10;
     const hits = index.search(query, { history: options.history, limit: Math.max(50, limit * 3) });
     const pageHits = pages.search(query, { history: options.history, limit: 20 });
@@ -387,7 +415,10 @@ export class KnowledgeStore {
 
   /** Whether the organization's knowledge base holds a term anywhere (as `tokenize` returns it). */
   async vocabulary(orgId: string): Promise<Vocabulary> {
-    const { index } = await this.#load(orgId);
+    return this.#vocabulary(await this.#load(orgId));
+  }
+
+  #vocabulary({ index }: LoadedIndex): Vocabulary {
     return { has: (term) => index.has(term), terms: (text) => index.terms(text) };
   }
 

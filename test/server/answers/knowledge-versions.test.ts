@@ -73,7 +73,7 @@ describe('knowledge base versions', () => {
     expect(await a.stats('acme')).toEqual({ documents: 31, sections: 61 });
   });
 
-  it('reads one version row per question while the knowledge base is unchanged, and no other organization’s', async () => {
+  it('reads one version row per search and per answer while the knowledge base is unchanged, and no other organization’s', async () => {
     const { sql, statements } = counted(await database());
     const engine = createAnswerEngine({ sql, llm: null });
     await engine.ingest('acme', [folder('exports', 'Nightly exports', 'Exports run every night.')]);
@@ -82,6 +82,10 @@ describe('knowledge base versions', () => {
     statements.length = 0;
     const hits = await engine.search('acme', 'exports every night');
     expect(hits[0]?.section.docKey).toMatch(/exports\.md$/);
+    expect(statements).toEqual(['SELECT version FROM kb_versions WHERE org_id = ?']);
+    statements.length = 0;
+    const answer = await engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: 'When do exports run?', sources: [] }], signal: new AbortController().signal });
+    expect(answer.sources.map((s) => s.url)).toEqual(['https://docs.example.com/exports#nightly-exports']);
     expect(statements).toEqual(['SELECT version FROM kb_versions WHERE org_id = ?']);
 
     // A change to another organization leaves this one's index as it is.

@@ -92,24 +92,37 @@ describe('the retention sweep', () => {
   it('deletes in batches and lets other work run between them', async () => {
     const sql = await database();
     for (let i = 0; i < 35; i++) await seed(sql, 'acme', `c${String(i).padStart(2, '0')}`, 100 + i);
-    // Batches of 10 however long they take (no database is that slow).
-    const sweep = sweepOf(sql, { batchSize: 10, batchMs: 60_000 });
-    const seen: number[] = [];
+    // Other work: a callback that runs whenever the event loop gets the chance.
+    let ticks = 0;
     let done = false;
-    // A request arriving during the sweep: it runs before the sweep ends, seeing some but not all deleted.
-    const probe = () =>
+    const other = () =>
       setImmediate(() => {
-        if (done) return;
-        void left(sql, 'conversations').then((n) => {
-          seen.push(n);
-          probe();
-        });
+        ticks++;
+        if (!done) other();
       });
-    probe();
+    other();
+    const ticksAtBatch: number[] = [];
+    const seen: number[] = [];
+    const conversations = expiring(sql);
+    // Batches of 10 however long they take (no database is that slow).
+    const sweep = sweepOf(sql, {
+      batchSize: 10,
+      batchMs: 60_000,
+      conversations: {
+        async deleteExpired(...args) {
+          ticksAtBatch.push(ticks);
+          // What a request arriving now reads: the batches before this one are deleted, the rest not yet.
+          seen.push(await left(sql, 'conversations'));
+          return conversations.deleteExpired(...args);
+        },
+      },
+    });
     const report = await sweep.runOnce();
     done = true;
     expect(report).toEqual({ deleted: 35, batches: 4 });
-    expect(seen.some((n) => n > 0 && n < 35)).toBe(true);
+    expect(seen).toEqual([35, 25, 15, 5]);
+    // Other work ran between every two batches.
+    expect(ticksAtBatch.every((n, i) => i === 0 || n > ticksAtBatch[i - 1]!)).toBe(true);
   });
 
   it('stops between batches when the server stops', async () => {

@@ -305,10 +305,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<{ u
   http.keepAliveTimeout = 5_000;
   http.headersTimeout = 10_000;
   http.requestTimeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port ?? 8787, options.host ?? '127.0.0.1', resolve);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(options.port ?? 8787, options.host ?? '127.0.0.1', resolve);
+    });
+  } catch (error) {
+    // A port in use: nothing was served, so the worker and the database stop here too.
+    await server.close();
+    throw error;
+  }
   const address = http.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const host = options.host ?? '127.0.0.1';

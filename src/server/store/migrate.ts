@@ -19,8 +19,8 @@ export interface Migration {
   up: string | Record<Dialect, string>;
 }
 
-/** The key of the advisory lock migrations take on PostgreSQL (any fixed 64-bit number). */
-const MIGRATION_LOCK = 7_305_148_120_934_117;
+/** The key of the advisory lock migrations (and opening a database) take on PostgreSQL (any fixed 64-bit number). */
+export const MIGRATION_LOCK = 7_305_148_120_934_117;
 
 /** Applies every migration not yet recorded in `schema_migrations`, in one transaction per engine run. */
 export async function migrate(sql: Sql, migrations: readonly Migration[]): Promise<void> {

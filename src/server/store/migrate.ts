@@ -19,13 +19,16 @@ export interface Migration {
   up: string | Record<Dialect, string>;
 }
 
-/** The key of the advisory lock migrations (and opening a database) take on PostgreSQL (any fixed 64-bit number). */
-export const MIGRATION_LOCK = 7_305_148_120_934_117;
+/**
+ * On PostgreSQL, the advisory lock migrations (and opening a database) take: one per schema (the
+ * connection's search_path), so databases in different schemas of one server never wait on each other.
+ */
+export const MIGRATION_LOCK_SQL = "SELECT pg_advisory_xact_lock(730514812, hashtext(current_setting('search_path')))";
 
 /** Applies every migration not yet recorded in `schema_migrations`, in one transaction per engine run. */
 export async function migrate(sql: Sql, migrations: readonly Migration[]): Promise<void> {
   await sql.transaction(async (tx) => {
-    if (tx.dialect === 'postgres') await tx.run('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
+    if (tx.dialect === 'postgres') await tx.run(MIGRATION_LOCK_SQL);
     await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
       component TEXT NOT NULL,
       version INTEGER NOT NULL,

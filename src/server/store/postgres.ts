@@ -3,7 +3,7 @@
  * Loaded only when the database URL is a PostgreSQL one.
  */
 import pg from 'pg';
-import { MIGRATION_LOCK } from './migrate.js';
+import { MIGRATION_LOCK_SQL } from './migrate.js';
 import { TransactionHandle, type OpenSqlOptions, type Params, type Sql } from './sql.js';
 
 /** BIGINT and COUNT(*) arrive as JavaScript numbers: every integer the server stores fits in 2^53. */
@@ -71,7 +71,7 @@ export async function openPostgres(url: string, options: OpenSqlOptions = {}): P
     // The schema and the clock function are made under the migrations' lock, when missing, so
     // processes starting together neither race to make them nor replace one another's in use.
     await sql.transaction(async (tx) => {
-      await tx.run('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
+      await tx.run(MIGRATION_LOCK_SQL);
       if (schema) await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
       if (!(await tx.get("SELECT 1 AS found FROM pg_proc WHERE proname = 'clock_ms' AND pronamespace = current_schema()::regnamespace"))) await tx.exec(CLOCK_FUNCTION);
     });

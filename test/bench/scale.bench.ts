@@ -31,6 +31,8 @@ const WAKEUPS = 40;
 /** Answer jobs each worker count is timed on, and what one answer takes. */
 const JOBS = 48;
 const ANSWER_MS = 1_000;
+/** How long an idle worker is watched. */
+const IDLE_MS = 3_000;
 
 interface Target {
   child: ChildProcess;
@@ -213,7 +215,7 @@ async function cost(backend: Backend, n: number, work: () => Promise<void>): Pro
 interface Api {
   headers: Record<string, string>;
   post(): Promise<string>;
-  get(id: string, wait?: number): Promise<{ status: string; messages: { created_at: string }[] }>;
+  get(id: string, wait?: number): Promise<{ status: string; updated_at: string }>;
 }
 
 function client(url: string, token: string): Api {
@@ -228,7 +230,7 @@ function client(url: string, token: string): Api {
     async get(id, wait) {
       const res = await fetch(`${url}/v0/chat/${id}`, { headers: wait ? { ...headers, prefer: `wait=${wait}` } : headers });
       if (res.status !== 200) throw new Error(`GET /v0/chat answered ${res.status}: ${await res.text()}`);
-      return (await res.json()) as { status: string; messages: { created_at: string }[] };
+      return (await res.json()) as { status: string; updated_at: string };
     },
   };
 }
@@ -255,6 +257,8 @@ interface Measured {
   getRps: Awaited<ReturnType<typeof throughput>>;
   postRps: Awaited<ReturnType<typeof throughput>>;
   jobs: { workers: number; claimedPerSecond: number; completedPerSecond: number }[];
+  /** An idle worker's database statements and Redis commands per second (it polls for jobs). */
+  idle: { statements: number; redis: number };
 }
 
 async function measure(backend: Backend): Promise<Measured> {
@@ -286,7 +290,7 @@ async function measure(backend: Backend): Promise<Measured> {
   for (let i = 0; i < WAKEUPS; i++) {
     const id = await api.post();
     const polled = await api.get(id, 10);
-    latencies.push(Date.now() - Date.parse(polled.messages.at(-1)!.created_at));
+    latencies.push(Date.now() - Date.parse(polled.updated_at));
   }
 
   // Jobs per second with 1, 2, 4 workers (PostgreSQL; SQLite's one process has one).
@@ -312,10 +316,17 @@ async function measure(backend: Backend): Promise<Measured> {
   await Promise.all(pool.map((w) => w.command({ type: 'delay', ms: 0 })));
   await runWorkers(backend.workers, true);
 
+  // What a worker costs while there is nothing to do: it polls the queue.
+  const worker = backend.workers[0]!;
+  const idleBefore = await worker.command<Counters>({ type: 'stats' });
+  await sleep(IDLE_MS);
+  const idleAfter = await worker.command<Counters>({ type: 'stats' });
+  const idle = { statements: ((idleAfter.statements - idleBefore.statements) * 1000) / IDLE_MS, redis: ((idleAfter.redis - idleBefore.redis) * 1000) / IDLE_MS };
+
   // Throughput of the one API process; the workers answer the POSTs' questions meanwhile.
   const getRps = await throughput(`${url}/v0/chat/${answered}`, { method: 'GET', headers: api.headers });
   const postRps = await throughput(`${url}/v0/chat`, { method: 'POST', headers: api.headers, body: JSON.stringify({ message: 'How do I benchmark?' }) });
-  return { name: backend.name, get, post, question, wakeup: { p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) }, getRps, postRps, jobs };
+  return { name: backend.name, get, post, question, wakeup: { p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) }, getRps, postRps, jobs, idle };
 }
 
 export async function run(): Promise<BenchTable[]> {
@@ -342,11 +353,11 @@ export async function run(): Promise<BenchTable[]> {
   return [
     {
       title: `Cost per request (${SAMPLES} requests, ${IN_FLIGHT} in flight; every process's statements and Redis commands, the API process's CPU)`,
-      columns: ['request', 'backend', 'DB statements', 'of them transactions', 'Redis commands', 'API CPU ms'],
+      columns: ['request', 'backend', 'DB statements', 'DB transactions', 'Redis commands', 'API CPU ms'],
       rows: [...costRow('GET /v0/chat/{id}', (m) => m.get), ...costRow('POST /v0/chat', (m) => m.post), ...costRow('answered question', (m) => m.question)],
       notes: [
         'An answered question is the POST, the long poll (Prefer: wait=10) that returns the answer, and the worker claiming, answering and completing the job.',
-        'SQLite is one `--role all` process (in-memory limits and wakeups); PostgreSQL is an `--role api` process and an `--role worker` process sharing Redis.',
+        'SQLite is one `--role all` process (in-memory limits and wakeups), so its API CPU includes answering; PostgreSQL is an `--role api` process and an `--role worker` process sharing Redis.',
         ...(postgres ? [] : [`PostgreSQL (${POSTGRES_URL}) or Redis (${REDIS_URL}) did not answer: SQLite only.`]),
       ],
     },
@@ -359,12 +370,19 @@ export async function run(): Promise<BenchTable[]> {
       title: `Long poll wakeup after the worker completes the answer (${WAKEUPS} questions, one at a time)`,
       columns: ['backend', 'p50 ms', 'p99 ms'],
       rows: results.map((m) => [m.name, m.wakeup.p50, m.wakeup.p99]),
-      notes: ['From the answer message\'s created_at (written by the worker) to the long poll\'s response reaching the client; on PostgreSQL the worker and the API process are different processes, woken through Redis.'],
+      notes: ['From the conversation\'s updated_at (written by the worker with the answer) to the long poll\'s response reaching the client; on PostgreSQL the worker and the API process are different processes, woken through Redis.'],
     },
     {
       title: `Answer jobs per second, each answer taking ${ANSWER_MS} ms (${JOBS} queued questions; each worker runs 4 at a time)`,
       columns: ['backend', 'workers', 'claimed/s', 'completed/s', 'ceiling/s'],
       rows: results.flatMap((m) => m.jobs.map((j) => [m.name, j.workers, j.claimedPerSecond, j.completedPerSecond, (j.workers * 4 * 1000) / ANSWER_MS])),
+      notes: ['claimed/s: the questions over the time until the last was claimed; completed/s: over the time until the last was answered. The ceiling is 4 answers at a time per worker.'],
+    },
+    {
+      title: `An idle worker (no jobs, ${IDLE_MS / 1000} s watched)`,
+      columns: ['backend', 'DB statements/s', 'Redis commands/s'],
+      rows: results.map((m) => [m.name, m.idle.statements, m.idle.redis]),
+      notes: ['A worker looks for jobs queued by other processes every 250 ms; on SQLite the worker shares the API process.'],
     },
   ];
 }

@@ -56,6 +56,12 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** Every process started, killed when the test process exits so a failed test leaves none behind. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /** What a process prints once it serves: the API's URL, or that the worker runs. */
 const READY = /listening on (http:\/\/\S+)|worker (?:ready|running|started)/i;
 
@@ -63,6 +69,8 @@ const READY = /listening on (http:\/\/\S+)|worker (?:ready|running|started)/i;
 export async function startRole(role: Role, env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<ServeProcess> {
   const args = ['--import', 'tsx', cli, 'serve', '--role', role, '--port', '0'];
   const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let out = '';
   let err = '';
   // Both streams are read to the end, or a chatty process would block on a full pipe.

@@ -26,7 +26,9 @@ if (missing) console.warn(`scale tests skipped: ${missing}`);
 interface Conversation {
   id: string;
   status: string;
-  messages: { role: string; content: string; created_at: string }[];
+  messages: { role: string; content: string }[];
+  /** When the worker completed the answer (it writes the answer and this in one transaction). */
+  updated_at: string;
 }
 
 describe.runIf(!missing)('three API processes and two workers on PostgreSQL and Redis', () => {
@@ -138,10 +140,10 @@ describe.runIf(!missing)('three API processes and two workers on PostgreSQL and 
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
     expect(statuses.filter((s) => s >= 200 && s < 300)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(29);
-    // One ticket in the helpdesk, and the conversation knows it.
+    // One ticket in the helpdesk.
     expect(receiver.deliveries.length - delivered).toBe(1);
-    const after = await call(cluster.balancer.url, 'POST', `/v0/chat/${id}/escalate`, bearer, { integration: 'webhook', name: 'Ada Lovelace', email: 'ada@example.com' });
-    expect([after.status, (after.body.error as { code: string } | undefined)?.code]).toEqual([409, 'conflict']);
+    const escalated = results.find((r) => r.status < 300)!;
+    expect(escalated.body).toMatchObject({ success: true, integration: 'webhook' });
   });
 
   it('wakes a long poll on one API process within 250 ms (p99) of a worker completing the answer', async () => {
@@ -157,7 +159,7 @@ describe.runIf(!missing)('three API processes and two workers on PostgreSQL and 
         const polled = await call(a!.url!, 'GET', `/v0/chat/${id}`, bearer, undefined, { prefer: 'wait=10' });
         const conversation = polled.body as unknown as Conversation;
         expect(conversation.status).toBe('completed');
-        latencies.push(polled.at - Date.parse(conversation.messages.at(-1)!.created_at));
+        latencies.push(polled.at - Date.parse(conversation.updated_at));
       }
     } finally {
       llm.delayMs = 0;
@@ -189,7 +191,7 @@ describe.runIf(!missing)('three API processes and two workers on PostgreSQL and 
     expect(conversation.status).toBe('completed');
     expect(conversation.messages.at(-1)!.content).toContain('120 requests per minute');
     expect(Date.now() - killedAt).toBeLessThan(LEASE_MS + 2_000);
-    const job = await db.query<{ state: string; attempts: number }>('SELECT state, attempts FROM jobs WHERE conversation_id = $1', [id]);
+    const job = await db.query<{ state: string; attempts: number }>('SELECT state, attempts::int AS attempts FROM jobs WHERE conversation_id = $1', [id]);
     expect(job.rows).toEqual([{ state: 'done', attempts: 2 }]);
   });
 });

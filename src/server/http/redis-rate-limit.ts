@@ -42,7 +42,7 @@ const CONSUME_SHA = createHash('sha1').update(CONSUME).digest('hex');
  * bucket (`org:ID`, the shortest key starting `org:`) when the request has one, else the single
  * bucket's own key (a client address, a webhook source).
  */
-export function hashTag(buckets: readonly Bucket[]): string {
+function hashTag(buckets: readonly Bucket[]): string {
   let tag: string | undefined;
   for (const { key } of buckets) {
     if (key.startsWith('org:') && (tag === undefined || key.length < tag.length)) tag = key;

@@ -42,3 +42,20 @@ export function keySlot(key: string): number {
   }
   return crc16(new TextEncoder().encode(key)) % 16384;
 }
+
+/**
+ * Waits, when Redis's clock is within `seconds` of a minute's end, for the next minute: a burst of
+ * requests that must be counted in one rate limit window (Redis's clock sets the window) fits then.
+ */
+export async function awayFromWindowEnd(seconds: number, url = TEST_REDIS_URL): Promise<void> {
+  const client = createClient({ url });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const [now] = await client.time();
+    const left = 60 - (Number(now) % 60);
+    if (left < seconds) await new Promise((resolve) => setTimeout(resolve, left * 1_000 + 200));
+  } finally {
+    await client.close();
+  }
+}

@@ -8,10 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import pg from 'pg';
-import { createClient } from 'redis';
 import { clusterEnv, dropSchema, freshScaleDatabaseUrl, missingServices, runCommand, startCluster, type Cluster } from '../helpers/cluster.js';
 import { fakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
-import { TEST_REDIS_URL } from '../helpers/redis.js';
+import { awayFromWindowEnd } from '../helpers/redis.js';
 import { webhookReceiver, type Receiver } from '../helpers/server.js';
 
 const kb = resolve(import.meta.dirname, '../fixtures/kb/docs');
@@ -100,16 +99,6 @@ describe.runIf(!missing)('three API processes and two workers on PostgreSQL and 
       const conversation = got.body as unknown as Conversation;
       if (conversation.status !== 'processing' || Date.now() > deadline) return conversation;
     }
-  }
-
-  /** Waits, when Redis's clock is near a minute's end, for the next minute: a burst must fit in one rate limit window. */
-  async function awayFromWindowEnd(needSeconds: number): Promise<void> {
-    const redis = createClient({ url: TEST_REDIS_URL });
-    await redis.connect();
-    const [seconds] = await redis.time();
-    await redis.close();
-    const left = 60 - (Number(seconds) % 60);
-    if (left < needSeconds) await new Promise((r) => setTimeout(r, left * 1_000 + 200));
   }
 
   it('lets exactly 120 of 1,000 concurrent requests on one token through, across the API processes', async () => {

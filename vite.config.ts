@@ -4,6 +4,7 @@ import { playwright } from '@vitest/browser-playwright';
 import { findChromium, chromiumArgs } from './scripts/chromium.mjs';
 import { minifyLitCss } from './scripts/minify-lit-css.mjs';
 import { manglePrivateMembers } from './scripts/mangle-private.mjs';
+import { testPostgresUrl } from './test/helpers/postgres-url.js';
 
 /**
  * `vite build` makes dist/support-chat.js (ES module); `vite build --mode iife`
@@ -42,11 +43,23 @@ export default defineConfig(({ mode, command }) => ({
       },
       {
         test: {
+          // The server suite again, every database on PostgreSQL (a fresh schema per server).
+          name: 'node-postgres',
+          environment: 'node',
+          include: ['test/server/**/*.test.ts'],
+          globalSetup: ['test/helpers/postgres-setup.ts'],
+          env: { SUPPORT_CHAT_TEST_DATABASE_URL: testPostgresUrl },
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
           name: 'scale',
           environment: 'node',
           // Real `serve` processes on PostgreSQL and Redis; skipped (and said so) when either does not answer.
           include: ['test/scale/**/*.test.ts'],
-          env: { SUPPORT_CHAT_TEST_DATABASE_URL: process.env.SUPPORT_CHAT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+          env: { SUPPORT_CHAT_TEST_DATABASE_URL: testPostgresUrl },
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: false,

@@ -7,14 +7,14 @@ export class CliError extends Error {
   override name = 'CliError';
 }
 
-/** Parses options strictly; unknown options and missing values become a CliError. */
+/** Parses options strictly, with `--data` and `--database` that every command takes; unknown options and missing values become a CliError. */
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(
   argv: string[],
   options: T,
   allowPositionals = true,
-): { values: { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string } & { data?: string }; positionals: string[] } {
+): { values: { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string } & { data?: string; database?: string }; positionals: string[] } {
   try {
-    const parsed = parseArgs({ args: argv, options: { ...options, data: { type: 'string' } }, allowPositionals, strict: true });
+    const parsed = parseArgs({ args: argv, options: { ...options, data: { type: 'string' }, database: { type: 'string' } }, allowPositionals, strict: true });
     return parsed as unknown as ReturnType<typeof parse<T>>;
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));

@@ -14,7 +14,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<numb
 const USAGE = `Usage: support-chat <command> [options]
 
 Commands:
-  serve [--port 8787] [--host 127.0.0.1] [--retention-days 90] [--data DIR]
+  serve [--port 8787] [--host 127.0.0.1] [--role api|worker|all] [--retention-days 90] [--data DIR]
   token create --org ORG --name NAME --scopes chat:read,chat:write [--expires-in DAYS] [--data DIR] [--json]
   token list [--org ORG] [--data DIR] [--json]
   token revoke PREFIX_OR_ID [--data DIR]
@@ -33,7 +33,12 @@ Commands:
 Each integration setting comes from the organization's own settings, else from the
 environment (PLAIN_API_KEY, LINEAR_TEAM_ID, SUPPORT_CHAT_WEBHOOK_URL, …).
 
-Data lives in --data DIR (default: $SUPPORT_CHAT_DATA or ./.support-chat).`;
+Data lives in --data DIR (default: $SUPPORT_CHAT_DATA or ./.support-chat), or in the
+PostgreSQL database of --database URL (default: $SUPPORT_CHAT_DATABASE_URL), for example
+postgres://user:password@host:5432/database.
+
+serve --role api answers HTTP requests only, --role worker runs the background work only
+(answers, follow-ups, retention), --role all (the default) does both.`;
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

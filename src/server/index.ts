@@ -38,7 +38,7 @@ import { IdempotencyStore } from './store/idempotency.js';
 import { migrate } from './store/migrate.js';
 import { isPostgresUrl, openSql, redactUrl, type Sql } from './store/sql.js';
 import { TokenService } from './store/tokens.js';
-import { SqliteTicketStore } from './tickets/store.js';
+import { SqlTicketStore } from './tickets/store.js';
 import { migrations } from './schema.js';
 import { LocalBus, RedisBus, type Bus } from './bus/index.js';
 import type { TicketStore } from './tickets/types.js';
@@ -63,6 +63,8 @@ export interface ServerOptions {
   dataDir?: string;
   /** A PostgreSQL URL (`postgres://…`, optional `?schema=name`) puts every table there. @default env SUPPORT_CHAT_DATABASE_URL, else SQLite in `dataDir` */
   databaseUrl?: string;
+  /** An open database to use instead (migrated here, closed with the server); the CLI opens it first to report a bad URL early. */
+  sql?: Sql;
   /** `api` serves HTTP and holds no state of its own; `worker` answers questions; `all` both. @default 'all' */
   role?: ServerRole;
   /** Answers, summaries and titles. @default the local engine over the organization's knowledge base (LLM when configured) */
@@ -135,17 +137,19 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   const logger = options.logger ?? jsonLogger();
   const role = options.role ?? 'all';
   if (!SERVER_ROLES.includes(role)) throw new ServerConfigError(`role must be one of ${SERVER_ROLES.join(', ')}, got "${String(role)}"`);
-  const databaseUrl = options.databaseUrl ?? (env.SUPPORT_CHAT_DATABASE_URL || undefined);
+  const databaseUrl = options.sql ? undefined : (options.databaseUrl ?? (env.SUPPORT_CHAT_DATABASE_URL || undefined));
   const redisUrl = env.SUPPORT_CHAT_REDIS_URL || undefined;
   if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) {
     throw new ServerConfigError(`SUPPORT_CHAT_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/db), got "${redactUrl(databaseUrl)}"; leave it unset for SQLite`);
   }
-  if (databaseUrl && !redisUrl && role !== 'all') {
+  const postgres = databaseUrl !== undefined || options.sql?.dialect === 'postgres';
+  if (postgres && !redisUrl && role !== 'all') {
+    await options.sql?.close();
     throw new ServerConfigError(
-      `--role ${role} on PostgreSQL needs SUPPORT_CHAT_REDIS_URL: API processes and workers share rate limits, wakeups and cache invalidation through Redis. Set it, or run one process with --role all.`,
+      `--role ${role} on PostgreSQL needs SUPPORT_CHAT_REDIS_URL: API processes and workers share rate limits, long-poll wakeups and cache invalidation through Redis. Set it, or run a single process with --role all.`,
     );
   }
-  const sql = await openSql(databaseUrl ? { url: databaseUrl } : { dataDir: options.dataDir ?? '.support-chat' }, { now });
+  const sql = options.sql ?? (await openSql(databaseUrl ? { url: databaseUrl } : { dataDir: options.dataDir ?? '.support-chat' }, { now }));
   try {
     await migrate(sql, migrations);
   } catch (error) {
@@ -171,7 +175,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   );
   const closing = new AbortController();
   const worker = new Worker({ lifecycle, conversations, engine, logger });
-  const tickets = new SqliteTicketStore(sql, {
+  const tickets = new SqlTicketStore(sql, {
     forget: (orgId, source, externalId) => engine.forgetTicket(orgId, source, externalId),
     index: 'indexTicket' in engine ? (orgId, ticket) => (engine as AnswerEngine & KnowledgeBase).indexTicket(orgId, ticket) : undefined,
   });
@@ -183,8 +187,10 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   const followUps = new FollowUpForwarder({ sql, integrations, logger, now });
   // A message sent after escalation is queued for the ticket in the transaction that stores it.
   lifecycle.onSent(async (tx, orgId, id, continued) => {
-    if (continued) await followUps.queue(tx, orgId, id);
+    if (continued) await followUps.queue(orgId, id, tx);
   });
+  // Once it is committed, in whichever process stored it.
+  lifecycle.onQueued(() => followUps.wake());
   const services: Services = {
     tokens,
     conversations,
@@ -273,8 +279,12 @@ export interface StartServerOptions extends ServerOptions {
   host?: string;
 }
 
-/** Serves the API over HTTP. `close()` stops accepting, finishes in-flight requests, then closes the server. */
-export async function startServer(options: StartServerOptions = {}): Promise<{ url: string; server: SupportServer; http: Server; close(): Promise<void> }> {
+/**
+ * Serves the API over HTTP (roles `api` and `all`); a `worker` answers questions and does not
+ * listen (its `url` is empty and `http` null). `close()` stops accepting, finishes in-flight
+ * requests, then closes the server.
+ */
+export async function startServer(options: StartServerOptions = {}): Promise<{ url: string; server: SupportServer; http: Server | null; close(): Promise<void> }> {
   const server = await createServer(options);
   try {
     await server.ready();
@@ -282,6 +292,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<{ u
     await server.close();
     throw error;
   }
+  if (server.role === 'worker') return { url: '', server, http: null, close: () => server.close() };
   // Node requests go straight to the pipeline, without building WHATWG Request and Response objects.
   const http = createHttpServer((req, res) => {
     // Answered synchronously when nothing had to wait; the pipeline never rejects.

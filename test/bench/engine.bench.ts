@@ -3,7 +3,6 @@
  * the same engine the server uses, beside plain minisearch with default options over the same
  * sections; then answer latency, index build time and memory on 50,000 synthetic sections.
  */
-import Database from 'better-sqlite3';
 import MiniSearch from 'minisearch';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +13,9 @@ import { runInNewContext } from 'node:vm';
 import { createAnswerEngine } from '../../src/server/answers/index.js';
 import { parseFile } from '../../src/server/answers/knowledge-base.js';
 import { answerSignals } from '../../src/server/answers/compose.js';
+import { migrations } from '../../src/server/schema.js';
+import { migrate } from '../../src/server/store/migrate.js';
+import { openSql } from '../../src/server/store/sql.js';
 import type { Message } from '../../src/protocol/index.js';
 import { quantile, type BenchTable } from './table.js';
 
@@ -143,6 +145,13 @@ function scoreSet(set: DevSet, replies: Reply[], foreign: Reply[]): SetScores {
 const distinct = (urls: string[]) => [...new Set(urls)];
 
 /** The conversation for a question: a follow-up is asked as the second turn, after the engine's answer to `first`. */
+/** The local engine on a throw-away SQLite database. */
+async function memoryEngine(): Promise<ReturnType<typeof createAnswerEngine>> {
+  const sql = await openSql({ dataDir: ':memory:' });
+  await migrate(sql, migrations);
+  return createAnswerEngine({ sql, llm: null });
+}
+
 async function conversation(engine: ReturnType<typeof createAnswerEngine>, orgId: string, q: BenchQuestion, signal: AbortSignal): Promise<Message[]> {
   if (!q.first) return ask(q.question);
   const earlier = await engine.answer({ orgId, messages: ask(q.first), signal });
@@ -156,7 +165,7 @@ async function conversation(engine: ReturnType<typeof createAnswerEngine>, orgId
  * other sets, which its knowledge base does not cover. `BENCH_DUMP=file.json` writes every reply.
  */
 export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies: number[] }> {
-  const engine = createAnswerEngine({ db: new Database(':memory:'), llm: null });
+  const engine = await memoryEngine();
   const signal = new AbortController().signal;
   const rows: (string | number)[][] = [];
   const latencies: number[] = [];
@@ -233,7 +242,7 @@ export async function run(): Promise<BenchTable[]> {
     }
     writeFileSync(join(sub, `page-${f}.md`), lines.join('\n'));
   }
-  const bigEngine = createAnswerEngine({ db: new Database(':memory:'), llm: null });
+  const bigEngine = await memoryEngine();
   const ingestStart = performance.now();
   await bigEngine.ingest('big', [dir]);
   const ingestMs = performance.now() - ingestStart;

@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { silentLogger } from '../../src/server/http/log.js';
 import { createServer } from '../../src/server/index.js';
-import { insightsMigrations } from '../../src/server/insights/migrations.js';
 import { RetentionSweep } from '../../src/server/retention/index.js';
-import { openDatabase, type Db } from '../../src/server/store/database.js';
-import { coreMigrations } from '../../src/server/store/migrations.js';
-import { kbMigrations } from '../../src/server/answers/knowledge-base.js';
+import type Database from 'better-sqlite3';
+import { migrate } from '../../src/server/store/migrate.js';
+import { openSqlite } from '../../src/server/store/sql.js';
+import { ConversationStore } from '../../src/server/store/conversations.js';
+import { migrations } from '../../src/server/schema.js';
 import { quantile, type BenchTable } from './table.js';
 
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 100_000);
@@ -36,7 +37,7 @@ function random(seed: number) {
  * Writes `count` conversations of one to three questions, started within `[from, to)`: about one
  * answer in five cites nothing, one conversation in ten is escalated, one answer in six is rated.
  */
-export function generate(db: Db, orgId: string, count: number, from: number, to: number): void {
+export function generate(db: Database.Database, orgId: string, count: number, from: number, to: number): void {
   const rand = random(42);
   const pick = <T>(list: T[]) => list[Math.floor(rand() * list.length)]!;
   const conversation = db.prepare("INSERT INTO conversations (id, org_id, status, created_at, updated_at, escalation_state) VALUES (?, ?, 'completed', ?, ?, ?)");
@@ -75,18 +76,25 @@ export function generate(db: Db, orgId: string, count: number, from: number, to:
   })();
 }
 
+/** The bench's SQLite database with the server's schema, for seeding through better-sqlite3 directly (fast). */
+async function openMigrated(dataDir: string): Promise<Database.Database> {
+  const sql = openSqlite(dataDir);
+  await migrate(sql, migrations);
+  return sql.db;
+}
+
 async function insightsLatency(): Promise<BenchTable> {
   const dataDir = mkdtempSync(join(tmpdir(), 'support-chat-bench-insights-'));
   try {
     const now = Date.now();
-    const seeding = openDatabase({ dataDir, migrations: [...coreMigrations, ...kbMigrations, ...insightsMigrations] });
+    const seeding = await openMigrated(dataDir);
     generate(seeding, 'acme', CONVERSATIONS, now - 7 * DAY + 3_600_000, now - 3_600_000);
     // Another organization's conversations share the tables.
     generate(seeding, 'globex', Math.floor(CONVERSATIONS / 10), now - 7 * DAY, now);
     seeding.pragma('optimize');
     seeding.close();
-    const server = createServer({ dataDir, logger: silentLogger, rateLimits: { perToken: 1_000_000, perOrganization: 1_000_000 } });
-    const { token } = server.tokens.create({ orgId: 'acme', name: 'bench', scopes: ['insights:read'] });
+    const server = await createServer({ dataDir, logger: silentLogger, rateLimits: { perToken: 1_000_000, perOrganization: 1_000_000 } });
+    const { token } = await server.tokens.create({ orgId: 'acme', name: 'bench', scopes: ['insights:read'] });
     const request = () => server.fetch(new Request('http://bench/v0/insights', { headers: { authorization: `Bearer ${token}` } }));
     const first = await request();
     const report = (await first.json()) as { totals: Record<string, number>; unanswered_group_count: number };
@@ -136,10 +144,12 @@ async function gaps(work: () => Promise<void>): Promise<number[]> {
 async function sweepPause(): Promise<BenchTable> {
   const dataDir = mkdtempSync(join(tmpdir(), 'support-chat-bench-retention-'));
   try {
-    const db = openDatabase({ dataDir, migrations: [...coreMigrations, ...kbMigrations, ...insightsMigrations] });
+    const sql = openSqlite(dataDir);
+    await migrate(sql, migrations);
+    const db = sql.db;
     const now = Date.now();
     generate(db, 'acme', CONVERSATIONS, now - 200 * DAY, now - 100 * DAY);
-    const sweep = new RetentionSweep({ db, logger: silentLogger });
+    const sweep = new RetentionSweep({ sql, conversations: new ConversationStore(sql), logger: silentLogger });
     // The same probe on an idle loop first: on a shared machine the loop also waits for the CPU.
     const idle = await gaps(() => new Promise((resolve) => setTimeout(resolve, 5_000)));
     const histogram = monitorEventLoopDelay({ resolution: 1 });

@@ -67,7 +67,7 @@ export async function run(): Promise<BenchTable[]> {
       forgetTicket: async () => undefined,
     },
   });
-  const { token } = api.server.tokens.create({ orgId: 'bench', name: 'bench', scopes: ['chat:read', 'chat:write', 'chat:escalate'] });
+  const { token } = await api.server.tokens.create({ orgId: 'bench', name: 'bench', scopes: ['chat:read', 'chat:write', 'chat:escalate'] });
   const counter = { n: 0 };
   const countingFetch: typeof fetch = (input, init) => {
     counter.n++;

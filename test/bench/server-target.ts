@@ -32,7 +32,7 @@ if (process.argv[2] === 'ours') {
       forgetTicket: async () => undefined,
     },
   });
-  const { token } = server.tokens.create({ orgId: 'bench', name: 'bench', scopes: ['chat:read', 'chat:write'] });
+  const { token } = await server.tokens.create({ orgId: 'bench', name: 'bench', scopes: ['chat:read', 'chat:write'] });
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const sent = await fetch(`${url}/v0/chat`, { method: 'POST', headers, body: JSON.stringify({ message: 'How do I benchmark?' }) });
   const { conversation_id } = (await sent.json()) as { conversation_id: string };

@@ -4,7 +4,7 @@
  * a fresh schema of its own.
  */
 import { randomUUID } from 'node:crypto';
-import { migrate } from '../../src/server/store/migrate.js';
+import { migrate, type Migration } from '../../src/server/store/migrate.js';
 import { openSql, type Sql } from '../../src/server/store/sql.js';
 import { migrations } from '../../src/server/schema.js';
 
@@ -18,10 +18,10 @@ export function freshDatabaseUrl(): string | undefined {
   return url.toString();
 }
 
-/** A migrated, empty database for one test. */
-export async function openTestSql(options: { now?: () => number } = {}): Promise<Sql> {
+/** An empty database for one test, with `migrations` applied (every part's schema unless told). */
+export async function openTestSql(options: { now?: () => number; migrations?: readonly Migration[] } = {}): Promise<Sql> {
   const url = freshDatabaseUrl();
   const sql = await openSql(url ? { url } : { dataDir: ':memory:' }, options);
-  await migrate(sql, migrations);
+  await migrate(sql, options.migrations ?? migrations);
   return sql;
 }

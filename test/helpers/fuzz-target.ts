@@ -5,7 +5,7 @@ import type { Scope } from '../../src/protocol/index.js';
 import { createTestEngine } from './test-engine.js';
 
 export async function fuzzTarget(scopes: Scope[]): Promise<{ server: SupportServer; token: string; conversationId: string }> {
-  const server = createServer({
+  const server = await createServer({
     dataDir: ':memory:',
     engine: createTestEngine(),
     logger: silentLogger,
@@ -14,7 +14,7 @@ export async function fuzzTarget(scopes: Scope[]): Promise<{ server: SupportServ
     integrations: (_org, name) => ({ name, createTicket: async () => ({ ticketId: 'tkt_fuzz', ticketUrl: 'https://helpdesk.example.com/t/1' }) }),
     rateLimits: { perToken: 1e9, perOrganization: 1e9, perAddress: 1e9, endpoints: { send: 1e9, escalate: 1e9, deleteTicket: 1e9 } },
   });
-  const token = server.tokens.create({ orgId: 'acme', name: 'fuzz', scopes }).token;
+  const token = (await server.tokens.create({ orgId: 'acme', name: 'fuzz', scopes })).token;
   const res = await server.fetch(new Request('http://api.test/v0/chat', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{"message":"keep me"}' }));
   const conversationId = ((await res.json()) as { conversation_id: string }).conversation_id;
   await server.worker.runOnce();

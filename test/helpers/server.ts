@@ -6,13 +6,15 @@ import { createIntegrationResolver } from '../../src/server/escalation/index.js'
 import type { Scope } from '../../src/protocol/index.js';
 import { expectDocumented } from './openapi.js';
 import { createTestEngine, type TestEngine } from './test-engine.js';
+import { freshDatabaseUrl } from './database.js';
+import { afterAll } from 'vitest';
 
 export const ALL_SCOPES: Scope[] = ['chat:read', 'chat:write', 'chat:escalate', 'tickets:read', 'tickets:delete'];
 
 export interface TestServer {
   server: SupportServer;
   engine: TestEngine;
-  token(orgId?: string, scopes?: Scope[]): string;
+  token(orgId?: string, scopes?: Scope[]): Promise<string>;
   call(
     method: string,
     path: string,
@@ -23,21 +25,32 @@ export interface TestServer {
   answer(): Promise<void>;
 }
 
-export function testServer(options: ServerOptions = {}): TestServer {
+const open = new Set<SupportServer>();
+// Every server a test file made is closed after it (PostgreSQL pools would otherwise keep the run alive).
+afterAll(async () => {
+  await Promise.all([...open].map((server) => server.close()));
+  open.clear();
+});
+
+/** A server on a fresh database: SQLite in memory, or a new PostgreSQL schema when the run is on PostgreSQL (see database.ts). */
+export async function testServer(options: ServerOptions = {}): Promise<TestServer> {
   const engine = createTestEngine();
-  const server = createServer({
+  const databaseUrl = freshDatabaseUrl();
+  const server = await createServer({
     dataDir: ':memory:',
+    databaseUrl,
     engine,
     logger: silentLogger,
     startWorker: false,
     integrations: createIntegrationResolver({ env: options.env ?? {} }),
     ...options,
   });
+  open.add(server);
   return {
     server,
     engine,
-    token(orgId = 'acme', scopes = ALL_SCOPES) {
-      return server.tokens.create({ orgId, name: 'test', scopes }).token;
+    async token(orgId = 'acme', scopes = ALL_SCOPES) {
+      return (await server.tokens.create({ orgId, name: 'test', scopes })).token;
     },
     async call(method, path, init = {}) {
       const headers: Record<string, string> = { ...init.headers };

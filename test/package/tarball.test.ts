@@ -68,8 +68,8 @@ describe('the packed package', () => {
     const script = `
       import { createSupportProxy } from 'support-chat/proxy';
       import { createServer } from 'support-chat/server';
-      const server = createServer({ dataDir: ':memory:', logger: { info() {}, warn() {}, error() {} } });
-      const { token } = server.tokens.create({ orgId: 'acme', name: 'site', scopes: ['chat:read', 'chat:write'] });
+      const server = await createServer({ dataDir: ':memory:', logger: { info() {}, warn() {}, error() {} } });
+      const { token } = await server.tokens.create({ orgId: 'acme', name: 'site', scopes: ['chat:read', 'chat:write'] });
       const proxy = createSupportProxy({ apiBaseUrl: 'http://api.invalid', token, secret: 'a'.repeat(32), fetch: (input, init) => server.fetch(new Request(input, init)) });
       const res = await proxy(new Request('http://site.test/api/support/chat', { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://site.test' }, body: JSON.stringify({ message: 'hello' }) }));
       console.log(res.status, typeof createSupportProxy, typeof createServer);

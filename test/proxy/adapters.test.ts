@@ -18,7 +18,7 @@ const servers: { close(cb?: () => void): unknown }[] = [];
 beforeAll(async () => {
   // The real v0 server behind the proxy, over real HTTP.
   api = await startServer({ dataDir: ':memory:', port: 0, engine: createTestEngine(), logger: silentLogger });
-  token = api.server.tokens.create({ orgId: 'acme', name: 'proxy', scopes: ['chat:read', 'chat:write', 'chat:escalate'] }).token;
+  token = (await api.server.tokens.create({ orgId: 'acme', name: 'proxy', scopes: ['chat:read', 'chat:write', 'chat:escalate'] })).token;
   proxy = createSupportProxy({ apiBaseUrl: api.url, token, secret: SECRET });
 });
 afterAll(async () => {

@@ -36,7 +36,7 @@ beforeAll(async () => {
     SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS: '5000',
   };
   api = await startServer({ dataDir: ':memory:', port: 0, engine: createTestEngine(), logger: silentLogger, env });
-  token = api.server.tokens.create({ orgId: 'acme', name: 'proxy', scopes: ['chat:read', 'chat:write', 'chat:escalate'] }).token;
+  token = (await api.server.tokens.create({ orgId: 'acme', name: 'proxy', scopes: ['chat:read', 'chat:write', 'chat:escalate'] })).token;
 });
 afterAll(async () => {
   await api.close();

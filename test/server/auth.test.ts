@@ -19,7 +19,7 @@ describe('authentication and scopes', () => {
     ['a scheme without a token', { authorization: 'Bearer' }],
     ['a token with a space in it', { authorization: 'Bearer sc_live_x y' }],
   ])('answers 401 with %s, and a Bearer challenge', async (_name, headers) => {
-    t = testServer();
+    t = await testServer();
     const res = await t.call('GET', '/v0/me', { headers });
     expect(res.status).toBe(401);
     expect(res.body).toEqual(UNAUTHORIZED);
@@ -27,30 +27,30 @@ describe('authentication and scopes', () => {
   });
 
   it.each([['bearer'], ['BEARER'], ['BeArEr'], ['Bearer  ']])('takes the scheme case-insensitively, with any number of spaces: "%s <token>"', async (scheme) => {
-    t = testServer();
-    const res = await t.call('GET', '/v0/me', { headers: { authorization: `${scheme} ${t.token()}` } });
+    t = await testServer();
+    const res = await t.call('GET', '/v0/me', { headers: { authorization: `${scheme} ${await t.token()}` } });
     expect(res.status).toBe(200);
   });
 
   it('answers 401 for an expired token and for a revoked one', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
-    t = testServer({ now: () => now });
-    const expiring = t.server.tokens.create({ orgId: 'acme', name: 'short', scopes: ['chat:read'], expiresAt: new Date(now + 60_000) });
+    t = await testServer({ now: () => now });
+    const expiring = await t.server.tokens.create({ orgId: 'acme', name: 'short', scopes: ['chat:read'], expiresAt: new Date(now + 60_000) });
     expect((await t.call('GET', '/v0/me', { token: expiring.token })).status).toBe(200);
     now += 120_000;
     expect((await t.call('GET', '/v0/me', { token: expiring.token })).body).toEqual(UNAUTHORIZED);
-    const revoked = t.server.tokens.create({ orgId: 'acme', name: 'gone', scopes: ['chat:read'] });
+    const revoked = await t.server.tokens.create({ orgId: 'acme', name: 'gone', scopes: ['chat:read'] });
     expect((await t.call('GET', '/v0/me', { token: revoked.token })).status).toBe(200);
-    t.server.tokens.revoke(revoked.record.id);
+    await t.server.tokens.revoke(revoked.record.id);
     expect((await t.call('GET', '/v0/me', { token: revoked.token })).status).toBe(401);
   });
 
   it('stores only a hash of the token', async () => {
-    t = testServer();
-    const token = t.token();
+    t = await testServer();
+    const token = await t.token();
     expect(token).toMatch(/^sc_live_[A-Za-z0-9_-]{43}$/);
     const secret = token.slice('sc_live_'.length);
-    const rows = t.server.db.prepare('SELECT * FROM tokens').all() as Record<string, unknown>[];
+    const rows = await t.server.sql.all<Record<string, unknown>>('SELECT * FROM tokens');
     expect(rows).toHaveLength(1);
     // Every column, text or bytes, read every way the secret could hide in it.
     const readings = Object.values(rows[0]!).flatMap((value) =>
@@ -62,8 +62,8 @@ describe('authentication and scopes', () => {
   });
 
   it('describes the calling token on GET /v0/me', async () => {
-    t = testServer();
-    const { token, record } = t.server.tokens.create({ orgId: 'acme', name: 'website', scopes: ['chat:read', 'chat:write'] });
+    t = await testServer();
+    const { token, record } = await t.server.tokens.create({ orgId: 'acme', name: 'website', scopes: ['chat:read', 'chat:write'] });
     const res = await t.call('GET', '/v0/me', { token });
     expect(res.body).toEqual({ token: { name: 'website', prefix: record.prefix, scopes: ['chat:read', 'chat:write'] }, organization: { id: 'acme' } });
     expect(token.startsWith(record.prefix)).toBe(true);
@@ -77,18 +77,18 @@ describe('authentication and scopes', () => {
     ['GET', '/v0/tickets', 'tickets:read', undefined],
     ['GET', '/v0/tickets/plain/th_1', 'tickets:read', undefined],
   ] as const)('%s %s needs %s: 403 without it', async (method, path, scope, body) => {
-    t = testServer();
+    t = await testServer();
     const others = (['chat:read', 'chat:write', 'chat:escalate', 'tickets:read', 'tickets:delete'] as const).filter((s) => s !== scope);
-    const res = await t.call(method, path, { token: t.token('acme', [...others]), body });
+    const res = await t.call(method, path, { token: await t.token('acme', [...others]), body });
     expect(res.status).toBe(403);
     expect(res.body).toEqual(FORBIDDEN);
-    const allowed = await t.call(method, path, { token: t.token('acme', [scope]), body });
+    const allowed = await t.call(method, path, { token: await t.token('acme', [scope]), body });
     expect(allowed.status).not.toBe(403);
   });
 
   it('answers 404 for unknown routes and 405 with Allow for wrong methods, in the error shape', async () => {
-    t = testServer();
-    const token = t.token();
+    t = await testServer();
+    const token = await t.token();
     const unknown = await t.call('GET', '/v0/nothing-here', { token });
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ error: { code: 'not_found', message: 'Resource not found' } });
@@ -98,7 +98,7 @@ describe('authentication and scopes', () => {
   });
 
   it('serves its OpenAPI 3.1 document without a token', async () => {
-    t = testServer();
+    t = await testServer();
     const res = await t.call('GET', '/v0/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
@@ -109,8 +109,8 @@ describe('authentication and scopes', () => {
 describe('rate limits', () => {
   it('lets 120 requests per token per minute through, then 429 with Retry-After, without consuming quota', async () => {
     const now = Date.parse('2026-01-01T00:00:10Z');
-    t = testServer({ now: () => now });
-    const token = t.token();
+    t = await testServer({ now: () => now });
+    const token = await t.token();
     for (let i = 0; i < 120; i++) {
       const res = await t.call('GET', '/v0/me', { token });
       expect(res.status).toBe(200);
@@ -123,13 +123,13 @@ describe('rate limits', () => {
     expect(limited.response.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(limited.response.headers.get('x-ratelimit-reset')).toBe(String(Date.parse('2026-01-01T00:01:00Z') / 1000));
     // A second token of the same organization still has its own quota.
-    expect((await t.call('GET', '/v0/me', { token: t.token() })).status).toBe(200);
+    expect((await t.call('GET', '/v0/me', { token: await t.token() })).status).toBe(200);
   });
 
   it('applies the organization limit across tokens and reports the limit with the fewest remaining', async () => {
-    t = testServer({ rateLimits: { perToken: 5, perOrganization: 8 } });
-    const a = t.token();
-    const b = t.token();
+    t = await testServer({ rateLimits: { perToken: 5, perOrganization: 8 } });
+    const a = await t.token();
+    const b = await t.token();
     for (let i = 0; i < 5; i++) await t.call('GET', '/v0/me', { token: a });
     const res = await t.call('GET', '/v0/me', { token: b });
     expect(res.response.headers.get('x-ratelimit-limit')).toBe('8');
@@ -140,8 +140,8 @@ describe('rate limits', () => {
   });
 
   it('applies the lower per-organization limit of sending messages', async () => {
-    t = testServer({ rateLimits: { endpoints: { send: 2 } } });
-    const token = t.token();
+    t = await testServer({ rateLimits: { endpoints: { send: 2 } } });
+    const token = await t.token();
     const a = await t.call('POST', '/v0/chat', { token, body: { message: 'a' } });
     expect(a.response.headers.get('x-ratelimit-limit')).toBe('2');
     await t.call('POST', '/v0/chat', { token, body: { message: 'b' } });
@@ -150,7 +150,7 @@ describe('rate limits', () => {
   });
 
   it('counts requests without a valid token against the client address, so 401s carry headers', async () => {
-    t = testServer({ rateLimits: { perAddress: 3 } });
+    t = await testServer({ rateLimits: { perAddress: 3 } });
     for (let i = 0; i < 3; i++) {
       const res = await t.call('GET', '/v0/me', { address: '198.51.100.1' });
       expect(res.status).toBe(401);
@@ -161,8 +161,8 @@ describe('rate limits', () => {
   });
 
   it('puts rate limit headers on 404 and 500 responses too', async () => {
-    t = testServer({ env: { SUPPORT_CHAT_WEBHOOK_URL: 'http://127.0.0.1:9/unreachable', SUPPORT_CHAT_WEBHOOK_SECRET: 's' } });
-    const token = t.token();
+    t = await testServer({ env: { SUPPORT_CHAT_WEBHOOK_URL: 'http://127.0.0.1:9/unreachable', SUPPORT_CHAT_WEBHOOK_SECRET: 's' } });
+    const token = await t.token();
     expect((await t.call('GET', '/v0/chat/conv_missing', { token })).status).toBe(404);
     const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'x' } });
     await t.answer();

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer, startServer, type SupportServer } from '../../src/server/index.js';
 import { silentLogger } from '../../src/server/http/log.js';
-import { changeTracker, openDatabase } from '../../src/server/store/database.js';
-import { coreMigrations } from '../../src/server/store/migrations.js';
+import { changeTracker } from '../../src/server/store/change-tracker.js';
+import { openSql, openSqlite } from '../../src/server/store/sql.js';
 import { TokenService } from '../../src/server/store/tokens.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 
@@ -20,9 +20,9 @@ afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });
 
-function serverOnDisk(): { server: SupportServer; dir: string } {
+async function serverOnDisk(): Promise<{ server: SupportServer; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'support-chat-cache-'));
-  const server = createServer({ dataDir: dir, engine: createTestEngine(), logger: silentLogger, startWorker: false });
+  const server = await createServer({ dataDir: dir, engine: createTestEngine(), logger: silentLogger, startWorker: false });
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }), () => server.close());
   return { server, dir };
 }
@@ -41,22 +41,22 @@ const get = (server: SupportServer, path: string, token: string) =>
 
 describe('hot-path caches', () => {
   it('sees a token revoked by another connection (the CLI) on the next request', async () => {
-    const { server, dir } = serverOnDisk();
-    const { token, record } = server.tokens.create({ orgId: 'acme', name: 'site', scopes: ['chat:read'] });
+    const { server, dir } = await serverOnDisk();
+    const { token, record } = await server.tokens.create({ orgId: 'acme', name: 'site', scopes: ['chat:read'] });
     expect((await get(server, '/v0/me', token)).status).toBe(200);
     expect((await get(server, '/v0/me', token)).status).toBe(200);
-    const other = openDatabase({ dataDir: dir, migrations: coreMigrations });
-    cleanup.push(() => void other.close());
-    new TokenService(other).revoke(record.id);
+    const other = await openSql({ dataDir: dir });
+    cleanup.push(() => other.close());
+    await new TokenService(other).revoke(record.id);
     // No pause: every request looks up other connections' commits before trusting a cache.
     expect((await get(server, '/v0/me', token)).status).toBe(401);
   });
 
-  it('sees a token revoked by another connection on the next request, in the same millisecond as a cached hit', () => {
-    const { server, dir } = serverOnDisk();
-    const { token, record } = server.tokens.create({ orgId: 'acme', name: 'site', scopes: ['chat:read'] });
-    const other = openDatabase({ dataDir: dir, migrations: coreMigrations });
-    cleanup.push(() => void other.close());
+  it('sees a token revoked by another connection on the next request, in the same millisecond as a cached hit', async () => {
+    const { server, dir } = await serverOnDisk();
+    const { token, record } = await server.tokens.create({ orgId: 'acme', name: 'site', scopes: ['chat:read'] });
+    const other = await openSql({ dataDir: dir });
+    cleanup.push(() => other.close());
     // The pipeline answers GET /v0/me synchronously, so these run back to back with no time to spare.
     const me = (): number => {
       const response = server.handle({
@@ -70,16 +70,29 @@ describe('hot-path caches', () => {
       if (response instanceof Promise) throw new Error('expected a synchronous answer');
       return response.status;
     };
+    const lookedUp = async (): Promise<number> => {
+      const response = server.handle({
+        method: 'GET',
+        url: '/v0/me',
+        header: (name) => (name === 'authorization' ? `Bearer ${token}` : null),
+        remoteAddress: '203.0.113.9',
+        signal: new AbortController().signal,
+        text: () => Promise.resolve(''),
+      });
+      return (await response).status;
+    };
+    // The first lookup waits on the database; the next ones are cache hits, answered at once.
+    expect(await lookedUp()).toBe(200);
     expect([me(), me(), me()]).toEqual([200, 200, 200]);
-    new TokenService(other).revoke(record.id);
-    expect(me()).toBe(401);
+    await new TokenService(other).revoke(record.id);
+    expect(await lookedUp()).toBe(401);
   });
 
   it('over HTTP, refuses a token on the first request after `support-chat token revoke` ran in another process', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'support-chat-cache-'));
     const { url, server, close } = await startServer({ dataDir: dir, port: 0, engine: createTestEngine(), logger: silentLogger, startWorker: false });
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }), close);
-    const { token, record } = server.tokens.create({ orgId: 'acme', name: 'site', scopes: ['chat:read'] });
+    const { token, record } = await server.tokens.create({ orgId: 'acme', name: 'site', scopes: ['chat:read'] });
     const me = () => fetch(`${url}/v0/me`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
     expect(await me()).toBe(200);
     expect(await me()).toBe(200);
@@ -92,35 +105,35 @@ describe('hot-path caches', () => {
   it('sees a token revoked in this process at once, and an expiry when it passes', async () => {
     let now = Date.parse('2026-11-22T10:00:00Z');
     const dir = mkdtempSync(join(tmpdir(), 'support-chat-cache-'));
-    const server = createServer({ dataDir: dir, engine: createTestEngine(), logger: silentLogger, startWorker: false, now: () => now });
+    const server = await createServer({ dataDir: dir, engine: createTestEngine(), logger: silentLogger, startWorker: false, now: () => now });
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }), () => server.close());
-    const a = server.tokens.create({ orgId: 'acme', name: 'a', scopes: ['chat:read'] });
-    const b = server.tokens.create({ orgId: 'acme', name: 'b', scopes: ['chat:read'], expiresAt: new Date(now + 60_000) });
+    const a = await server.tokens.create({ orgId: 'acme', name: 'a', scopes: ['chat:read'] });
+    const b = await server.tokens.create({ orgId: 'acme', name: 'b', scopes: ['chat:read'], expiresAt: new Date(now + 60_000) });
     expect((await get(server, '/v0/me', a.token)).status).toBe(200);
     expect((await get(server, '/v0/me', b.token)).status).toBe(200);
-    server.tokens.revoke(a.record.id);
+    await server.tokens.revoke(a.record.id);
     expect((await get(server, '/v0/me', a.token)).status).toBe(401);
     now += 61_000;
     expect((await get(server, '/v0/me', b.token)).status).toBe(401);
   });
 
   it('sees a conversation finished by another connection', async () => {
-    const { server, dir } = serverOnDisk();
-    const { token } = server.tokens.create({ orgId: 'acme', name: 'site', scopes: ['chat:read', 'chat:write'] });
+    const { server, dir } = await serverOnDisk();
+    const { token } = await server.tokens.create({ orgId: 'acme', name: 'site', scopes: ['chat:read', 'chat:write'] });
     const sent = await server.fetch(
       new Request('http://api.test/v0/chat', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Hello' }) }),
       { remoteAddress: '203.0.113.9' },
     );
     const { conversation_id: id } = (await sent.json()) as { conversation_id: string };
     expect(((await (await get(server, `/v0/chat/${id}`, token)).json()) as { status: string }).status).toBe('processing');
-    const other = openDatabase({ dataDir: dir, migrations: coreMigrations });
-    cleanup.push(() => void other.close());
-    other.prepare("UPDATE conversations SET status = 'failed', updated_at = ? WHERE id = ?").run(new Date().toISOString(), id);
+    const other = await openSql({ dataDir: dir });
+    cleanup.push(() => other.close());
+    await other.run("UPDATE conversations SET status = 'failed', updated_at = ? WHERE id = ?", [new Date().toISOString(), id]);
     expect(((await (await get(server, `/v0/chat/${id}`, token)).json()) as { status: string }).status).toBe('failed');
   });
 
   it('reads data_version on every stamp, and once per pin (one request\'s synchronous run)', () => {
-    const { db, other } = twoConnections((dir) => openDatabase({ dataDir: dir, migrations: coreMigrations }));
+    const { db, other } = twoConnections((dir) => openSqlite(dir).db);
     db.exec('CREATE TABLE scratch (v TEXT)');
     const tracker = changeTracker(db);
     const first = tracker.stamp();
@@ -142,7 +155,7 @@ describe('hot-path caches', () => {
   });
 
   it('sees every commit by another connection through the WAL index, across checkpoints and WAL restarts', () => {
-    const { db, other } = twoConnections((dir) => openDatabase({ dataDir: dir, migrations: [] }));
+    const { db, other } = twoConnections((dir) => openSqlite(dir).db);
     other.exec('CREATE TABLE scratch (v INTEGER)');
     const tracker = changeTracker(db);
     let last = tracker.stamp();
@@ -168,7 +181,7 @@ describe('hot-path caches', () => {
   });
 
   it('counts every write through the connection, including INSERT … RETURNING read with get()', () => {
-    const db = openDatabase({ dataDir: ':memory:', migrations: [] });
+    const db = openSqlite(':memory:').db;
     cleanup.push(() => void db.close());
     db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
     const tracker = changeTracker(db);

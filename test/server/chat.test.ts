@@ -7,8 +7,8 @@ afterEach(async () => t?.server.close());
 
 describe('POST /v0/chat and GET /v0/chat/{id}', () => {
   it('accepts a message with 202 and answers it in the background', async () => {
-    t = testServer();
-    const token = t.token();
+    t = await testServer();
+    const token = await t.token();
     const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'How do I reset my password?' } });
     expect(sent.status).toBe(202);
     expect(sent.body).toEqual({ conversation_id: expect.stringMatching(/^conv_/), status: 'processing' });
@@ -27,8 +27,8 @@ describe('POST /v0/chat and GET /v0/chat/{id}', () => {
   });
 
   it('continues a conversation and passes the history to the engine', async () => {
-    t = testServer();
-    const token = t.token();
+    t = await testServer();
+    const token = await t.token();
     const first = await t.call('POST', '/v0/chat', { token, body: { message: 'Install on Linux?' } });
     await t.answer();
     const second = await t.call('POST', '/v0/chat', { token, body: { message: 'And on Windows?', conversation_id: first.body.conversation_id } });
@@ -41,8 +41,8 @@ describe('POST /v0/chat and GET /v0/chat/{id}', () => {
   });
 
   it('answers 409 when sending to a conversation still processing', async () => {
-    t = testServer();
-    const token = t.token();
+    t = await testServer();
+    const token = await t.token();
     const first = await t.call('POST', '/v0/chat', { token, body: { message: 'one' } });
     const again = await t.call('POST', '/v0/chat', { token, body: { message: 'two', conversation_id: first.body.conversation_id } });
     expect(again.status).toBe(409);
@@ -57,35 +57,35 @@ describe('POST /v0/chat and GET /v0/chat/{id}', () => {
     [{ message: 'x'.repeat(16_001) }, '"message" must be at most 16000 characters'],
     [{ message: 'hi', conversation_id: 7 }, '"conversation_id" must be a string'],
   ])('answers 400 naming the field for %j', async (body, message) => {
-    t = testServer();
-    const res = await t.call('POST', '/v0/chat', { token: t.token(), body });
+    t = await testServer();
+    const res = await t.call('POST', '/v0/chat', { token: await t.token(), body });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: { code: 'bad_request', message } });
   });
 
   it('accepts a message of exactly 16,000 characters', async () => {
-    t = testServer();
-    const res = await t.call('POST', '/v0/chat', { token: t.token(), body: { message: 'x'.repeat(16_000) } });
+    t = await testServer();
+    const res = await t.call('POST', '/v0/chat', { token: await t.token(), body: { message: 'x'.repeat(16_000) } });
     expect(res.status).toBe(202);
   });
 
   it('answers 400 "Invalid JSON in request body" for malformed JSON', async () => {
-    t = testServer();
-    const res = await t.call('POST', '/v0/chat', { token: t.token(), body: '{"message": ' });
+    t = await testServer();
+    const res = await t.call('POST', '/v0/chat', { token: await t.token(), body: '{"message": ' });
     expect(res.body).toEqual({ error: { code: 'bad_request', message: 'Invalid JSON in request body' } });
   });
 
   it('answers 413 for a body over 256 KiB without reading it all', async () => {
-    t = testServer();
-    const res = await t.call('POST', '/v0/chat', { token: t.token(), body: { message: 'x'.repeat(270_000) } });
+    t = await testServer();
+    const res = await t.call('POST', '/v0/chat', { token: await t.token(), body: { message: 'x'.repeat(270_000) } });
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('bad_request');
   });
 
   it('answers 404 for an unknown conversation, and for another organization’s', async () => {
-    t = testServer();
-    const mine = t.token('acme');
-    const theirs = t.token('globex');
+    t = await testServer();
+    const mine = await t.token('acme');
+    const theirs = await t.token('globex');
     const sent = await t.call('POST', '/v0/chat', { token: mine, body: { message: 'secret plans' } });
     for (const path of [`/v0/chat/${sent.body.conversation_id}`, '/v0/chat/conv_doesnotexist']) {
       const res = await t.call('GET', path, { token: theirs });
@@ -97,12 +97,12 @@ describe('POST /v0/chat and GET /v0/chat/{id}', () => {
   });
 
   it('marks the conversation failed after the engine fails every attempt, and sending again retries', async () => {
-    t = testServer({ maxAttempts: 2 });
-    const token = t.token();
+    t = await testServer({ maxAttempts: 2 });
+    const token = await t.token();
     t.engine.failures = 2;
     const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'break' } });
     for (let i = 0; i < 5; i++) {
-      t.server.db.prepare('UPDATE jobs SET run_after = 0').run();
+      await t.server.sql.run('UPDATE jobs SET run_after = 0');
       await t.answer();
     }
     const failed = await t.call('GET', `/v0/chat/${sent.body.conversation_id}`, { token });
@@ -116,8 +116,8 @@ describe('POST /v0/chat and GET /v0/chat/{id}', () => {
   });
 
   it('long-polls with Prefer: wait and answers as soon as the answer is ready', async () => {
-    t = testServer({ startWorker: true });
-    const token = t.token();
+    t = await testServer({ startWorker: true });
+    const token = await t.token();
     t.engine.hold = true;
     const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'slow one' } });
     const started = Date.now();
@@ -130,8 +130,8 @@ describe('POST /v0/chat and GET /v0/chat/{id}', () => {
   });
 
   it('caps Prefer: wait at 20 seconds and ignores a malformed one', async () => {
-    t = testServer();
-    const token = t.token();
+    t = await testServer();
+    const token = await t.token();
     const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'q' } });
     await t.answer();
     const capped = await t.call('GET', `/v0/chat/${sent.body.conversation_id}`, { token, headers: { prefer: 'wait=999' } });
@@ -142,15 +142,15 @@ describe('POST /v0/chat and GET /v0/chat/{id}', () => {
   });
 
   it('replays the same response for a repeated Idempotency-Key and refuses it with another body', async () => {
-    t = testServer();
-    const token = t.token();
+    t = await testServer();
+    const token = await t.token();
     const headers = { 'idempotency-key': 'abc-123' };
     const first = await t.call('POST', '/v0/chat', { token, body: { message: 'once' }, headers });
     const second = await t.call('POST', '/v0/chat', { token, body: { message: 'once' }, headers });
     expect(second.status).toBe(202);
     expect(second.body).toEqual(first.body);
     expect(second.response.headers.get('idempotent-replayed')).toBe('true');
-    expect(t.server.db.prepare('SELECT COUNT(*) AS n FROM conversations').get()).toEqual({ n: 1 });
+    expect(await t.server.sql.get('SELECT COUNT(*) AS n FROM conversations')).toEqual({ n: 1 });
     const other = await t.call('POST', '/v0/chat', { token, body: { message: 'twice' }, headers });
     expect(other.status).toBe(400);
     expect(other.body.error.message).toMatch(/Idempotency-Key/);

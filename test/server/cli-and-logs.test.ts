@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer } from '../../src/server/index.js';
 import { jsonLogger } from '../../src/server/http/log.js';
+import { openSql } from '../../src/server/store/sql.js';
+import { freshDatabaseUrl, TEST_POSTGRES_URL } from '../helpers/database.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 
 const cli = resolve(import.meta.dirname, '../../src/cli/index.ts');
@@ -14,8 +16,8 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function run(args: string[], dataDir: string) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', cli, ...args, '--data', dataDir], { encoding: 'utf8' });
+function run(args: string[], dataDir: string, env: NodeJS.ProcessEnv = process.env) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', cli, ...args, '--data', dataDir], { encoding: 'utf8', env });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -47,6 +49,79 @@ describe('support-chat token', () => {
   });
 });
 
+describe('support-chat --database', () => {
+  const scratch = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'support-chat-cli-'));
+    dirs.push(dir);
+    return dir;
+  };
+
+  it('refuses a URL that is not PostgreSQL in one line with exit code 2, from the flag or the environment, without the password', () => {
+    const flag = run(['token', 'list', '--database', 'mysql://app:hunter2@db.internal/support'], scratch());
+    expect(flag.code).toBe(2);
+    expect(flag.stderr.trim()).toBe('support-chat token: --database must be a PostgreSQL URL (postgres://user@host:5432/database), got "mysql://app:***@db.internal/support"');
+    const env = run(['kb', 'stats', '--org', 'acme'], scratch(), { ...process.env, SUPPORT_CHAT_DATABASE_URL: 'db.internal/support' });
+    expect(env.code).toBe(2);
+    expect(env.stderr.trim()).toBe('support-chat kb: SUPPORT_CHAT_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/database), got "db.internal/support"');
+  });
+
+  it('says in one line that a PostgreSQL server it cannot reach cannot be opened, with exit code 2', () => {
+    const result = run(['retention', 'show', '--org', 'acme', '--database', 'postgres://app:hunter2@127.0.0.1:1/support'], scratch());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('support-chat retention: cannot open the database (PostgreSQL at postgres://app:***@127.0.0.1:1/support): connect ECONNREFUSED');
+    expect(result.stderr).not.toContain('hunter2');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('refuses an unknown serve --role with exit code 2 before opening anything', () => {
+    const dir = scratch();
+    const result = run(['serve', '--role', 'scheduler'], dir);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe('support-chat serve: --role must be one of api, worker, all, got "scheduler"');
+    expect(existsSync(join(dir, 'support-chat.db'))).toBe(false);
+  });
+
+  it('keeps SQLite in the data directory when no URL is given, and says so', () => {
+    const dir = scratch();
+    const env = { ...process.env, SUPPORT_CHAT_DATABASE_URL: '' };
+    const listed = run(['kb', 'stats', '--org', 'acme'], dir, env);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toBe('acme: 0 documents, 0 sections\n');
+    expect(listed.stderr).toContain(`database: SQLite at ${join(dir, 'support-chat.db')}`);
+    expect(existsSync(join(dir, 'support-chat.db'))).toBe(true);
+  });
+
+  // A password the server's trust authentication ignores: it must still never be printed.
+  const withPassword = (url: string) => url.replace('://postgres@', '://postgres:hunter2@');
+
+  it.skipIf(!TEST_POSTGRES_URL).each(['--database', 'SUPPORT_CHAT_DATABASE_URL'])('creates a token, ingests docs and lists tokens on PostgreSQL named by %s', async (how) => {
+    const url = withPassword(freshDatabaseUrl()!);
+    const dataDir = scratch();
+    // The flag wins over the environment: a bad URL there is not read when the flag names the database.
+    const [flag, env] = how === '--database' ? [['--database', url], { ...process.env, SUPPORT_CHAT_DATABASE_URL: 'not-a-url' }] : [[], { ...process.env, SUPPORT_CHAT_DATABASE_URL: url }];
+    const created = run(['token', 'create', '--org', 'acme', '--name', 'site', '--scopes', 'chat:read', '--json', ...flag], dataDir, env);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stderr).toContain('database: PostgreSQL at postgres://postgres:***@');
+    expect(created.stderr).not.toContain('hunter2');
+    const { prefix } = JSON.parse(created.stdout) as { prefix: string };
+    const ingested = run(['kb', 'ingest', resolve(import.meta.dirname, '../fixtures/kb/docs'), '--org', 'acme', ...flag], dataDir, env);
+    expect(ingested.code, ingested.stderr).toBe(0);
+    expect(ingested.stdout).toContain('Ingested 4 files for acme: 4 added');
+    const listed = run(['token', 'list', '--json', ...flag], dataDir, env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ prefix, organization: 'acme' })]);
+    // Everything went to PostgreSQL: no SQLite file in the data directory.
+    expect(existsSync(join(dataDir, 'support-chat.db'))).toBe(false);
+    const sql = await openSql({ url });
+    try {
+      expect(await sql.get('SELECT COUNT(*) AS n FROM kb_documents WHERE org_id = ?', ['acme'])).toEqual({ n: 4 });
+      expect(await sql.get('SELECT COUNT(*) AS n FROM tokens WHERE prefix = ?', [prefix])).toEqual({ n: 1 });
+    } finally {
+      await sql.close();
+    }
+  });
+});
+
 describe('request logs', () => {
   it('write one JSON line per request with no token, message text or email, through a real escalation', async () => {
     // A webhook receiver that records what it was sent: the email must reach the ticket, not the logs.
@@ -63,9 +138,9 @@ describe('request logs', () => {
     const address = receiver.address();
     const env = { SUPPORT_CHAT_WEBHOOK_URL: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/tickets`, SUPPORT_CHAT_WEBHOOK_SECRET: 'whsec_logs_test' };
     const lines: string[] = [];
-    const server = createServer({ dataDir: ':memory:', engine: createTestEngine(), logger: jsonLogger((line) => lines.push(line)), startWorker: false, env });
+    const server = await createServer({ dataDir: ':memory:', engine: createTestEngine(), logger: jsonLogger((line) => lines.push(line)), startWorker: false, env });
     try {
-      const { token } = server.tokens.create({ orgId: 'acme', name: 'logs', scopes: ['chat:read', 'chat:write', 'chat:escalate'] });
+      const { token } = await server.tokens.create({ orgId: 'acme', name: 'logs', scopes: ['chat:read', 'chat:write', 'chat:escalate'] });
       const headers = { authorization: `Bearer ${token}` };
       const sent = await server.fetch(new Request('http://x/v0/chat', { method: 'POST', headers, body: '{"message":"my secret question"}' }));
       const { conversation_id } = (await sent.json()) as { conversation_id: string };

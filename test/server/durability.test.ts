@@ -21,9 +21,9 @@ function tempDir(): string {
 
 describe('durability', () => {
   it('keeps every default when an option is given as undefined', async () => {
-    const server = createServer({ dataDir: ':memory:', engine: createTestEngine(), logger: silentLogger, startWorker: false, jobLeaseMs: undefined, maxAttempts: undefined, rateLimits: { perToken: undefined, endpoints: { send: undefined } } });
+    const server = await createServer({ dataDir: ':memory:', engine: createTestEngine(), logger: silentLogger, startWorker: false, jobLeaseMs: undefined, maxAttempts: undefined, rateLimits: { perToken: undefined, endpoints: { send: undefined } } });
     expect(server.lifecycle.policy).toMatchObject({ leaseMs: DEFAULT_JOB_LEASE_MS, maxAttempts: DEFAULT_MAX_ATTEMPTS });
-    const { token } = server.tokens.create({ orgId: 'acme', name: 'defaults', scopes: ALL_SCOPES });
+    const { token } = await server.tokens.create({ orgId: 'acme', name: 'defaults', scopes: ALL_SCOPES });
     const res = await server.fetch(new Request('http://x/v0/me', { headers: { authorization: `Bearer ${token}` } }));
     expect(res.headers.get('x-ratelimit-limit')).toBe('120');
     await server.close();
@@ -31,19 +31,19 @@ describe('durability', () => {
 
   it('keeps tokens, conversations and answers across a restart', async () => {
     const dataDir = tempDir();
-    const first = createServer({ dataDir, engine: createTestEngine(), logger: silentLogger, startWorker: false });
-    const { token } = first.tokens.create({ orgId: 'acme', name: 'keep', scopes: ALL_SCOPES });
+    const first = await createServer({ dataDir, engine: createTestEngine(), logger: silentLogger, startWorker: false });
+    const { token } = await first.tokens.create({ orgId: 'acme', name: 'keep', scopes: ALL_SCOPES });
     const sent = await first.fetch(new Request('http://x/v0/chat', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"message":"persist me"}' }));
     const { conversation_id } = (await sent.json()) as { conversation_id: string };
     await first.worker.runOnce();
     await first.close();
-    const second = createServer({ dataDir, engine: createTestEngine(), logger: silentLogger, startWorker: false });
+    const second = await createServer({ dataDir, engine: createTestEngine(), logger: silentLogger, startWorker: false });
     const res = await second.fetch(new Request(`http://x/v0/chat/${conversation_id}`, { headers: { authorization: `Bearer ${token}` } }));
     expect(res.status).toBe(200);
     const body = (await res.json()) as { status: string; messages: unknown[] };
     expect(body.status).toBe('completed');
     expect(body.messages).toHaveLength(2);
-    expect(second.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(await second.sql.get('PRAGMA journal_mode')).toEqual({ journal_mode: 'wal' });
     await second.close();
   });
 
@@ -51,7 +51,7 @@ describe('durability', () => {
     // The clock stands still, so the burst cannot straddle two one-minute windows on a slow machine.
     const t0 = Date.now();
     const { url, server, close } = await startServer({ dataDir: ':memory:', port: 0, engine: createTestEngine(), logger: silentLogger, startWorker: false, now: () => t0 });
-    const { token } = server.tokens.create({ orgId: 'acme', name: 'burst', scopes: ALL_SCOPES });
+    const { token } = await server.tokens.create({ orgId: 'acme', name: 'burst', scopes: ALL_SCOPES });
     const statuses = await Promise.all(
       Array.from({ length: 1000 }, () => fetch(`${url}/v0/me`, { headers: { authorization: `Bearer ${token}` } }).then(async (r) => (await r.arrayBuffer(), r.status))),
     );
@@ -64,7 +64,7 @@ describe('durability', () => {
     const engine = createTestEngine();
     engine.hold = true;
     const { url, server, close } = await startServer({ dataDir: ':memory:', port: 0, engine, logger: silentLogger });
-    const { token } = server.tokens.create({ orgId: 'acme', name: 'bye', scopes: ALL_SCOPES });
+    const { token } = await server.tokens.create({ orgId: 'acme', name: 'bye', scopes: ALL_SCOPES });
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const sent = (await (await fetch(`${url}/v0/chat`, { method: 'POST', headers, body: '{"message":"wait"}' })).json()) as { conversation_id: string };
     const longPoll = fetch(`${url}/v0/chat/${sent.conversation_id}`, { headers: { ...headers, prefer: 'wait=20' } });

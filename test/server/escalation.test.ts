@@ -57,8 +57,8 @@ const customer = { integration: 'webhook', name: 'Ada Lovelace', email: 'ada@exa
 
 async function setup(rateLimits?: ServerOptions['rateLimits']) {
   receiver = await webhookReceiver();
-  t = testServer({ rateLimits, env: { SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET } });
-  const token = t.token();
+  t = await testServer({ rateLimits, env: { SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET } });
+  const token = await t.token();
   const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'My invoice is wrong' } });
   return { token, id: sent.body.conversation_id as string };
 }
@@ -143,8 +143,8 @@ describe('POST /v0/chat/{id}/escalate', () => {
   });
 
   it('answers 500 not retryable, naming what is missing, when the integration is not configured', async () => {
-    t = testServer({ env: {} });
-    const token = t.token();
+    t = await testServer({ env: {} });
+    const token = await t.token();
     const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'q' } });
     await t.answer();
     for (const integration of ['webhook', 'plain', 'pylon', 'linear']) {
@@ -157,8 +157,8 @@ describe('POST /v0/chat/{id}/escalate', () => {
 
   it('lets a failed conversation be escalated', async () => {
     receiver = await webhookReceiver();
-    t = testServer({ maxAttempts: 1, env: { SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET } });
-    const token = t.token();
+    t = await testServer({ maxAttempts: 1, env: { SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET } });
+    const token = await t.token();
     t.engine.failures = 1;
     const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'q' } });
     await t.answer();
@@ -189,7 +189,7 @@ describe('POST /v0/chat/{id}/escalate', () => {
     const { token, id } = await setup();
     await t.answer();
     expect((await t.call('POST', `/v0/chat/${id}/escalate`, { token, body: 'nope{' })).body.error.message).toBe('Invalid JSON in request body');
-    const other = await t.call('POST', `/v0/chat/${id}/escalate`, { token: t.token('globex'), body: customer });
+    const other = await t.call('POST', `/v0/chat/${id}/escalate`, { token: await t.token('globex'), body: customer });
     expect(other.status).toBe(404);
     expect(receiver!.deliveries).toHaveLength(0);
   });
@@ -232,8 +232,8 @@ describe('Idempotency-Key on escalation', () => {
 
   it('answers 409 retryable with Retry-After while the key is in progress, then replays the outcome once known', async () => {
     const held = await holdingReceiver();
-    t = testServer({ env: { SUPPORT_CHAT_WEBHOOK_URL: held.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET } });
-    const token = t.token();
+    t = await testServer({ env: { SUPPORT_CHAT_WEBHOOK_URL: held.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET } });
+    const token = await t.token();
     const id = (await t.call('POST', '/v0/chat', { token, body: { message: 'My invoice is wrong' } })).body.conversation_id as string;
     await t.answer();
     const first = t.call('POST', `/v0/chat/${id}/escalate`, { token, body: customer, headers: key(id) });
@@ -257,8 +257,8 @@ describe('Idempotency-Key on escalation', () => {
   it('takes over a key left in progress by a server killed mid-escalation, once its claim is stale', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'support-chat-escalation-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const setupServer = createServer({ dataDir, engine: createTestEngine(), logger: silentLogger, startWorker: false });
-    const { token } = setupServer.tokens.create({ orgId: 'acme', name: 'crash', scopes: ALL_SCOPES });
+    const setupServer = await createServer({ dataDir, engine: createTestEngine(), logger: silentLogger, startWorker: false });
+    const { token } = await setupServer.tokens.create({ orgId: 'acme', name: 'crash', scopes: ALL_SCOPES });
     await setupServer.close();
     const hanging = await holdingReceiver();
     const { url, child } = await spawnServer({ DATA_DIR: dataDir, SUPPORT_CHAT_WEBHOOK_URL: hanging.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET });
@@ -274,16 +274,16 @@ describe('Idempotency-Key on escalation', () => {
 
     receiver = await webhookReceiver();
     const env = { SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET };
-    const escalate = (server: ReturnType<typeof createServer>) =>
+    const escalate = (server: Awaited<ReturnType<typeof createServer>>) =>
       server.fetch(new Request(`http://api.test/v0/chat/${id}/escalate`, { method: 'POST', headers: { ...headers, ...key(id) }, body: JSON.stringify(customer) }));
     // Restarted at once, the key is still someone's: the client is told to retry.
-    const now = createServer({ dataDir, engine: createTestEngine(), logger: silentLogger, startWorker: false, env });
+    const now = await createServer({ dataDir, engine: createTestEngine(), logger: silentLogger, startWorker: false, env });
     const busy = await escalate(now);
     expect(busy.status).toBe(409);
     expect(((await busy.json()) as { error: { retryable: boolean } }).error.retryable).toBe(true);
     await now.close();
     // Two minutes later the dead process's reservation and claim are stale, and the retry escalates.
-    const later = createServer({ dataDir, engine: createTestEngine(), logger: silentLogger, startWorker: false, env, now: () => Date.now() + 121_000 });
+    const later = await createServer({ dataDir, engine: createTestEngine(), logger: silentLogger, startWorker: false, env, now: () => Date.now() + 121_000 });
     cleanups.push(() => later.close());
     const res = await escalate(later);
     expect(res.status).toBe(200);

@@ -30,9 +30,9 @@ function ticket(externalId: string, overrides: Partial<TicketInput> = {}): Ticke
 
 describe('synced tickets', () => {
   it('deletes a ticket with 204 and no body, then answers 404', async () => {
-    t = testServer();
+    t = await testServer();
     await t.server.tickets.upsert('acme', ticket('th_1'));
-    const token = t.token();
+    const token = await t.token();
     expect((await t.call('GET', '/v0/tickets/plain/th_1', { token })).body.title).toBe('Ticket th_1');
     const deleted = await t.call('DELETE', '/v0/tickets/plain/th_1', { token });
     expect(deleted.status).toBe(204);
@@ -44,9 +44,9 @@ describe('synced tickets', () => {
   });
 
   it('answers 500 retryable when deletion cannot finish, hides the ticket meanwhile, and the retry completes it', async () => {
-    t = testServer();
+    t = await testServer();
     await t.server.tickets.upsert('acme', ticket('th_2'));
-    const token = t.token();
+    const token = await t.token();
     t.engine.forgetFailures = 1;
     const failed = await t.call('DELETE', '/v0/tickets/plain/th_2', { token });
     expect(failed.status).toBe(500);
@@ -55,23 +55,23 @@ describe('synced tickets', () => {
     expect((await t.call('GET', '/v0/tickets', { token })).body.tickets).toEqual([]);
     const retried = await t.call('DELETE', '/v0/tickets/plain/th_2', { token });
     expect(retried.status).toBe(204);
-    expect(t.server.db.prepare('SELECT COUNT(*) AS n FROM tickets').get()).toEqual({ n: 0 });
+    expect(await t.server.sql.get('SELECT COUNT(*) AS n FROM tickets')).toEqual({ n: 0 });
   });
 
   it('keeps organizations apart: another organization’s ticket is a 404 and is not deleted', async () => {
-    t = testServer();
+    t = await testServer();
     await t.server.tickets.upsert('acme', ticket('th_3'));
-    const other = t.token('globex');
+    const other = await t.token('globex');
     expect((await t.call('GET', '/v0/tickets/plain/th_3', { token: other })).status).toBe(404);
     expect((await t.call('DELETE', '/v0/tickets/plain/th_3', { token: other })).status).toBe(404);
     expect(await t.server.tickets.get('acme', 'plain', 'th_3')).not.toBeNull();
   });
 
   it('lists tickets page by page, filtered by source', async () => {
-    t = testServer();
+    t = await testServer();
     for (let i = 0; i < 5; i++) await t.server.tickets.upsert('acme', ticket(`th_${i}`));
     await t.server.tickets.upsert('acme', ticket('LIN-1', { source: 'Linear' }));
-    const token = t.token();
+    const token = await t.token();
     const first = await t.call('GET', '/v0/tickets?limit=4', { token });
     expect(first.body.tickets).toHaveLength(4);
     const second = await t.call('GET', `/v0/tickets?limit=4&cursor=${first.body.next_cursor}`, { token });
@@ -83,12 +83,12 @@ describe('synced tickets', () => {
   });
 
   it('imports a deleted ticket again when a later sync still finds it in the helpdesk', async () => {
-    t = testServer();
+    t = await testServer();
     plain = await fakePlain();
     const thread = plain.addThread({ title: 'Export is broken', customerEmail: 'c@example.com' });
     const sync = () => syncTickets(t.server.tickets, 'acme', connectorFor('plain', { apiKey: plain!.apiKey, apiUrl: plain!.apiUrl }));
     expect(await sync()).toMatchObject({ imported: 1, restored: 0 });
-    const token = t.token();
+    const token = await t.token();
     expect((await t.call('DELETE', `/v0/tickets/plain/${thread.id}`, { token })).status).toBe(204);
     expect((await t.call('GET', `/v0/tickets/plain/${thread.id}`, { token })).status).toBe(404);
     // The thread is unchanged in Plain, so only the asking-again of deleted tickets brings it back.

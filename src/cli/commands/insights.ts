@@ -1,11 +1,8 @@
 /** @module `support-chat insights --org ORG [--since 7d] [--until WHEN] [--json]`: the insights report as tables (or JSON). */
-import { kbMigrations } from '../../server/answers/knowledge-base.js';
-import { insightsMigrations } from '../../server/insights/migrations.js';
 import { parsePeriod, PeriodError } from '../../server/insights/period.js';
 import { insightsReport, type InsightsReport } from '../../server/insights/report.js';
-import { openDatabase } from '../../server/store/database.js';
-import { coreMigrations } from '../../server/store/migrations.js';
-import { CliError, dataDir, parse, required } from '../args.js';
+import { CliError, parse, required } from '../args.js';
+import { openDatabase } from '../database.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, { org: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, json: { type: 'boolean' } }, false);
@@ -17,12 +14,12 @@ export async function run(argv: string[]): Promise<number> {
     if (error instanceof PeriodError) throw new CliError(error.message.replace(`"${error.field}"`, `--${error.field}`));
     throw error;
   }
-  const db = openDatabase({ dataDir: dataDir(values.data), migrations: [...coreMigrations, ...kbMigrations, ...insightsMigrations] });
+  const sql = await openDatabase(values);
   try {
-    const report = insightsReport(db, { orgId, ...period });
+    const report = await insightsReport(sql, { orgId, ...period });
     console.log(values.json ? JSON.stringify(report) : formatReport(report));
   } finally {
-    db.close();
+    await sql.close();
   }
   return 0;
 }

@@ -1,11 +1,11 @@
 /** @module `support-chat integrations set|show|remove`: an organization's helpdesk settings. */
-import { integrationMigrations, IntegrationSettingsStore } from '../../server/escalation/index.js';
+import { IntegrationSettingsStore } from '../../server/escalation/index.js';
 import { effectiveSettings, settingsOf } from '../../server/escalation/settings.js';
 import { SECRET_SETTINGS, SETTING_FLAGS } from '../../server/helpdesks/settings.js';
 import type { IntegrationSettings, SettingKey } from '../../server/helpdesks/types.js';
 import { helpdesks } from '../../server/helpdesks/index.js';
-import { openDatabase } from '../../server/store/database.js';
-import { CliError, dataDir, parse, required } from '../args.js';
+import { CliError, parse, required } from '../args.js';
+import { openDatabase } from '../database.js';
 
 const FLAG_KEYS = Object.fromEntries(Object.entries(SETTING_FLAGS).map(([key, flag]) => [flag.slice(2), key as SettingKey])) as Record<string, SettingKey>;
 
@@ -32,7 +32,7 @@ export async function run(argv: string[]): Promise<number> {
   throw new CliError(`unknown action "${action ?? ''}"; use set, show or remove`);
 }
 
-function set(argv: string[]): number {
+async function set(argv: string[]): Promise<number> {
   const options = Object.fromEntries(Object.keys(FLAG_KEYS).map((flag) => [flag, { type: 'string' as const }]));
   const { values, positionals } = parse(argv, { org: { type: 'string' }, ...options });
   const integration = integrationOf(positionals[0]);
@@ -49,47 +49,48 @@ function set(argv: string[]): number {
     patch[key] = value;
   }
   if (Object.keys(patch).length === 0) throw new CliError(`nothing to set; ${integration} takes ${Object.keys(settingsOf(integration)).map((k) => SETTING_FLAGS[k as SettingKey]).join(', ')}`);
-  const db = openDatabase({ dataDir: dataDir(values.data), migrations: integrationMigrations });
+  const sql = await openDatabase(values);
   try {
-    const next = new IntegrationSettingsStore(db).set(orgId, integration, patch);
+    const next = await new IntegrationSettingsStore(sql).set(orgId, integration, patch);
     console.log(`${integration} settings for ${orgId}: ${JSON.stringify(masked(next))}`);
     return 0;
   } finally {
-    db.close();
+    await sql.close();
   }
 }
 
-function show(argv: string[]): number {
+async function show(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { org: { type: 'string' }, json: { type: 'boolean' } });
   const orgId = required(values.org, 'org');
   const only = positionals[0] ? [integrationOf(positionals[0])] : helpdesks.all().map((h) => h.name);
-  const db = openDatabase({ dataDir: dataDir(values.data), migrations: integrationMigrations });
+  const sql = await openDatabase(values);
   try {
-    const store = new IntegrationSettingsStore(db);
-    const rows = only.map((integration) => {
-      const own = store.stored(orgId, integration);
+    const store = new IntegrationSettingsStore(sql);
+    const rows = [];
+    for (const integration of only) {
+      const own = await store.stored(orgId, integration);
       const effective = effectiveSettings(own, process.env, integration);
       const from = Object.fromEntries(Object.keys(effective).map((k) => [SETTING_FLAGS[k as SettingKey].slice(2), k in own ? 'organization' : 'environment']));
-      return { integration, settings: masked(effective), from };
-    });
+      rows.push({ integration, settings: masked(effective), from });
+    }
     if (values.json) console.log(JSON.stringify(rows));
     else for (const r of rows) console.log(`${r.integration}: ${Object.keys(r.settings).length === 0 ? 'not configured' : Object.entries(r.settings).map(([k, v]) => `${k}=${v} (${r.from[k]})`).join(', ')}`);
     return 0;
   } finally {
-    db.close();
+    await sql.close();
   }
 }
 
-function remove(argv: string[]): number {
+async function remove(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { org: { type: 'string' } });
   const integration = integrationOf(positionals[0]);
   const orgId = required(values.org, 'org');
-  const db = openDatabase({ dataDir: dataDir(values.data), migrations: integrationMigrations });
+  const sql = await openDatabase(values);
   try {
-    const removed = new IntegrationSettingsStore(db).remove(orgId, integration);
+    const removed = await new IntegrationSettingsStore(sql).remove(orgId, integration);
     console.log(removed ? `Removed the ${integration} settings of ${orgId}.` : `${orgId} had no ${integration} settings of its own.`);
     return 0;
   } finally {
-    db.close();
+    await sql.close();
   }
 }

@@ -1,7 +1,7 @@
 /** @module `support-chat kb ingest|stats`: the organization's knowledge base of docs and code. */
 import { createAnswerEngine, IngestError } from '../../server/answers/index.js';
-import { openDatabase } from '../../server/store/database.js';
-import { CliError, dataDir, parse, required } from '../args.js';
+import { CliError, parse, required } from '../args.js';
+import { openDatabase } from '../database.js';
 
 function progressBar(done: number, total: number, file: string): void {
   const width = 28;
@@ -23,8 +23,8 @@ async function ingest(argv: string[]): Promise<number> {
   if (positionals.length === 0) throw new CliError('name at least one file or folder to ingest');
   const baseUrl = values['base-url'];
   if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new CliError(`--base-url must be an http(s) URL, got "${baseUrl}"`);
-  const db = openDatabase({ dataDir: dataDir(values.data), migrations: [] });
-  const engine = createAnswerEngine({ db, llm: null });
+  const sql = await openDatabase(values);
+  const engine = createAnswerEngine({ sql, llm: null });
   const tty = process.stderr.isTTY;
   try {
     const report = await engine.ingest(orgId, positionals, { baseUrl, onProgress: tty ? progressBar : undefined });
@@ -38,19 +38,19 @@ async function ingest(argv: string[]): Promise<number> {
     if (error instanceof IngestError) throw new CliError(error.message);
     throw error;
   } finally {
-    db.close();
+    await sql.close();
   }
 }
 
 async function stats(argv: string[]): Promise<number> {
   const { values } = parse(argv, { org: { type: 'string' } }, false);
   const orgId = required(values.org, 'org');
-  const db = openDatabase({ dataDir: dataDir(values.data), migrations: [] });
+  const sql = await openDatabase(values);
   try {
-    const s = await createAnswerEngine({ db, llm: null }).stats(orgId);
+    const s = await createAnswerEngine({ sql, llm: null }).stats(orgId);
     console.log(`${orgId}: ${s.documents} documents, ${s.sections} sections`);
     return 0;
   } finally {
-    db.close();
+    await sql.close();
   }
 }

@@ -1,14 +1,9 @@
 /** @module `support-chat retention set|show|clear|sweep`: how long an organization's conversations are kept. */
-import { insightsMigrations } from '../../server/insights/migrations.js';
 import { silentLogger } from '../../server/http/log.js';
 import { DEFAULT_RETENTION_DAYS, RetentionInputError, RetentionSettingsStore, RetentionSweep, validRetentionDays } from '../../server/retention/index.js';
-import { openDatabase } from '../../server/store/database.js';
-import { coreMigrations } from '../../server/store/migrations.js';
-import { CliError, dataDir, parse, required } from '../args.js';
-
-function open(dir: string | undefined) {
-  return openDatabase({ dataDir: dataDir(dir), migrations: [...coreMigrations, ...insightsMigrations] });
-}
+import { ConversationStore } from '../../server/store/conversations.js';
+import { CliError, parse, required } from '../args.js';
+import { openDatabase } from '../database.js';
 
 /** A whole number of days from an option, or a CliError naming it. */
 function days(value: string | undefined, flag: string): number {
@@ -27,11 +22,11 @@ export async function run(argv: string[]): Promise<number> {
     const { values } = parse(rest, { org: { type: 'string' }, days: { type: 'string' } }, false);
     const orgId = required(values.org, 'org');
     const n = days(values.days, 'days');
-    const db = open(values.data);
+    const sql = await openDatabase(values);
     try {
-      new RetentionSettingsStore(db).set(orgId, n);
+      await new RetentionSettingsStore(sql).set(orgId, n);
     } finally {
-      db.close();
+      await sql.close();
     }
     console.log(`Conversations of ${orgId} are kept ${n} days after their last message.`);
     return 0;
@@ -39,31 +34,31 @@ export async function run(argv: string[]): Promise<number> {
   if (action === 'show' || action === 'clear') {
     const { values } = parse(rest, { org: { type: 'string' }, json: { type: 'boolean' } }, false);
     const orgId = required(values.org, 'org');
-    const db = open(values.data);
+    const sql = await openDatabase(values);
     try {
-      const store = new RetentionSettingsStore(db);
+      const store = new RetentionSettingsStore(sql);
       if (action === 'clear') {
-        store.clear(orgId);
+        await store.clear(orgId);
         console.log(`${orgId} uses the server's default retention again.`);
       } else {
-        const own = store.stored(orgId);
+        const own = await store.stored(orgId);
         if (values.json) console.log(JSON.stringify({ organization: orgId, days: own, default: own === null }));
         else console.log(own === null ? `${orgId}: the server's default (${DEFAULT_RETENTION_DAYS} days unless serve --retention-days says otherwise)` : `${orgId}: ${own} days`);
       }
     } finally {
-      db.close();
+      await sql.close();
     }
     return 0;
   }
   if (action === 'sweep') {
     const { values } = parse(rest, { 'retention-days': { type: 'string' }, json: { type: 'boolean' } }, false);
     const defaultDays = values['retention-days'] === undefined ? undefined : days(values['retention-days'], 'retention-days');
-    const db = open(values.data);
+    const sql = await openDatabase(values);
     try {
-      const report = await new RetentionSweep({ db, logger: silentLogger, defaultDays }).runOnce();
+      const report = await new RetentionSweep({ sql, conversations: new ConversationStore(sql), logger: silentLogger, defaultDays }).runOnce();
       console.log(values.json ? JSON.stringify(report) : `Deleted ${report.deleted} expired conversations.`);
     } finally {
-      db.close();
+      await sql.close();
     }
     return 0;
   }

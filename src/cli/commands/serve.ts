@@ -1,9 +1,22 @@
 /** @module `support-chat serve`: the v0 API over HTTP until SIGINT/SIGTERM, then a graceful shutdown. */
 import { startServer } from '../../server/index.js';
-import { CliError, dataDir, parse } from '../args.js';
+import { CliError, parse } from '../args.js';
+import { openDatabase } from '../database.js';
+
+/** What a process serves: the HTTP API, the background work (answers, follow-ups, retention), or both. */
+export const ROLES = ['api', 'worker', 'all'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** `--role`, else `all`; anything else is a CliError listing the roles. */
+export function parseRole(value: string | undefined): Role {
+  if (value === undefined) return 'all';
+  if (!(ROLES as readonly string[]).includes(value)) throw new CliError(`--role must be one of ${ROLES.join(', ')}, got "${value}"`);
+  return value as Role;
+}
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { port: { type: 'string' }, host: { type: 'string' }, 'retention-days': { type: 'string' } }, false);
+  const { values } = parse(argv, { port: { type: 'string' }, host: { type: 'string' }, 'retention-days': { type: 'string' }, role: { type: 'string' } }, false);
+  const role = parseRole(values.role);
   const retentionDays = values['retention-days'] === undefined ? undefined : Number(values['retention-days']);
   if (retentionDays !== undefined && !(Number.isInteger(retentionDays) && retentionDays >= 1 && retentionDays <= 36_500)) {
     throw new CliError(`--retention-days must be a whole number of days from 1 to 36500, got "${values['retention-days']}"`);
@@ -19,10 +32,12 @@ export async function run(argv: string[]): Promise<number> {
   if (redisUrl !== undefined && redisUrl !== '' && !/^rediss?:\/\/\S+$/.test(redisUrl)) {
     throw new CliError(`SUPPORT_CHAT_REDIS_URL must be a redis:// or rediss:// URL, got "${redisUrl}"`);
   }
+  const sql = await openDatabase(values);
   let started: Awaited<ReturnType<typeof startServer>>;
   try {
-    started = await startServer({ dataDir: dataDir(values.data), port, host: values.host ?? '127.0.0.1', jobLeaseMs: leaseMs, retentionDays });
+    started = await startServer({ sql, role, port, host: values.host ?? '127.0.0.1', jobLeaseMs: leaseMs, retentionDays });
   } catch (error) {
+    await sql.close();
     // A port in use or an unreachable Redis is the operator's to fix: say so without a stack trace.
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new CliError(`port ${port} is already in use; choose another with --port`);

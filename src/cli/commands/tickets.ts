@@ -1,11 +1,11 @@
 /** @module `support-chat tickets list|sync`: the synced helpdesk tickets of an organization. */
 import { createAnswerEngine } from '../../server/answers/index.js';
-import { IntegrationError, integrationMigrations, IntegrationSettingsStore } from '../../server/escalation/index.js';
+import { IntegrationError, IntegrationSettingsStore } from '../../server/escalation/index.js';
 import { helpdesks } from '../../server/helpdesks/index.js';
-import { openDatabase } from '../../server/store/database.js';
-import { SqliteTicketStore, ticketMigrations } from '../../server/tickets/store.js';
+import { SqlTicketStore } from '../../server/tickets/store.js';
 import { connectorForOrg, syncTickets } from '../../server/tickets/sync.js';
-import { CliError, dataDir, parse, required } from '../args.js';
+import { CliError, parse, required } from '../args.js';
+import { openDatabase } from '../database.js';
 
 export async function run(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
@@ -17,10 +17,10 @@ export async function run(argv: string[]): Promise<number> {
 async function list(argv: string[]): Promise<number> {
   const { values } = parse(argv, { org: { type: 'string' }, source: { type: 'string' }, json: { type: 'boolean' } }, false);
   const orgId = required(values.org, 'org');
-  const db = openDatabase({ dataDir: dataDir(values.data), migrations: ticketMigrations });
+  const sql = await openDatabase(values);
   try {
     // Listing reads no derived data, so there is nothing to forget here.
-    const store = new SqliteTicketStore(db, { forget: async () => undefined });
+    const store = new SqlTicketStore(sql, { forget: async () => undefined });
     const tickets = [];
     let cursor: string | undefined;
     do {
@@ -33,7 +33,7 @@ async function list(argv: string[]): Promise<number> {
     else for (const t of tickets) console.log(`${t.source}/${t.external_id}  ${t.status}  ${t.title}`);
     return 0;
   } finally {
-    db.close();
+    await sql.close();
   }
 }
 
@@ -42,15 +42,15 @@ async function sync(argv: string[]): Promise<number> {
   const orgId = required(values.org, 'org');
   const source = required(values.source, 'source').toLowerCase();
   if (!helpdesks.get(source)?.sync) throw new CliError(`--source must be one of ${helpdesks.syncable().join(', ')}, got "${source}"`);
-  const db = openDatabase({ dataDir: dataDir(values.data), migrations: [...ticketMigrations, ...integrationMigrations] });
+  const sql = await openDatabase(values);
   try {
-    const engine = createAnswerEngine({ db, llm: null });
-    const store = new SqliteTicketStore(db, {
+    const engine = createAnswerEngine({ sql, llm: null });
+    const store = new SqlTicketStore(sql, {
       forget: (org, src, id) => engine.forgetTicket(org, src, id),
       index: (org, ticket) => engine.indexTicket(org, ticket),
     });
     const tty = process.stderr.isTTY && !values.json;
-    const report = await syncTickets(store, orgId, connectorForOrg(new IntegrationSettingsStore(db).stored(orgId, source), process.env, source), {
+    const report = await syncTickets(store, orgId, connectorForOrg(await new IntegrationSettingsStore(sql).stored(orgId, source), process.env, source), {
       full: values.full,
       onPage: tty ? (r) => process.stderr.write(`\r${r.pages} pages, ${r.imported} tickets`.padEnd(40)) : undefined,
     });
@@ -66,6 +66,6 @@ async function sync(argv: string[]): Promise<number> {
     }
     throw error;
   } finally {
-    db.close();
+    await sql.close();
   }
 }

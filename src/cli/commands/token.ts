@@ -1,12 +1,11 @@
 /** @module `support-chat token create|list|revoke`. */
-import { openDatabase } from '../../server/store/database.js';
-import { coreMigrations } from '../../server/store/migrations.js';
 import { TokenInputError, TokenService, type TokenRecord } from '../../server/store/tokens.js';
-import { CliError, dataDir, parse, required } from '../args.js';
+import { CliError, parse, required } from '../args.js';
+import { openDatabase, type DatabaseFlags } from '../database.js';
 
-function service(dir: string | undefined) {
-  const db = openDatabase({ dataDir: dataDir(dir), migrations: coreMigrations });
-  return { db, tokens: new TokenService(db) };
+async function service(flags: DatabaseFlags) {
+  const sql = await openDatabase(flags);
+  return { sql, tokens: new TokenService(sql) };
 }
 
 function toJson(record: TokenRecord) {
@@ -25,9 +24,9 @@ function toJson(record: TokenRecord) {
 export async function run(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
   try {
-    if (action === 'create') return create(rest);
-    if (action === 'list') return list(rest);
-    if (action === 'revoke') return revoke(rest);
+    if (action === 'create') return await create(rest);
+    if (action === 'list') return await list(rest);
+    if (action === 'revoke') return await revoke(rest);
   } catch (error) {
     if (error instanceof TokenInputError) throw new CliError(error.message);
     throw error;
@@ -35,7 +34,7 @@ export async function run(argv: string[]): Promise<number> {
   throw new CliError(`unknown action "${action ?? ''}"; use create, list or revoke`);
 }
 
-function create(argv: string[]): number {
+async function create(argv: string[]): Promise<number> {
   const { values } = parse(
     argv,
     { org: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, 'expires-in': { type: 'string' }, json: { type: 'boolean' } },
@@ -53,9 +52,9 @@ function create(argv: string[]): number {
     if (!Number.isFinite(days) || days <= 0) throw new CliError('--expires-in must be a positive number of days');
     expiresAt = new Date(Date.now() + days * 86_400_000);
   }
-  const { db, tokens } = service(values.data);
+  const { sql, tokens } = await service(values);
   try {
-    const { token, record } = tokens.create({ orgId, name, scopes, expiresAt });
+    const { token, record } = await tokens.create({ orgId, name, scopes, expiresAt });
     if (values.json) console.log(JSON.stringify({ token, ...toJson(record) }));
     else {
       console.log(token);
@@ -63,16 +62,16 @@ function create(argv: string[]): number {
       console.error('It is shown once: store it now.');
     }
   } finally {
-    db.close();
+    await sql.close();
   }
   return 0;
 }
 
-function list(argv: string[]): number {
+async function list(argv: string[]): Promise<number> {
   const { values } = parse(argv, { org: { type: 'string' }, json: { type: 'boolean' } }, false);
-  const { db, tokens } = service(values.data);
+  const { sql, tokens } = await service(values);
   try {
-    const records = tokens.list(values.org);
+    const records = await tokens.list(values.org);
     if (values.json) console.log(JSON.stringify(records.map(toJson)));
     else if (records.length === 0) console.log('No tokens.');
     else {
@@ -82,22 +81,22 @@ function list(argv: string[]): number {
       }
     }
   } finally {
-    db.close();
+    await sql.close();
   }
   return 0;
 }
 
-function revoke(argv: string[]): number {
+async function revoke(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {});
   const target = positionals[0];
   if (!target || positionals.length > 1) throw new CliError('usage: token revoke PREFIX_OR_ID');
-  const { db, tokens } = service(values.data);
+  const { sql, tokens } = await service(values);
   try {
-    const revoked = tokens.revoke(target);
+    const revoked = await tokens.revoke(target);
     if (revoked.length === 0) throw new CliError(`no active token matches "${target}"`);
     console.log(`Revoked ${revoked[0]!.id} (${revoked[0]!.prefix}…).`);
   } finally {
-    db.close();
+    await sql.close();
   }
   return 0;
 }

@@ -3,9 +3,9 @@
  * locally from the best passages, or by an OpenAI-compatible LLM grounded in them when configured.
  */
 import type { Message, Source } from '../../protocol/index.js';
-import { migrate, type Db } from '../store/database.js';
+import type { Sql } from '../store/sql.js';
 import { composeAnswer, extractiveSummary, extractiveTitle, NO_ANSWER, relevantHits, toSource } from './compose.js';
-import { KnowledgeStore, kbMigrations, type IngestOptions, type IngestReport, type SearchHit, type TicketDocument, type Vocabulary } from './knowledge-base.js';
+import { KnowledgeStore, type IngestOptions, type IngestReport, type SearchHit, type TicketDocument, type Vocabulary } from './knowledge-base.js';
 import { complete, llmConfigFromEnv, type ChatMessage, type LlmConfig } from './llm.js';
 import type { Answer, AnswerEngine, AnswerRequest, SummaryRequest } from './types.js';
 
@@ -22,7 +22,8 @@ export interface KnowledgeBase {
 }
 
 export interface AnswerEngineOptions {
-  db: Db;
+  /** The database, migrated with the knowledge base's migrations (`kbMigrations`, part of src/server/schema.ts). */
+  sql: Sql;
   /** SUPPORT_CHAT_LLM_BASE_URL, _API_KEY, _MODEL. @default process.env */
   env?: NodeJS.ProcessEnv;
   /** @default globalThis.fetch */
@@ -67,8 +68,7 @@ function history(messages: Message[]): { question: string; earlier: string[] } {
 }
 
 export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine & KnowledgeBase {
-  migrate(options.db, kbMigrations);
-  const store = new KnowledgeStore(options.db);
+  const store = new KnowledgeStore(options.sql);
   const llm = options.llm !== undefined ? options.llm : llmConfigFromEnv(options.env ?? process.env, options.fetch);
 
   async function llmAnswer(config: LlmConfig, request: AnswerRequest, hits: SearchHit[]): Promise<Answer> {
@@ -123,14 +123,12 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
       return extractiveTitle(request.messages);
     },
 
-    async forgetTicket(orgId: string, source: string, externalId: string): Promise<void> {
-      store.forgetTicket(orgId, source, externalId);
-    },
+    forgetTicket: (orgId, source, externalId) => store.forgetTicket(orgId, source, externalId),
 
     ingest: (orgId, paths, ingestOptions) => store.ingest(orgId, paths, ingestOptions),
     search: (orgId, query, searchOptions) => store.search(orgId, query, searchOptions),
-    indexTicket: async (orgId, ticket) => store.indexTicket(orgId, ticket),
-    stats: async (orgId) => store.stats(orgId),
+    indexTicket: (orgId, ticket) => store.indexTicket(orgId, ticket),
+    stats: (orgId) => store.stats(orgId),
     vocabulary: (orgId) => store.vocabulary(orgId),
   };
 }

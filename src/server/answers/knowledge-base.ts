@@ -1,8 +1,9 @@
-/** @module The organization's knowledge base: ingestion of docs and code into SQLite, and a cached search index per organization. */
+/** @module The organization's knowledge base: ingestion of docs and code into the database, and a cached search index per organization. */
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, relative, resolve, sep } from 'node:path';
-import type { Db, Migration } from '../store/database.js';
+import type { Migration } from '../store/migrate.js';
+import type { Sql } from '../store/sql.js';
 import { CODE_LANGUAGES, parseCode } from './ingest/code.js';
 import { parseHtml, parseText } from './ingest/html.js';
 import { parseMarkdown } from './ingest/markdown.js';
@@ -169,44 +170,55 @@ interface LoadedIndex {
   pageOf: Int32Array;
 }
 
+/** Rows per INSERT when a document's sections are written (10 parameters each, well under both engines' limits). */
+const SECTION_BATCH = 50;
+
 export class KnowledgeStore {
-  readonly #db: Db;
+  readonly #sql: Sql;
   readonly #cache = new Map<string, LoadedIndex>();
   /** Indexes being built, per organization: questions arriving meanwhile wait for the same build. */
   readonly #building = new Map<string, { version: number; loaded: Promise<LoadedIndex> }>();
 
-  constructor(db: Db) {
-    this.#db = db;
+  constructor(sql: Sql) {
+    this.#sql = sql;
   }
 
-  #bump(orgId: string): void {
-    this.#db
-      .prepare('INSERT INTO kb_versions (org_id, version) VALUES (?, 1) ON CONFLICT (org_id) DO UPDATE SET version = version + 1')
-      .run(orgId);
+  /** Marks the organization's knowledge base changed: every process rebuilds its index on its next question. */
+  async #bump(tx: Sql, orgId: string): Promise<void> {
+    await tx.run('INSERT INTO kb_versions (org_id, version) VALUES (?, 1) ON CONFLICT (org_id) DO UPDATE SET version = kb_versions.version + 1', [orgId]);
   }
 
-  #version(orgId: string): number {
-    return (this.#db.prepare('SELECT version FROM kb_versions WHERE org_id = ?').get(orgId) as { version: number } | undefined)?.version ?? 0;
+  /**
+   * The version of the organization's knowledge base, moved by every change whichever process made
+   * it: one read of a primary key, made before each question so an index built from older rows is rebuilt.
+   */
+  async version(orgId: string): Promise<number> {
+    return (await this.#sql.get<{ version: number }>('SELECT version FROM kb_versions WHERE org_id = ?', [orgId]))?.version ?? 0;
   }
 
-  #replace(orgId: string, docKey: string, doc: { root: string; relPath: string; hash: string; title: string }, sections: Section[]): void {
-    this.#db.prepare('DELETE FROM kb_sections WHERE org_id = ? AND doc_key = ?').run(orgId, docKey);
-    this.#db
-      .prepare(
-        `INSERT INTO kb_documents (org_id, doc_key, root, rel_path, hash, title, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (org_id, doc_key) DO UPDATE SET root = excluded.root, rel_path = excluded.rel_path, hash = excluded.hash,
-           title = excluded.title, updated_at = excluded.updated_at`,
-      )
-      .run(orgId, docKey, doc.root, doc.relPath, doc.hash, doc.title, new Date().toISOString());
-    const insert = this.#db.prepare(
-      'INSERT INTO kb_sections (org_id, doc_key, ord, kind, title, context, url, body, code, lang) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  async #replace(tx: Sql, orgId: string, docKey: string, doc: { root: string; relPath: string; hash: string; title: string }, sections: Section[]): Promise<void> {
+    // The document row first: its lock orders two processes replacing the same document, so the
+    // second deletes the first's sections rather than adding to them.
+    await tx.run(
+      `INSERT INTO kb_documents (org_id, doc_key, root, rel_path, hash, title, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (org_id, doc_key) DO UPDATE SET root = excluded.root, rel_path = excluded.rel_path, hash = excluded.hash,
+         title = excluded.title, updated_at = excluded.updated_at`,
+      [orgId, docKey, doc.root, doc.relPath, doc.hash, doc.title, new Date().toISOString()],
     );
-    sections.forEach((s, i) => insert.run(orgId, docKey, i, s.kind, s.title, s.context, s.url, s.body, s.code, s.lang));
+    await tx.run('DELETE FROM kb_sections WHERE org_id = ? AND doc_key = ?', [orgId, docKey]);
+    for (let start = 0; start < sections.length; start += SECTION_BATCH) {
+      const batch = sections.slice(start, start + SECTION_BATCH);
+      await tx.run(
+        `INSERT INTO kb_sections (org_id, doc_key, ord, kind, title, context, url, body, code, lang) VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        batch.flatMap((s, i) => [orgId, docKey, start + i, s.kind, s.title, s.context, s.url, s.body, s.code, s.lang]),
+      );
+    }
   }
 
-  #remove(orgId: string, docKey: string): boolean {
-    this.#db.prepare('DELETE FROM kb_sections WHERE org_id = ? AND doc_key = ?').run(orgId, docKey);
-    return this.#db.prepare('DELETE FROM kb_documents WHERE org_id = ? AND doc_key = ?').run(orgId, docKey).changes > 0;
+  async #remove(tx: Sql, orgId: string, docKey: string): Promise<boolean> {
+    const removed = await tx.run('DELETE FROM kb_documents WHERE org_id = ? AND doc_key = ?', [orgId, docKey]);
+    await tx.run('DELETE FROM kb_sections WHERE org_id = ? AND doc_key = ?', [orgId, docKey]);
+    return removed > 0;
   }
 
   /** Ingests files and folders; unchanged files are skipped, changed ones replaced, deleted ones dropped. */
@@ -255,14 +267,14 @@ export class KnowledgeStore {
       report.files++;
       const text = buffer.toString('utf8');
       const hash = createHash('sha256').update(baseUrl).update('\0').update(rel).update('\0').update(text).digest('hex');
-      const existing = this.#db.prepare('SELECT hash FROM kb_documents WHERE org_id = ? AND doc_key = ?').get(orgId, docKey) as { hash: string } | undefined;
+      const existing = await this.#sql.get<{ hash: string }>('SELECT hash FROM kb_documents WHERE org_id = ? AND doc_key = ?', [orgId, docKey]);
       if (existing?.hash === hash) {
         report.unchanged++;
         continue;
       }
       const parsed = parseFile(text, rel, baseUrl);
       if (!parsed) continue;
-      this.#db.transaction(() => this.#replace(orgId, docKey, { root, relPath: rel, hash, title: parsed.title }, parsed.sections))();
+      await this.#sql.transaction((tx) => this.#replace(tx, orgId, docKey, { root, relPath: rel, hash, title: parsed.title }, parsed.sections));
       report.sections += parsed.sections.length;
       if (existing) report.updated++;
       else report.added++;
@@ -270,30 +282,30 @@ export class KnowledgeStore {
     options.onProgress?.(plan.length, plan.length, '');
     // Files under an ingested folder that are gone now are dropped.
     for (const [root, seen] of seenByRoot) {
-      const rows = this.#db.prepare('SELECT doc_key FROM kb_documents WHERE org_id = ? AND root = ?').all(orgId, root) as { doc_key: string }[];
+      const rows = await this.#sql.all<{ doc_key: string }>('SELECT doc_key FROM kb_documents WHERE org_id = ? AND root = ?', [orgId, root]);
       for (const { doc_key } of rows) {
-        if (!seen.has(doc_key) && this.#remove(orgId, doc_key)) report.removed++;
+        if (!seen.has(doc_key) && (await this.#sql.transaction((tx) => this.#remove(tx, orgId, doc_key)))) report.removed++;
       }
     }
-    if (report.added || report.updated || report.removed) this.#bump(orgId);
+    if (report.added || report.updated || report.removed) await this.#bump(this.#sql, orgId);
     return report;
   }
 
   /** Indexes a synced ticket's text under `ticket:<source>:<external_id>`. */
-  indexTicket(orgId: string, ticket: TicketDocument): void {
+  async indexTicket(orgId: string, ticket: TicketDocument): Promise<void> {
     const docKey = `ticket:${ticket.source}:${ticket.externalId}`;
     const section: Section = { title: ticket.title, context: `${ticket.source} ticket`, url: ticket.url ?? '', body: ticket.body ?? '', code: '', lang: '', kind: 'ticket' };
-    this.#db.transaction(() => {
-      this.#replace(orgId, docKey, { root: `ticket:${ticket.source}`, relPath: ticket.externalId, hash: '', title: ticket.title }, [section]);
-      this.#bump(orgId);
-    })();
+    await this.#sql.transaction(async (tx) => {
+      await this.#replace(tx, orgId, docKey, { root: `ticket:${ticket.source}`, relPath: ticket.externalId, hash: '', title: ticket.title }, [section]);
+      await this.#bump(tx, orgId);
+    });
   }
 
   /** Removes everything derived from a ticket. */
-  forgetTicket(orgId: string, source: string, externalId: string): void {
-    this.#db.transaction(() => {
-      if (this.#remove(orgId, `ticket:${source}:${externalId}`)) this.#bump(orgId);
-    })();
+  async forgetTicket(orgId: string, source: string, externalId: string): Promise<void> {
+    await this.#sql.transaction(async (tx) => {
+      if (await this.#remove(tx, orgId, `ticket:${source}:${externalId}`)) await this.#bump(tx, orgId);
+    });
   }
 
   /**
@@ -302,7 +314,7 @@ export class KnowledgeStore {
    * while a large knowledge base is indexed.
    */
   async #load(orgId: string): Promise<LoadedIndex> {
-    const version = this.#version(orgId);
+    const version = await this.version(orgId);
     const cached = this.#cache.get(orgId);
     if (cached && cached.version === version) return cached;
     const building = this.#building.get(orgId);
@@ -319,9 +331,12 @@ export class KnowledgeStore {
   }
 
   async #build(orgId: string, version: number): Promise<LoadedIndex> {
-    const rows = this.#db
-      .prepare('SELECT id, doc_key, kind, title, context, url, body, code, lang FROM kb_sections WHERE org_id = ? ORDER BY doc_key, ord')
-      .all(orgId) as { id: number; doc_key: string; kind: Section['kind']; title: string; context: string; url: string; body: string; code: string; lang: string }[];
+    const rows = await this.#sql.all<{ id: number; doc_key: string; kind: Section['kind']; title: string; context: string; url: string; body: string; code: string; lang: string }>(
+      // Documents in byte order on both engines (PostgreSQL's default collation may follow a locale), so both build the same index.
+      `SELECT id, doc_key, kind, title, context, url, body, code, lang FROM kb_sections WHERE org_id = ?
+       ORDER BY doc_key${this.#sql.dialect === 'postgres' ? ' COLLATE "C"' : ''}, ord`,
+      [orgId],
+    );
     const sections: StoredSection[] = rows.map((r) => ({ id: r.id, docKey: r.doc_key, kind: r.kind, title: r.title, context: r.context, url: r.url, body: r.body, code: r.code, lang: r.lang }));
     // A second index over whole pages: a section on the right page ranks above a look-alike elsewhere.
     const pageIds = new Map<string, number>();
@@ -376,9 +391,9 @@ export class KnowledgeStore {
     return { has: (term) => index.has(term), correct: (term) => index.correct(term) };
   }
 
-  stats(orgId: string): { documents: number; sections: number } {
-    const documents = (this.#db.prepare('SELECT COUNT(*) AS n FROM kb_documents WHERE org_id = ?').get(orgId) as { n: number }).n;
-    const sections = (this.#db.prepare('SELECT COUNT(*) AS n FROM kb_sections WHERE org_id = ?').get(orgId) as { n: number }).n;
+  async stats(orgId: string): Promise<{ documents: number; sections: number }> {
+    const documents = (await this.#sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM kb_documents WHERE org_id = ?', [orgId]))!.n;
+    const sections = (await this.#sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM kb_sections WHERE org_id = ?', [orgId]))!.n;
     return { documents, sections };
   }
 }

@@ -7,14 +7,15 @@
  * several processes never deliver one twice at the same time.
  *
  * @example
- * const followUps = new FollowUpForwarder({ db, integrations, logger });
+ * const followUps = new FollowUpForwarder({ sql, integrations, logger });
  * followUps.start();
- * // inside the transaction that stores a message sent to an existing conversation:
- * lifecycle.onSent((orgId, id, continued) => continued && followUps.queue(orgId, id));
+ * // inside the transaction `tx` that stores a message sent to an existing conversation:
+ * await followUps.queue(orgId, id, tx);
  */
 import type { Integration } from '../../protocol/index.js';
 import type { Logger } from '../http/log.js';
-import type { Db, Migration } from '../store/database.js';
+import type { Migration } from '../store/migrate.js';
+import type { Sql } from '../store/sql.js';
 import { IntegrationError, type IntegrationResolver } from '../helpdesks/types.js';
 
 export const followUpMigrations: Migration[] = [
@@ -54,11 +55,11 @@ export function followUpRetryDelayMs(attempts: number): number {
 }
 
 export interface FollowUpForwarderOptions {
-  db: Db;
+  sql: Sql;
   /** Builds the integration a ticket was created in. */
   integrations: IntegrationResolver;
   logger: Logger;
-  /** @default Date.now */
+  /** The time recorded as a follow-up's `created_at` (leases and retry times use the database's `clock_ms()`). @default Date.now */
   now?: () => number;
   /** How often idle forwarders look for follow-ups queued by other processes or due for a retry. @default 1000 */
   pollMs?: number;
@@ -80,67 +81,81 @@ interface TicketRow {
   created_at: string | null;
 }
 
+/** The newest visitor message, when the conversation was escalated (or is being escalated).
+ * Sends to a conversation are serialized by its `processing` status, so that message is the one just stored. */
+const QUEUE = `
+  INSERT INTO ticket_follow_ups (org_id, conversation_id, seq, state, run_after, created_at)
+  SELECT c.org_id, c.id, (SELECT MAX(seq) FROM messages WHERE conversation_id = c.id AND role = 'user'), 'queued', clock_ms(), ?
+  FROM conversations c
+  WHERE c.id = ? AND c.org_id = ? AND c.escalation_state IS NOT NULL
+    AND EXISTS (SELECT 1 FROM messages WHERE conversation_id = c.id AND role = 'user')
+  ON CONFLICT (conversation_id, seq) DO NOTHING`;
+
+/** A read first: an idle forwarder polls without writing (a write would invalidate this process's read caches). */
+const READY = "SELECT 1 AS ready FROM ticket_follow_ups WHERE state = 'queued' AND run_after <= clock_ms() LIMIT 1";
+
+/**
+ * Leases the oldest ready follow-up whose conversation has no earlier one still waiting (order is
+ * kept per conversation). The outer condition is checked again on the row as it is when updated,
+ * so two forwarders racing for one row never both get it; on PostgreSQL the row a concurrent
+ * forwarder is taking is skipped instead of waited for.
+ */
+const claim = (skipLocked: string) => `
+  UPDATE ticket_follow_ups SET attempts = attempts + 1, lease_until = clock_ms() + ?
+  WHERE id = (
+    SELECT f.id FROM ticket_follow_ups f
+    WHERE f.state = 'queued' AND f.run_after <= clock_ms() AND (f.lease_until IS NULL OR f.lease_until < clock_ms())
+      AND NOT EXISTS (SELECT 1 FROM ticket_follow_ups o WHERE o.conversation_id = f.conversation_id AND o.state = 'queued' AND o.seq < f.seq)
+    ORDER BY f.run_after, f.id LIMIT 1${skipLocked}
+  ) AND state = 'queued' AND (lease_until IS NULL OR lease_until < clock_ms())
+  RETURNING id, org_id, conversation_id, seq, attempts`;
+const CLAIM = { sqlite: claim(''), postgres: claim(' FOR UPDATE SKIP LOCKED') };
+
+const TICKET = `
+  SELECT c.escalation_state, c.ticket_integration, c.ticket_id, m.content, m.created_at
+  FROM conversations c LEFT JOIN messages m ON m.conversation_id = c.id AND m.seq = ?
+  WHERE c.id = ?`;
+
+/**
+ * Updates of a claimed row name the claim (`id` and `attempts`, which each claim raises): a
+ * forwarder whose lease ran out and was taken over changes nothing.
+ */
+const CLAIMED = 'WHERE id = ? AND attempts = ?';
+
 export class FollowUpForwarder {
-  readonly #db: Db;
+  readonly #sql: Sql;
   readonly #integrations: IntegrationResolver;
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #pollMs: number;
-  readonly #queue;
-  readonly #ready;
-  readonly #claim;
-  readonly #ticket;
   #timer: NodeJS.Timeout | undefined;
   #started = false;
   #running: Promise<void> | undefined;
   #abort = new AbortController();
 
   constructor(options: FollowUpForwarderOptions) {
-    this.#db = options.db;
+    this.#sql = options.sql;
     this.#integrations = options.integrations;
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
     this.#pollMs = options.pollMs ?? 1_000;
-    // The newest visitor message, when the conversation was escalated (or is being escalated).
-    // Sends to a conversation are serialized by its `processing` status, so that message is the one just stored.
-    this.#queue = options.db.prepare(
-      `INSERT OR IGNORE INTO ticket_follow_ups (org_id, conversation_id, seq, state, run_after, created_at)
-       SELECT c.org_id, c.id, (SELECT MAX(seq) FROM messages WHERE conversation_id = c.id AND role = 'user'), 'queued', ?, ?
-       FROM conversations c
-       WHERE c.id = ? AND c.org_id = ? AND c.escalation_state IS NOT NULL
-         AND EXISTS (SELECT 1 FROM messages WHERE conversation_id = c.id AND role = 'user')`,
-    );
-    // A read first: an idle forwarder polls without writing (a write would invalidate this process's read caches).
-    this.#ready = options.db.prepare("SELECT 1 FROM ticket_follow_ups WHERE state = 'queued' AND run_after <= ? LIMIT 1").pluck();
-    // The oldest ready follow-up whose conversation has no earlier one still waiting: order is kept per conversation.
-    this.#claim = options.db.prepare(
-      `UPDATE ticket_follow_ups SET attempts = attempts + 1, lease_until = ?
-       WHERE id = (
-         SELECT f.id FROM ticket_follow_ups f
-         WHERE f.state = 'queued' AND f.run_after <= ? AND (f.lease_until IS NULL OR f.lease_until < ?)
-           AND NOT EXISTS (SELECT 1 FROM ticket_follow_ups o WHERE o.conversation_id = f.conversation_id AND o.state = 'queued' AND o.seq < f.seq)
-         ORDER BY f.run_after, f.id LIMIT 1
-       )
-       RETURNING id, org_id, conversation_id, seq, attempts`,
-    );
-    this.#ticket = options.db.prepare(
-      `SELECT c.escalation_state, c.ticket_integration, c.ticket_id, m.content, m.created_at
-       FROM conversations c LEFT JOIN messages m ON m.conversation_id = c.id AND m.seq = ?
-       WHERE c.id = ?`,
-    );
   }
 
   /**
    * Records the conversation's newest visitor message for its ticket when the conversation has
-   * been escalated; does nothing otherwise. One synchronous INSERT, run inside the transaction
-   * that stores the message (`ConversationLifecycle.onSent`); delivery happens in the background.
-   * Returns whether a follow-up was queued.
+   * been escalated; does nothing otherwise. One INSERT, run in the transaction `tx` that stores
+   * the message (`ConversationLifecycle.onSent`), so it is committed with the message or not at
+   * all; delivery happens in the background once `wake()` is called after the commit (the server
+   * wakes the forwarder whenever a message is queued, in any process). Resolves with whether a
+   * follow-up was queued.
    */
-  queue(orgId: string, conversationId: string): boolean {
-    const now = this.#now();
-    const queued = this.#queue.run(now, now, conversationId, orgId).changes === 1;
-    if (queued) this.#wake();
-    return queued;
+  async queue(orgId: string, conversationId: string, tx: Sql = this.#sql): Promise<boolean> {
+    return (await tx.run(QUEUE, [this.#now(), conversationId, orgId])) === 1;
+  }
+
+  /** Looks for ready follow-ups now (a message was stored and committed), unless already at work. */
+  wake(): void {
+    if (this.#started && !this.#running) this.#schedule(0);
   }
 
   start(): void {
@@ -163,17 +178,12 @@ export class FollowUpForwarder {
     let attempted = 0;
     for (;;) {
       if (this.#abort.signal.aborted) return attempted;
-      const now = this.#now();
-      if (this.#ready.get(now) === undefined) return attempted;
-      const row = this.#claim.get(now + LEASE_MS, now, now) as ClaimedRow | undefined;
+      if ((await this.#sql.get(READY)) === undefined) return attempted;
+      const row = await this.#sql.get<ClaimedRow>(CLAIM[this.#sql.dialect], [LEASE_MS]);
       if (!row) return attempted;
       attempted++;
       await this.#deliver(row);
     }
-  }
-
-  #wake(): void {
-    if (this.#started && !this.#running) this.#schedule(0);
   }
 
   #schedule(delay: number): void {
@@ -196,39 +206,41 @@ export class FollowUpForwarder {
   }
 
   async #deliver(row: ClaimedRow): Promise<void> {
-    const ticket = this.#ticket.get(row.seq, row.conversation_id) as TicketRow | undefined;
+    const claimed = [row.id, row.attempts];
+    const ticket = await this.#sql.get<TicketRow>(TICKET, [row.seq, row.conversation_id]);
     if (!ticket || ticket.content === null || ticket.escalation_state === null) {
       // Deleted, or the escalation failed and was released: the next escalation's transcript holds the message.
-      this.#db.prepare('DELETE FROM ticket_follow_ups WHERE id = ?').run(row.id);
+      await this.#sql.run(`DELETE FROM ticket_follow_ups ${CLAIMED}`, claimed);
       return;
     }
     if (ticket.escalation_state === 'pending' || !ticket.ticket_integration || !ticket.ticket_id) {
-      this.#db
-        .prepare('UPDATE ticket_follow_ups SET attempts = attempts - 1, lease_until = NULL, run_after = ? WHERE id = ?')
-        .run(this.#now() + PENDING_ESCALATION_DELAY_MS, row.id);
+      await this.#sql.run(`UPDATE ticket_follow_ups SET attempts = attempts - 1, lease_until = NULL, run_after = clock_ms() + ? ${CLAIMED}`, [PENDING_ESCALATION_DELAY_MS, ...claimed]);
       return;
     }
     const integrationName = ticket.ticket_integration as Integration;
     try {
-      const integration = this.#integrations(row.org_id, integrationName);
+      const integration = await this.#integrations(row.org_id, integrationName);
       if (!integration.addFollowUp) throw new IntegrationError(`The ${integrationName} integration cannot add messages to a ticket`, { retryable: false });
       await integration.addFollowUp(
         { orgId: row.org_id, conversationId: row.conversation_id, ticketId: ticket.ticket_id, seq: row.seq, content: ticket.content, sentAt: ticket.created_at ?? new Date(this.#now()).toISOString(), attempt: row.attempts },
         this.#abort.signal,
       );
-      this.#db.prepare("UPDATE ticket_follow_ups SET state = 'done', lease_until = NULL, last_error = NULL WHERE id = ?").run(row.id);
+      await this.#sql.run(`UPDATE ticket_follow_ups SET state = 'done', lease_until = NULL, last_error = NULL ${CLAIMED}`, claimed);
       this.#logger.info({ msg: 'follow-up forwarded', conversation: row.conversation_id, integration: integrationName, attempt: row.attempts });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (this.#abort.signal.aborted) {
         // Shutting down: give it back uncounted.
-        this.#db.prepare('UPDATE ticket_follow_ups SET attempts = attempts - 1, lease_until = NULL WHERE id = ?').run(row.id);
+        await this.#sql.run(`UPDATE ticket_follow_ups SET attempts = attempts - 1, lease_until = NULL ${CLAIMED}`, claimed);
         return;
       }
       const final = row.attempts >= FOLLOW_UP_MAX_ATTEMPTS;
-      this.#db
-        .prepare("UPDATE ticket_follow_ups SET state = ?, lease_until = NULL, run_after = ?, last_error = ? WHERE id = ?")
-        .run(final ? 'failed' : 'queued', this.#now() + followUpRetryDelayMs(row.attempts), message.slice(0, 500), row.id);
+      await this.#sql.run(`UPDATE ticket_follow_ups SET state = ?, lease_until = NULL, run_after = clock_ms() + ?, last_error = ? ${CLAIMED}`, [
+        final ? 'failed' : 'queued',
+        followUpRetryDelayMs(row.attempts),
+        message.slice(0, 500),
+        ...claimed,
+      ]);
       const log = { msg: final ? 'follow-up given up' : 'follow-up failed; retrying', conversation: row.conversation_id, integration: integrationName, attempt: row.attempts, error: message };
       if (final) this.#logger.error(log);
       else this.#logger.warn(log);

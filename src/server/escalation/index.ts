@@ -1,7 +1,7 @@
 /** @module Which helpdesk client handles an escalation, per organization and name: looked up in the helpdesk registry, built from the organization's settings. */
 import type { Integration } from '../../protocol/index.js';
 import { helpdesks as registry, type HelpdeskRegistry } from '../helpdesks/index.js';
-import type { Db } from '../store/database.js';
+import type { Sql } from '../store/sql.js';
 import { effectiveSettings, IntegrationSettingsStore } from './settings.js';
 import { IntegrationError, type EscalationIntegration, type IntegrationResolver } from '../helpdesks/types.js';
 
@@ -20,7 +20,7 @@ export interface IntegrationResolverOptions {
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
   /** Per-organization settings and escalation attempts (migrations: integrationMigrations). */
-  db?: Db;
+  sql?: Sql;
   /** Per helpdesk call. @default SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS, else 10000 */
   timeoutMs?: number;
   now?: () => number;
@@ -31,15 +31,15 @@ export interface IntegrationResolverOptions {
 /** Builds the resolver the server uses; each call builds a client from the current settings. */
 export function createIntegrationResolver(options: IntegrationResolverOptions = {}): IntegrationResolver {
   const env = options.env ?? process.env;
-  const store = options.db ? new IntegrationSettingsStore(options.db) : undefined;
+  const store = options.sql ? new IntegrationSettingsStore(options.sql) : undefined;
   const now = options.now ?? Date.now;
   const helpdesks = options.helpdesks ?? registry;
   const fromEnv = Number(env.SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS);
   const timeoutMs = options.timeoutMs ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : undefined);
-  return (orgId: string, name: Integration | string): EscalationIntegration => {
+  return async (orgId: string, name: Integration | string): Promise<EscalationIntegration> => {
     const helpdesk = helpdesks.get(name);
     if (!helpdesk) throw new IntegrationError(`No helpdesk named "${name}" is registered`, { retryable: false });
-    const settings = effectiveSettings(store?.stored(orgId, name) ?? {}, env, name, helpdesk.settings);
+    const settings = effectiveSettings((await store?.stored(orgId, name)) ?? {}, env, name, helpdesk.settings);
     return helpdesk.escalation(settings, {
       fetch: options.fetch,
       timeoutMs,

@@ -1,12 +1,13 @@
 /**
  * @module Integration settings per organization (API key, endpoint URL, Linear team, webhook
- * secrets), stored in SQLite by `support-chat integrations set`, with the environment as the
+ * secrets), stored in the database by `support-chat integrations set`, with the environment as the
  * fallback for every setting an organization has not set itself.
  */
 import { helpdesks } from '../helpdesks/index.js';
 import { SETTING_FLAGS } from '../helpdesks/settings.js';
 import type { IntegrationSettings, SettingKey } from '../helpdesks/types.js';
-import type { Db, Migration } from '../store/database.js';
+import type { Migration } from '../store/migrate.js';
+import type { Sql } from '../store/sql.js';
 
 export type { IntegrationSettings, SettingKey } from '../helpdesks/types.js';
 
@@ -40,64 +41,82 @@ export const integrationMigrations: Migration[] = [
 ];
 
 export class IntegrationSettingsStore {
-  readonly #db: Db;
+  readonly #sql: Sql;
 
-  constructor(db: Db) {
-    this.#db = db;
+  constructor(sql: Sql) {
+    this.#sql = sql;
   }
 
   /** What the organization set itself (no environment). */
-  stored(orgId: string, integration: string): IntegrationSettings {
-    const row = this.#db.prepare('SELECT settings FROM integration_settings WHERE org_id = ? AND integration = ?').get(orgId, integration) as { settings: string } | undefined;
-    return row ? (JSON.parse(row.settings) as IntegrationSettings) : {};
+  async stored(orgId: string, integration: string): Promise<IntegrationSettings> {
+    return readSettings(this.#sql, orgId, integration, '');
   }
 
   /** Merges `patch` into the organization's settings; an empty string removes a setting. */
-  set(orgId: string, integration: string, patch: IntegrationSettings): IntegrationSettings {
+  async set(orgId: string, integration: string, patch: IntegrationSettings): Promise<IntegrationSettings> {
     const allowed = settingsOf(integration);
     for (const key of Object.keys(patch) as SettingKey[]) {
       if (!(key in allowed)) throw new Error(`${integration} has no setting ${SETTING_FLAGS[key] ?? key}`);
     }
-    return this.#db.transaction(() => {
-      const next: IntegrationSettings = { ...this.stored(orgId, integration) };
+    return this.#sql.transaction(async (tx) => {
+      // Two updates at once must both count: the row exists first, then is read under its lock
+      // (PostgreSQL; SQLite has one writer), so the second merges into what the first wrote.
+      await tx.run(
+        `INSERT INTO integration_settings (org_id, integration, settings, updated_at) VALUES (?, ?, '{}', ?)
+         ON CONFLICT (org_id, integration) DO NOTHING`,
+        [orgId, integration, new Date().toISOString()],
+      );
+      const next: IntegrationSettings = { ...(await readSettings(tx, orgId, integration, tx.dialect === 'postgres' ? ' FOR UPDATE' : '')) };
       for (const [key, value] of Object.entries(patch) as [SettingKey, string | undefined][]) {
         if (value === undefined) continue;
         if (value === '') delete next[key];
         else next[key] = value;
       }
-      this.#db
-        .prepare(
-          `INSERT INTO integration_settings (org_id, integration, settings, updated_at) VALUES (?, ?, ?, ?)
-           ON CONFLICT (org_id, integration) DO UPDATE SET settings = excluded.settings, updated_at = excluded.updated_at`,
-        )
-        .run(orgId, integration, JSON.stringify(next), new Date().toISOString());
+      await tx.run('UPDATE integration_settings SET settings = ?, updated_at = ? WHERE org_id = ? AND integration = ?', [
+        JSON.stringify(next),
+        new Date().toISOString(),
+        orgId,
+        integration,
+      ]);
       return next;
-    })();
+    });
   }
 
-  remove(orgId: string, integration: string): boolean {
-    return this.#db.prepare('DELETE FROM integration_settings WHERE org_id = ? AND integration = ?').run(orgId, integration).changes > 0;
+  async remove(orgId: string, integration: string): Promise<boolean> {
+    return (await this.#sql.run('DELETE FROM integration_settings WHERE org_id = ? AND integration = ?', [orgId, integration])) > 0;
   }
 
   /** Organizations and integrations with stored settings. */
-  list(orgId?: string): { orgId: string; integration: string; settings: IntegrationSettings; updatedAt: string }[] {
-    const rows = this.#db
-      .prepare('SELECT org_id, integration, settings, updated_at FROM integration_settings WHERE (? IS NULL OR org_id = ?) ORDER BY org_id, integration')
-      .all(orgId ?? null, orgId ?? null) as { org_id: string; integration: string; settings: string; updated_at: string }[];
+  async list(orgId?: string): Promise<{ orgId: string; integration: string; settings: IntegrationSettings; updatedAt: string }[]> {
+    const columns = 'SELECT org_id, integration, settings, updated_at FROM integration_settings';
+    const rows = await this.#sql.all<{ org_id: string; integration: string; settings: string; updated_at: string }>(
+      orgId === undefined ? `${columns} ORDER BY org_id, integration` : `${columns} WHERE org_id = ? ORDER BY org_id, integration`,
+      orgId === undefined ? [] : [orgId],
+    );
     return rows.map((r) => ({ orgId: r.org_id, integration: r.integration, settings: JSON.parse(r.settings) as IntegrationSettings, updatedAt: r.updated_at }));
   }
 
   /** The time of the first attempt to escalate this conversation here, recording now when there was none. */
-  firstAttempt(orgId: string, integration: string, conversationId: string, now: Date): { at: Date; previous: boolean } {
-    const inserted = this.#db
-      .prepare('INSERT OR IGNORE INTO escalation_attempts (org_id, integration, conversation_id, first_attempt_at) VALUES (?, ?, ?, ?)')
-      .run(orgId, integration, conversationId, now.toISOString());
-    if (inserted.changes > 0) return { at: now, previous: false };
-    const row = this.#db
-      .prepare('SELECT first_attempt_at FROM escalation_attempts WHERE org_id = ? AND integration = ? AND conversation_id = ?')
-      .get(orgId, integration, conversationId) as { first_attempt_at: string };
-    return { at: new Date(row.first_attempt_at), previous: true };
+  async firstAttempt(orgId: string, integration: string, conversationId: string, now: Date): Promise<{ at: Date; previous: boolean }> {
+    const inserted = await this.#sql.run(
+      `INSERT INTO escalation_attempts (org_id, integration, conversation_id, first_attempt_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (org_id, integration, conversation_id) DO NOTHING`,
+      [orgId, integration, conversationId, now.toISOString()],
+    );
+    if (inserted > 0) return { at: now, previous: false };
+    const row = await this.#sql.get<{ first_attempt_at: string }>('SELECT first_attempt_at FROM escalation_attempts WHERE org_id = ? AND integration = ? AND conversation_id = ?', [
+      orgId,
+      integration,
+      conversationId,
+    ]);
+    return { at: new Date(row!.first_attempt_at), previous: true };
   }
+}
+
+/** The settings row of one organization and integration (`lock` appended to the query), parsed; {} when none. */
+async function readSettings(sql: Sql, orgId: string, integration: string, lock: string): Promise<IntegrationSettings> {
+  const row = await sql.get<{ settings: string }>(`SELECT settings FROM integration_settings WHERE org_id = ? AND integration = ?${lock}`, [orgId, integration]);
+  return row ? (JSON.parse(row.settings) as IntegrationSettings) : {};
 }
 
 /** Each setting from the organization's own settings, else from the environment. */

@@ -69,8 +69,12 @@ export class IntegrationError extends Error {
   }
 }
 
-/** Resolves the integration an organization uses for a given name; throws IntegrationError (retryable: false) naming missing configuration. */
-export type IntegrationResolver = (orgId: string, name: Integration) => EscalationIntegration;
+/**
+ * Resolves the integration an organization uses for a given name (reading its settings from the
+ * database, hence the promise; a fixed resolver may answer at once); fails with IntegrationError
+ * (retryable: false) naming missing configuration. Callers await it.
+ */
+export type IntegrationResolver = (orgId: string, name: Integration) => Promise<EscalationIntegration> | EscalationIntegration;
 
 /** The settings a helpdesk can take (each optional; a helpdesk names the ones it uses). */
 export interface IntegrationSettings {
@@ -107,7 +111,7 @@ export interface EscalationContext extends ClientOptions {
    * When this conversation was first escalated to this helpdesk, recording now when never (for
    * helpdesks that take no client-chosen id and must search on a retry). Absent without a database.
    */
-  firstAttempt?: (conversationId: string) => { at: Date; previous: boolean };
+  firstAttempt?: (conversationId: string) => Promise<{ at: Date; previous: boolean }>;
 }
 
 export interface SyncPage {

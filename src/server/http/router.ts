@@ -36,7 +36,8 @@ export interface Route {
   /**
    * For public routes with a `publicBucket`: whether the request is genuine (e.g. signed by the
    * sender it claims to be), judged from its body before it is counted. Only genuine requests
-   * count in `publicBucket`; the others count against the client address.
+   * count in `publicBucket`; the others count against the client address. A promise where
+   * judging reads the database (the sender's secret).
    */
   genuine?(ctx: RouteContext): boolean | Promise<boolean>;
   /** Honour `Idempotency-Key`. */

@@ -1,5 +1,5 @@
 /** @module Visitors' ratings of answers: one per assistant message, a later rating replacing the earlier one. */
-import type { Db } from '../store/database.js';
+import type { Sql } from '../store/sql.js';
 
 export { FEEDBACK_COMMENT_MAX_LENGTH } from '../../protocol/index.js';
 
@@ -24,39 +24,38 @@ export type FeedbackOutcome =
   /** `message_index` is past the end or names a user message. */
   | { ok: false; reason: 'not_an_answer' };
 
+const UPSERT = `
+  INSERT INTO feedback (conversation_id, message_seq, org_id, rating, comment, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (conversation_id, message_seq) DO UPDATE SET rating = excluded.rating, comment = excluded.comment, updated_at = excluded.updated_at`;
+
 export class FeedbackStore {
-  readonly #record;
+  readonly #sql: Sql;
   readonly #now: () => number;
 
-  constructor(db: Db, now: () => number = Date.now) {
+  constructor(sql: Sql, now: () => number = Date.now) {
+    this.#sql = sql;
     this.#now = now;
-    const conversation = db.prepare('SELECT 1 FROM conversations WHERE id = ? AND org_id = ?').pluck();
-    const atIndex = db.prepare('SELECT seq, role FROM messages WHERE conversation_id = ? ORDER BY seq LIMIT 1 OFFSET ?');
-    const lastAnswer = db.prepare("SELECT MAX(seq) FROM messages WHERE conversation_id = ? AND role = 'assistant'").pluck();
-    const upsert = db.prepare(
-      `INSERT INTO feedback (conversation_id, message_seq, org_id, rating, comment, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (conversation_id, message_seq) DO UPDATE SET rating = excluded.rating, comment = excluded.comment, updated_at = excluded.updated_at`,
-    );
-    this.#record = db.transaction((input: FeedbackInput): FeedbackOutcome => {
-      if (!conversation.get(input.conversationId, input.orgId)) return { ok: false, reason: 'not_found' };
+  }
+
+  /** Records (or replaces) the rating of one answer, checking that the conversation is the organization's. */
+  record(input: FeedbackInput): Promise<FeedbackOutcome> {
+    return this.#sql.transaction(async (tx): Promise<FeedbackOutcome> => {
+      // On PostgreSQL the conversation is kept from being deleted until the rating is stored with it.
+      const share = tx.dialect === 'postgres' ? ' FOR SHARE' : '';
+      if (!(await tx.get(`SELECT 1 AS found FROM conversations WHERE id = ? AND org_id = ?${share}`, [input.conversationId, input.orgId]))) return { ok: false, reason: 'not_found' };
       let seq: number;
       if (input.messageIndex === undefined) {
-        const last = lastAnswer.get(input.conversationId) as number | null;
-        if (last === null) return { ok: false, reason: 'no_answer' };
-        seq = last;
+        const last = await tx.get<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM messages WHERE conversation_id = ? AND role = 'assistant'", [input.conversationId]);
+        if (last?.seq == null) return { ok: false, reason: 'no_answer' };
+        seq = last.seq;
       } else {
-        const row = atIndex.get(input.conversationId, input.messageIndex) as { seq: number; role: string } | undefined;
+        const row = await tx.get<{ seq: number; role: string }>('SELECT seq, role FROM messages WHERE conversation_id = ? ORDER BY seq LIMIT 1 OFFSET ?', [input.conversationId, input.messageIndex]);
         if (!row || row.role !== 'assistant') return { ok: false, reason: 'not_an_answer' };
         seq = row.seq;
       }
       const iso = new Date(this.#now()).toISOString();
-      upsert.run(input.conversationId, seq, input.orgId, input.rating, input.comment ?? null, iso, iso);
+      await tx.run(UPSERT, [input.conversationId, seq, input.orgId, input.rating, input.comment ?? null, iso, iso]);
       return { ok: true, messageSeq: seq };
     });
-  }
-
-  /** Records (or replaces) the rating of one answer, checking that the conversation is the organization's. */
-  record(input: FeedbackInput): FeedbackOutcome {
-    return this.#record(input);
   }
 }

@@ -1,11 +1,12 @@
 /**
  * @module WAL checkpoints on a thread of their own while the sweep deletes: copying the write-ahead
  * log back into the database file (and syncing it) is the longest step of a write, and here it
- * does not hold up the event loop. Without a usable thread, SQLite checkpoints as usual.
+ * does not hold up the event loop. Without a usable thread, SQLite checkpoints as usual. SQLite
+ * only: PostgreSQL checkpoints by itself, on its own server.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { Db } from '../store/database.js';
+import { SqliteSql, type Sql } from '../store/sql.js';
 
 /** The thread's code: its own connection, a PASSIVE checkpoint (never blocks readers or writers) on each message. */
 const THREAD = `
@@ -26,8 +27,10 @@ export interface Checkpointer {
   close(): Promise<void>;
 }
 
-/** A checkpointing thread for a file database in WAL mode, or null (in memory, another journal mode, no thread). */
-export function startCheckpointer(db: Db): Checkpointer | null {
+/** A checkpointing thread for a SQLite file database in WAL mode, or null (PostgreSQL, in memory, another journal mode, no thread). */
+export function startCheckpointer(sql: Sql): Checkpointer | null {
+  if (!(sql instanceof SqliteSql)) return null;
+  const db = sql.db;
   if (db.memory || String(db.pragma('journal_mode', { simple: true })).toLowerCase() !== 'wal') return null;
   let worker: Worker;
   try {

@@ -4,17 +4,22 @@
  * yielding to the event loop between batches so requests are never held up.
  */
 import type { Logger } from '../http/log.js';
-import { ConversationStore } from '../store/conversations.js';
-import type { Db } from '../store/database.js';
+import type { Sql } from '../store/sql.js';
 import { startCheckpointer } from './checkpointer.js';
 import { DEFAULT_RETENTION_DAYS, RetentionSettingsStore, validRetentionDays } from './settings.js';
 
 export { DEFAULT_RETENTION_DAYS, RetentionInputError, RetentionSettingsStore, validRetentionDays } from './settings.js';
 
+/** What the sweep deletes through: the conversation store, which also drops its in-memory copies. */
+export interface ExpiringConversations {
+  /** Deletes at most `limit` of the organization's conversations last active before `before` (ISO), with everything derived from them; resolves with how many. */
+  deleteExpired(orgId: string, before: string, limit: number): Promise<number>;
+}
+
 export interface RetentionSweepOptions {
-  db: Db;
-  /** Deletes expired conversations with everything derived from them (and drops its in-memory copies). @default a store of its own on `db` */
-  conversations?: ConversationStore;
+  sql: Sql;
+  /** Deletes expired conversations with everything derived from them (the server's ConversationStore). */
+  conversations: ExpiringConversations;
   logger: Logger;
   /** Retention of organizations without their own. @default DEFAULT_RETENTION_DAYS (90) */
   defaultDays?: number;
@@ -52,8 +57,8 @@ const ORGANIZATIONS = `
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class RetentionSweep {
-  readonly #db: Db;
-  readonly #conversations: ConversationStore;
+  readonly #sql: Sql;
+  readonly #conversations: ExpiringConversations;
   readonly #logger: Logger;
   readonly #defaultDays: number;
   readonly #batchSize: number;
@@ -70,8 +75,8 @@ export class RetentionSweep {
   #halted = false;
 
   constructor(options: RetentionSweepOptions) {
-    this.#db = options.db;
-    this.#conversations = options.conversations ?? new ConversationStore(options.db);
+    this.#sql = options.sql;
+    this.#conversations = options.conversations;
     this.#logger = options.logger;
     this.#defaultDays = validRetentionDays(options.defaultDays ?? DEFAULT_RETENTION_DAYS);
     this.#batchSize = options.batchSize ?? 500;
@@ -82,7 +87,7 @@ export class RetentionSweep {
     if (!(this.#intervalMs > 0)) throw new RangeError('intervalMs must be positive');
     if (!(this.#batchMs > 0)) throw new RangeError('batchMs must be positive');
     this.#size = Math.min(this.#size, this.#batchSize);
-    this.#settings = new RetentionSettingsStore(this.#db, this.#now);
+    this.#settings = new RetentionSettingsStore(this.#sql, this.#now);
   }
 
   /** Sweeps now, then every `intervalMs`, until `stop()`. */
@@ -133,13 +138,13 @@ export class RetentionSweep {
 
   async #sweep(): Promise<SweepReport> {
     const report: SweepReport = { deleted: 0, batches: 0 };
-    const own = this.#settings.all();
-    const orgs = this.#db.prepare(ORGANIZATIONS).pluck().all() as string[];
+    const own = await this.#settings.all();
+    const orgs = (await this.#sql.all<{ org: string }>(ORGANIZATIONS)).map((r) => r.org);
     // Checkpoints move to a thread of their own once there is something to delete.
     let checkpointer: ReturnType<typeof startCheckpointer> | undefined;
     try {
       await this.#sweepOrganizations(orgs, own, report, () => {
-        if (checkpointer === undefined) checkpointer = startCheckpointer(this.#db);
+        if (checkpointer === undefined) checkpointer = startCheckpointer(this.#sql);
         checkpointer?.request();
       });
     } finally {
@@ -157,7 +162,7 @@ export class RetentionSweep {
         if (this.#halted) return;
         const size = this.#size;
         const started = performance.now();
-        const deleted = this.#conversations.deleteExpired(orgId, before, size);
+        const deleted = await this.#conversations.deleteExpired(orgId, before, size);
         this.#adapt(performance.now() - started, deleted === size);
         report.deleted += deleted;
         if (deleted > 0) {

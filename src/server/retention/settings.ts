@@ -1,5 +1,5 @@
 /** @module Each organization's retention period: its own when set through the CLI, else the server's default. */
-import type { Db } from '../store/database.js';
+import type { Sql } from '../store/sql.js';
 
 /** How long conversations are kept when nothing else is configured. */
 export const DEFAULT_RETENTION_DAYS = 90;
@@ -20,35 +20,36 @@ export function validRetentionDays(days: number): number {
 }
 
 export class RetentionSettingsStore {
-  readonly #db: Db;
+  readonly #sql: Sql;
   readonly #now: () => number;
 
-  constructor(db: Db, now: () => number = Date.now) {
-    this.#db = db;
+  constructor(sql: Sql, now: () => number = Date.now) {
+    this.#sql = sql;
     this.#now = now;
   }
 
   /** Sets the organization's own retention period. */
-  set(orgId: string, days: number): void {
+  async set(orgId: string, days: number): Promise<void> {
     validRetentionDays(days);
-    this.#db
-      .prepare('INSERT INTO retention_settings (org_id, days, updated_at) VALUES (?, ?, ?) ON CONFLICT (org_id) DO UPDATE SET days = excluded.days, updated_at = excluded.updated_at')
-      .run(orgId, days, new Date(this.#now()).toISOString());
+    await this.#sql.run(
+      'INSERT INTO retention_settings (org_id, days, updated_at) VALUES (?, ?, ?) ON CONFLICT (org_id) DO UPDATE SET days = excluded.days, updated_at = excluded.updated_at',
+      [orgId, days, new Date(this.#now()).toISOString()],
+    );
   }
 
-  /** Removes the organization's own period: the server's default applies again. Returns whether one was set. */
-  clear(orgId: string): boolean {
-    return this.#db.prepare('DELETE FROM retention_settings WHERE org_id = ?').run(orgId).changes > 0;
+  /** Removes the organization's own period: the server's default applies again. Resolves with whether one was set. */
+  async clear(orgId: string): Promise<boolean> {
+    return (await this.#sql.run('DELETE FROM retention_settings WHERE org_id = ?', [orgId])) > 0;
   }
 
   /** The organization's own period in days, or null when it uses the server's default. */
-  stored(orgId: string): number | null {
-    return (this.#db.prepare('SELECT days FROM retention_settings WHERE org_id = ?').pluck().get(orgId) as number | undefined) ?? null;
+  async stored(orgId: string): Promise<number | null> {
+    return (await this.#sql.get<{ days: number }>('SELECT days FROM retention_settings WHERE org_id = ?', [orgId]))?.days ?? null;
   }
 
   /** Every organization's own period. */
-  all(): Map<string, number> {
-    const rows = this.#db.prepare('SELECT org_id, days FROM retention_settings').all() as { org_id: string; days: number }[];
+  async all(): Promise<Map<string, number>> {
+    const rows = await this.#sql.all<{ org_id: string; days: number }>('SELECT org_id, days FROM retention_settings');
     return new Map(rows.map((r) => [r.org_id, r.days]));
   }
 }

@@ -1,5 +1,5 @@
 /** @module The core API's schema, as numbered migrations (component `core`). */
-import type { Migration } from './database.js';
+import type { Migration } from './migrate.js';
 
 export const coreMigrations: Migration[] = [
   {

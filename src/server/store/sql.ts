@@ -10,8 +10,8 @@
  */
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { changeTracker, type ChangeTracker } from './database.js';
+import { join, resolve } from 'node:path';
+import { changeTracker, type ChangeTracker } from './change-tracker.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Params = readonly unknown[];
@@ -104,12 +104,21 @@ export class SqliteSql implements Sql {
   readonly db: Database.Database;
   readonly changes: ChangeTracker;
   readonly #statements = new Map<string, Database.Statement>();
-  /** The transaction in progress and the ones waiting for it, in order. */
-  #tail: Promise<void> | null = null;
+  /** The transaction in progress and the ones waiting for it, shared by this process's connections to the file. */
+  readonly #gate: Gate;
 
   constructor(db: Database.Database) {
     this.db = db;
     this.changes = changeTracker(db);
+    this.#gate = gateOf(db);
+  }
+
+  get #tail(): Promise<void> | null {
+    return this.#gate.tail;
+  }
+
+  set #tail(value: Promise<void> | null) {
+    this.#gate.tail = value;
   }
 
   all<T>(text: string, params: Params = []): Promise<T[]> {
@@ -178,7 +187,8 @@ export class SqliteSql implements Sql {
   }
 
   async close(): Promise<void> {
-    if (this.#tail) await this.#tail;
+    while (this.#tail) await this.#tail;
+    releaseGate(this.db);
     this.db.close();
   }
 
@@ -197,6 +207,34 @@ export class SqliteSql implements Sql {
     }
     return statement;
   }
+}
+
+/**
+ * One queue of transactions per database file in this process. Two connections of one process to
+ * one file (two servers in a test, a server and a store opened beside it) would otherwise deadlock:
+ * the second's BEGIN waits synchronously (busy timeout) for a lock the first can only release once
+ * the event loop runs again.
+ */
+interface Gate {
+  tail: Promise<void> | null;
+  users: number;
+}
+const gates = new Map<string, Gate>();
+
+function gateOf(db: Database.Database): Gate {
+  if (db.memory) return { tail: null, users: 1 };
+  const key = resolve(db.name);
+  let gate = gates.get(key);
+  if (!gate) gates.set(key, (gate = { tail: null, users: 0 }));
+  gate.users++;
+  return gate;
+}
+
+function releaseGate(db: Database.Database): void {
+  if (db.memory) return;
+  const key = resolve(db.name);
+  const gate = gates.get(key);
+  if (gate && --gate.users === 0) gates.delete(key);
 }
 
 /** The handle a SQLite transaction's work is given: it runs statements at once, inside the transaction. */

@@ -1,6 +1,7 @@
-/** @module Synced helpdesk tickets in SQLite, per organization by `source` + `external_id`, with crash-safe deletion. */
+/** @module Synced helpdesk tickets in the database, per organization by `source` + `external_id`, with crash-safe deletion. */
 import type { Ticket } from '../../protocol/index.js';
-import type { Db, Migration } from '../store/database.js';
+import type { Migration } from '../store/migrate.js';
+import type { Sql } from '../store/sql.js';
 import type { TicketInput, TicketStore } from './types.js';
 
 export const ticketMigrations: Migration[] = [
@@ -75,7 +76,7 @@ function toTicket(row: TicketRow): Ticket {
   };
 }
 
-export interface SqliteTicketStoreOptions {
+export interface SqlTicketStoreOptions {
   /** Removes what was derived from a ticket (its knowledge-base entries). May throw; deletion is then retried. */
   forget: (orgId: string, source: string, externalId: string) => Promise<void>;
   /** Indexes a ticket's text when it is upserted. */
@@ -84,38 +85,41 @@ export interface SqliteTicketStoreOptions {
 
 const COLUMNS = 'source, external_id, title, status, url, customer_email, customer_name, created_at, updated_at';
 
-export class SqliteTicketStore implements TicketStore {
-  readonly #db: Db;
-  readonly #options: SqliteTicketStoreOptions;
+/** Times an upsert finishes off a deletion under way and tries again before giving up. */
+const UPSERT_TRIES = 3;
 
-  constructor(db: Db, options: SqliteTicketStoreOptions) {
-    this.#db = db;
+export class SqlTicketStore implements TicketStore {
+  readonly #sql: Sql;
+  readonly #options: SqlTicketStoreOptions;
+
+  constructor(sql: Sql, options: SqlTicketStoreOptions) {
+    this.#sql = sql;
     this.#options = options;
   }
 
   async upsert(orgId: string, ticket: TicketInput): Promise<void> {
     const source = ticket.source.toLowerCase();
-    // A ticket half way through deletion stays deleted: its row is finished off, then imported afresh.
-    const pending = this.#db.prepare('SELECT deleting FROM tickets WHERE org_id = ? AND source = ? AND external_id = ?').get(orgId, source, ticket.externalId) as
-      | { deleting: number }
-      | undefined;
-    if (pending?.deleting) await this.remove(orgId, source, ticket.externalId);
-    this.#db
-      .prepare(
+    for (let tries = 1; ; tries++) {
+      // Never writes into a row being deleted (the condition is checked under the row's lock): a
+      // ticket half way through deletion stays deleted, its row is finished off, then imported afresh.
+      const written = await this.#sql.run(
         `INSERT INTO tickets (org_id, source, external_id, title, status, url, customer_email, customer_name, body, created_at, updated_at)
-         VALUES (@orgId, @source, @externalId, @title, @status, @url, @customerEmail, @customerName, @body, @createdAt, @updatedAt)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (org_id, source, external_id) DO UPDATE SET
            title = excluded.title, status = excluded.status, url = excluded.url, customer_email = excluded.customer_email,
-           customer_name = excluded.customer_name, body = excluded.body, updated_at = excluded.updated_at`,
-      )
-      .run({ orgId, ...ticket, source });
+           customer_name = excluded.customer_name, body = excluded.body, updated_at = excluded.updated_at
+         WHERE tickets.deleting = 0`,
+        [orgId, source, ticket.externalId, ticket.title, ticket.status, ticket.url, ticket.customerEmail, ticket.customerName, ticket.body, ticket.createdAt, ticket.updatedAt],
+      );
+      if (written > 0) break;
+      if (tries === UPSERT_TRIES) throw new Error(`ticket ${source}/${ticket.externalId} is being deleted; try again`);
+      await this.remove(orgId, source, ticket.externalId);
+    }
     await this.#options.index?.(orgId, { ...ticket, source });
   }
 
   async get(orgId: string, source: string, externalId: string): Promise<Ticket | null> {
-    const row = this.#db
-      .prepare(`SELECT ${COLUMNS} FROM tickets WHERE org_id = ? AND source = ? AND external_id = ? AND deleting = 0`)
-      .get(orgId, source, externalId) as TicketRow | undefined;
+    const row = await this.#sql.get<TicketRow>(`SELECT ${COLUMNS} FROM tickets WHERE org_id = ? AND source = ? AND external_id = ? AND deleting = 0`, [orgId, source, externalId]);
     return row ? toTicket(row) : null;
   }
 
@@ -130,13 +134,13 @@ export class SqliteTicketStore implements TicketStore {
         // An unreadable cursor starts from the beginning.
       }
     }
-    const rows = this.#db
-      .prepare(
-        `SELECT ${COLUMNS} FROM tickets
-         WHERE org_id = ? AND deleting = 0 AND (? IS NULL OR source = ?) AND (source, external_id) > (?, ?)
-         ORDER BY source, external_id LIMIT ?`,
-      )
-      .all(orgId, options.source ?? null, options.source ?? null, after[0], after[1], options.limit + 1) as TicketRow[];
+    const bySource = options.source === undefined ? '' : 'AND source = ?';
+    const rows = await this.#sql.all<TicketRow>(
+      `SELECT ${COLUMNS} FROM tickets
+       WHERE org_id = ? AND deleting = 0 ${bySource} AND (source, external_id) > (?, ?)
+       ORDER BY source, external_id LIMIT ?`,
+      [orgId, ...(options.source === undefined ? [] : [options.source]), after[0], after[1], options.limit + 1],
+    );
     const page = rows.slice(0, options.limit);
     const last = page.at(-1);
     const nextCursor = rows.length > options.limit && last ? Buffer.from(JSON.stringify([last.source, last.external_id])).toString('base64url') : null;
@@ -146,44 +150,45 @@ export class SqliteTicketStore implements TicketStore {
   async remove(orgId: string, source: string, externalId: string): Promise<boolean> {
     // Step 1 hides the ticket from every read at once, and remembers to ask the helpdesk about it on
     // the next sync (an incremental sync would not see an unchanged ticket again); steps 2 and 3 may
-    // fail and are finished by a retry.
-    const marked = this.#db.transaction(() => {
-      const changes = this.#db
-        .prepare('UPDATE tickets SET deleting = 1 WHERE org_id = ? AND source = ? AND external_id = ?')
-        .run(orgId, source, externalId).changes;
+    // fail and are finished by a retry. The UPDATE holds the row's lock until the refetch is
+    // recorded, so a concurrent upsert sees the ticket either whole or marked.
+    const marked = await this.#sql.transaction(async (tx) => {
+      const changes = await tx.run('UPDATE tickets SET deleting = 1 WHERE org_id = ? AND source = ? AND external_id = ?', [orgId, source, externalId]);
       if (changes > 0) {
-        this.#db
-          .prepare('INSERT OR REPLACE INTO ticket_refetch (org_id, source, external_id, deleted_at) VALUES (?, ?, ?, ?)')
-          .run(orgId, source, externalId, new Date().toISOString());
+        await tx.run(
+          `INSERT INTO ticket_refetch (org_id, source, external_id, deleted_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT (org_id, source, external_id) DO UPDATE SET deleted_at = excluded.deleted_at`,
+          [orgId, source, externalId, new Date().toISOString()],
+        );
       }
       return changes;
-    })();
+    });
     if (marked === 0) return false;
     await this.#options.forget(orgId, source, externalId);
-    this.#db.prepare('DELETE FROM tickets WHERE org_id = ? AND source = ? AND external_id = ? AND deleting = 1').run(orgId, source, externalId);
+    // Only a row still marked: one imported afresh meanwhile (deleting = 0) stays.
+    await this.#sql.run('DELETE FROM tickets WHERE org_id = ? AND source = ? AND external_id = ? AND deleting = 1', [orgId, source, externalId]);
     return true;
   }
 
   async pendingRefetch(orgId: string, source: string): Promise<string[]> {
-    const rows = this.#db.prepare('SELECT external_id FROM ticket_refetch WHERE org_id = ? AND source = ? ORDER BY deleted_at').all(orgId, source) as { external_id: string }[];
+    const rows = await this.#sql.all<{ external_id: string }>('SELECT external_id FROM ticket_refetch WHERE org_id = ? AND source = ? ORDER BY deleted_at', [orgId, source]);
     return rows.map((r) => r.external_id);
   }
 
   async refetched(orgId: string, source: string, externalId: string): Promise<void> {
-    this.#db.prepare('DELETE FROM ticket_refetch WHERE org_id = ? AND source = ? AND external_id = ?').run(orgId, source, externalId);
+    await this.#sql.run('DELETE FROM ticket_refetch WHERE org_id = ? AND source = ? AND external_id = ?', [orgId, source, externalId]);
   }
 
   async getCursor(orgId: string, source: string): Promise<string | null> {
-    const row = this.#db.prepare('SELECT cursor FROM ticket_sync_cursors WHERE org_id = ? AND source = ?').get(orgId, source) as { cursor: string | null } | undefined;
+    const row = await this.#sql.get<{ cursor: string | null }>('SELECT cursor FROM ticket_sync_cursors WHERE org_id = ? AND source = ?', [orgId, source]);
     return row?.cursor ?? null;
   }
 
   async setCursor(orgId: string, source: string, cursor: string | null): Promise<void> {
-    this.#db
-      .prepare(
-        `INSERT INTO ticket_sync_cursors (org_id, source, cursor, updated_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (org_id, source) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at`,
-      )
-      .run(orgId, source, cursor, new Date().toISOString());
+    await this.#sql.run(
+      `INSERT INTO ticket_sync_cursors (org_id, source, cursor, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (org_id, source) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at`,
+      [orgId, source, cursor, new Date().toISOString()],
+    );
   }
 }

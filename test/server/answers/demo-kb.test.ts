@@ -1,15 +1,20 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolve } from 'node:path';
 import { createAnswerEngine } from '../../../src/server/answers/index.js';
+import type { Sql } from '../../../src/server/store/sql.js';
+import { openTestSql } from '../../helpers/database.js';
 
 /** `npm start`'s knowledge base: this project's README, docs and source (see scripts/start.mjs). */
 const repo = resolve(import.meta.dirname, '../../..');
-const engine = createAnswerEngine({ db: new Database(':memory:'), llm: null });
+let sql: Sql;
+let engine: ReturnType<typeof createAnswerEngine>;
 
 beforeAll(async () => {
+  sql = await openTestSql();
+  engine = createAnswerEngine({ sql, llm: null });
   await engine.ingest('demo', [resolve(repo, 'README.md'), resolve(repo, 'docs'), resolve(repo, 'src')], { baseUrl: 'http://localhost:8080/source/' });
 }, 60_000);
+afterAll(() => sql?.close());
 
 const ask = (question: string) => engine.answer({ orgId: 'demo', messages: [{ role: 'user', content: question, sources: [] }], signal: new AbortController().signal });
 

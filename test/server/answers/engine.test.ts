@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
 import { cpSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createAnswerEngine, mapCitations } from '../../../src/server/answers/index.js';
+import { mapCitations } from '../../../src/server/answers/index.js';
 import { NO_ANSWER } from '../../../src/server/answers/compose.js';
 import type { Message } from '../../../src/protocol/index.js';
+import { openTestEngine } from '../../helpers/answer-engine.js';
 import { fakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
 
 const fixtures = resolve(import.meta.dirname, '../../fixtures/kb');
@@ -23,20 +23,18 @@ afterEach(async () => {
 });
 
 function engine(options: { llm?: FakeLlm } = {}) {
-  const db = new Database(':memory:');
-  return createAnswerEngine({
-    db,
+  return openTestEngine({
     llm: options.llm ? { baseUrl: options.llm.baseUrl, apiKey: 'test-key', model: 'test-model', timeoutMs: 500, retries: 1 } : null,
   });
 }
 
-const ask = (e: ReturnType<typeof engine>, ...turns: string[]) => {
+const ask = (e: Awaited<ReturnType<typeof engine>>, ...turns: string[]) => {
   const messages: Message[] = turns.map((content, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content, sources: [] }));
   return e.answer({ orgId: 'acme', messages, signal: new AbortController().signal });
 };
 
 async function ingested(options: { llm?: FakeLlm } = {}) {
-  const e = engine(options);
+  const e = await engine(options);
   await e.ingest('acme', [join(work, 'docs'), join(work, 'code')], { baseUrl: 'https://github.com/acme/sync/blob/main/' });
   return e;
 }
@@ -101,7 +99,7 @@ describe('ingestion', () => {
   });
 
   it('refuses a path that does not exist', async () => {
-    await expect(engine().ingest('acme', [join(work, 'nope')])).rejects.toThrow(/no such file or directory/);
+    await expect((await engine()).ingest('acme', [join(work, 'nope')])).rejects.toThrow(/no such file or directory/);
   });
 });
 

@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAnswerEngine } from '../../../src/server/answers/index.js';
+import { openTestEngine } from '../../helpers/answer-engine.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -31,7 +30,7 @@ describe('ranking', () => {
       ['Overview', 'Every change is recorded.'],
       ['Examples', 'Typical entries: a data export started, a data export finished, data exports listed.'],
     ]);
-    const engine = createAnswerEngine({ db: new Database(':memory:'), llm: null });
+    const engine = await openTestEngine();
     await engine.ingest('acme', [dir]);
     const hits = await engine.search('acme', 'data exports examples');
     expect(hits[0]!.section.url).toBe('https://docs.example.com/exports#examples');
@@ -45,7 +44,7 @@ describe('ranking', () => {
       ['Get started', 'Open the add-on menu, then paste your key.'],
     ]);
     page('billing', 'Billing', [['Invoices', 'Invoices are sent on the first of the month; open the menu to download them.']]);
-    const engine = createAnswerEngine({ db: new Database(':memory:'), llm: null });
+    const engine = await openTestEngine();
     await engine.ingest('acme', [dir]);
     const question = 'How do I start quickly from a ready-made workbook template with sample prompts in the add-on menu?';
     const hits = await engine.search('acme', question);
@@ -68,7 +67,7 @@ describe('index build', () => {
     for (let p = 0; p < 40; p++) {
       page(`p${p}`, `Page ${p}`, Array.from({ length: 50 }, (_, s) => [`Topic ${p} ${s}`, `${Array.from({ length: 80 }, (_, k) => words[(p * 31 + s * 7 + k) % 400]).join(' ')}.`]));
     }
-    const engine = createAnswerEngine({ db: new Database(':memory:'), llm: null });
+    const engine = await openTestEngine();
     await engine.ingest('acme', [dir]);
     let turns = 0;
     let finished = false;

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
 import { resolve } from 'node:path';
-import { createAnswerEngine } from '../../../src/server/answers/index.js';
 import { NO_ANSWER } from '../../../src/server/answers/compose.js';
+import { openTestEngine } from '../../helpers/answer-engine.js';
 import { fakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
 
 /** A help center of two pages: the answer/no-answer decision must work as well as on a large one. */
@@ -16,7 +15,7 @@ afterEach(async () => {
 
 async function twoPages() {
   const config = llm ? { baseUrl: llm.baseUrl, apiKey: 'test-key', model: 'test-model', timeoutMs: 2000, retries: 0 } : null;
-  const engine = createAnswerEngine({ db: new Database(':memory:'), llm: config });
+  const engine = await openTestEngine({ llm: config });
   await engine.ingest('shop', [helpCenter], { baseUrl: 'https://help.shop.test/' });
   return (question: string) => engine.answer({ orgId: 'shop', messages: [{ role: 'user', content: question, sources: [] }], signal: new AbortController().signal });
 }

@@ -9,9 +9,7 @@ import { runCli, startServe } from '../../helpers/cli.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { insightsMigrations } from '../../../src/server/insights/migrations.js';
-import { openDatabase } from '../../../src/server/store/database.js';
-import { coreMigrations } from '../../../src/server/store/migrations.js';
+import { openSqlite } from '../../../src/server/store/sql.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'support-chat-insights-'));
 let server: ChildProcess;
@@ -26,7 +24,8 @@ beforeAll(async () => {
   chat = JSON.parse(run(['token', 'create', '--org', 'acme', '--name', 'site', '--scopes', 'chat:read,chat:write', '--json'])).token;
   reader = JSON.parse(run(['token', 'create', '--org', 'acme', '--name', 'docs-team', '--scopes', 'insights:read', '--json'])).token;
   // A conversation last active 120 days ago: past the default retention of 90 days.
-  const db = openDatabase({ dataDir, migrations: [...coreMigrations, ...insightsMigrations] });
+  // The data directory already holds the server's schema: `token create` made it.
+  const { db } = openSqlite(dataDir);
   const old = new Date(Date.now() - 120 * 86_400_000).toISOString();
   db.prepare("INSERT INTO conversations (id, org_id, status, created_at, updated_at) VALUES ('conv_old', 'acme', 'completed', ?, ?)").run(old, old);
   db.prepare("INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) VALUES ('conv_old', 1, 'user', 'an old question', '[]', ?)").run(old);

@@ -7,8 +7,8 @@ afterEach(async () => {
   for (const t of servers.splice(0)) await t.server.close();
 });
 
-function setup() {
-  const t = testServer();
+async function setup() {
+  const t = await testServer();
   servers.push(t);
   return t;
 }
@@ -23,27 +23,27 @@ async function conversation(t: TestServer, token: string) {
   return id;
 }
 
-const ratings = (t: TestServer) => t.server.db.prepare('SELECT message_seq, rating, comment FROM feedback ORDER BY message_seq').all();
+const ratings = (t: TestServer) => t.server.sql.all('SELECT message_seq, rating, comment FROM feedback ORDER BY message_seq');
 
 describe('POST /v0/chat/{id}/feedback', () => {
   it('records a rating of the last answer by default and answers 200 {"success":true}', async () => {
-    const t = setup();
-    const token = t.token();
+    const t = await setup();
+    const token = await t.token();
     const id = await conversation(t, token);
     const res = await t.call('POST', `/v0/chat/${id}/feedback`, { token, body: { rating: 'up' } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true });
-    expect(ratings(t)).toEqual([{ message_seq: 4, rating: 'up', comment: null }]);
+    expect(await ratings(t)).toEqual([{ message_seq: 4, rating: 'up', comment: null }]);
   });
 
   it('replaces an earlier rating of the same answer, and rates an earlier answer by message_index', async () => {
-    const t = setup();
-    const token = t.token();
+    const t = await setup();
+    const token = await t.token();
     const id = await conversation(t, token);
     await t.call('POST', `/v0/chat/${id}/feedback`, { token, body: { rating: 'up', message_index: 1 } });
     const again = await t.call('POST', `/v0/chat/${id}/feedback`, { token, body: { rating: 'down', comment: 'Out of date', message_index: 1 } });
     expect(again.status).toBe(200);
-    expect(ratings(t)).toEqual([{ message_seq: 2, rating: 'down', comment: 'Out of date' }]);
+    expect(await ratings(t)).toEqual([{ message_seq: 2, rating: 'down', comment: 'Out of date' }]);
   });
 
   it.each([
@@ -56,34 +56,34 @@ describe('POST /v0/chat/{id}/feedback', () => {
     [{ rating: 'up', message_index: 0 }, '"message_index" must be the index of an assistant message in the conversation'],
     [{ rating: 'up', message_index: 9 }, '"message_index" must be the index of an assistant message in the conversation'],
   ])('answers 400 naming the field for %j', async (body, message) => {
-    const t = setup();
-    const token = t.token();
+    const t = await setup();
+    const token = await t.token();
     const id = await conversation(t, token);
     const res = await t.call('POST', `/v0/chat/${id}/feedback`, { token, body });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: { code: 'bad_request', message } });
-    expect(ratings(t)).toEqual([]);
+    expect(await ratings(t)).toEqual([]);
   });
 
   it('accepts a comment of exactly 2000 characters', async () => {
-    const t = setup();
-    const token = t.token();
+    const t = await setup();
+    const token = await t.token();
     const id = await conversation(t, token);
     expect((await t.call('POST', `/v0/chat/${id}/feedback`, { token, body: { rating: 'down', comment: 'y'.repeat(2000) } })).status).toBe(200);
   });
 
   it("answers 404 for another organization's conversation and for unknown ones", async () => {
-    const t = setup();
-    const id = await conversation(t, t.token('acme'));
-    const other = t.token('globex');
+    const t = await setup();
+    const id = await conversation(t, await t.token('acme'));
+    const other = await t.token('globex');
     expect((await t.call('POST', `/v0/chat/${id}/feedback`, { token: other, body: { rating: 'down' } })).status).toBe(404);
     expect((await t.call('POST', '/v0/chat/conv_nope/feedback', { token: other, body: { rating: 'down' } })).status).toBe(404);
-    expect(ratings(t)).toEqual([]);
+    expect(await ratings(t)).toEqual([]);
   });
 
   it('answers 409 while the first answer is not there yet', async () => {
-    const t = setup();
-    const token = t.token();
+    const t = await setup();
+    const token = await t.token();
     const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'Hello?' } });
     const res = await t.call('POST', `/v0/chat/${sent.body.conversation_id}/feedback`, { token, body: { rating: 'up' } });
     expect(res.status).toBe(409);
@@ -91,33 +91,33 @@ describe('POST /v0/chat/{id}/feedback', () => {
   });
 
   it('needs chat:write and counts toward the rate limits', async () => {
-    const t = setup();
-    const id = await conversation(t, t.token());
-    const reader = t.token('acme', ['chat:read']);
+    const t = await setup();
+    const id = await conversation(t, await t.token());
+    const reader = await t.token('acme', ['chat:read']);
     expect((await t.call('POST', `/v0/chat/${id}/feedback`, { token: reader, body: { rating: 'up' } })).status).toBe(403);
-    const writer = t.token('acme', ['chat:write']);
+    const writer = await t.token('acme', ['chat:write']);
     const first = await t.call('POST', `/v0/chat/${id}/feedback`, { token: writer, body: { rating: 'up' } });
     const second = await t.call('POST', `/v0/chat/${id}/feedback`, { token: writer, body: { rating: 'up' } });
     expect(Number(first.response.headers.get('x-ratelimit-remaining')) - Number(second.response.headers.get('x-ratelimit-remaining'))).toBe(1);
   });
 
   it('answers 429 once the token has used its requests, without recording', async () => {
-    const t = testServer({ rateLimits: { perToken: 2 } });
+    const t = await testServer({ rateLimits: { perToken: 2 } });
     servers.push(t);
-    const token = t.token();
+    const token = await t.token();
     const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'Hi' } });
     await t.answer();
     await t.call('POST', `/v0/chat/${sent.body.conversation_id}/feedback`, { token, body: { rating: 'up' } });
     const limited = await t.call('POST', `/v0/chat/${sent.body.conversation_id}/feedback`, { token, body: { rating: 'down' } });
     expect(limited.status).toBe(429);
-    expect(ratings(t)).toEqual([{ message_seq: 2, rating: 'up', comment: null }]);
+    expect(await ratings(t)).toEqual([{ message_seq: 2, rating: 'up', comment: null }]);
   });
 });
 
 describe('DELETE /v0/chat/{id}', () => {
   it('deletes the conversation, its messages, jobs and feedback now; 404 afterwards', async () => {
-    const t = setup();
-    const token = t.token();
+    const t = await setup();
+    const token = await t.token();
     const id = await conversation(t, token);
     await t.call('POST', `/v0/chat/${id}/feedback`, { token, body: { rating: 'down', comment: 'wrong' } });
     const res = await t.call('DELETE', `/v0/chat/${id}`, { token });
@@ -125,24 +125,24 @@ describe('DELETE /v0/chat/{id}', () => {
     expect(res.response.headers.get('x-ratelimit-remaining')).not.toBeNull();
     for (const table of ['conversations', 'messages', 'jobs', 'feedback']) {
       const column = table === 'conversations' ? 'id' : 'conversation_id';
-      expect(t.server.db.prepare(`SELECT COUNT(*) FROM ${table} WHERE ${column} = ?`).pluck().get(id)).toBe(0);
+      expect(await t.server.sql.get(`SELECT COUNT(*) AS n FROM ${table} WHERE ${column} = ?`, [id])).toEqual({ n: 0 });
     }
     expect((await t.call('GET', `/v0/chat/${id}`, { token })).status).toBe(404);
     expect((await t.call('DELETE', `/v0/chat/${id}`, { token })).status).toBe(404);
   });
 
   it("answers 404 for another organization's conversation and keeps it; 403 without chat:write", async () => {
-    const t = setup();
-    const token = t.token('acme');
+    const t = await setup();
+    const token = await t.token('acme');
     const id = await conversation(t, token);
-    expect((await t.call('DELETE', `/v0/chat/${id}`, { token: t.token('globex') })).status).toBe(404);
-    expect((await t.call('DELETE', `/v0/chat/${id}`, { token: t.token('acme', ['chat:read']) })).status).toBe(403);
+    expect((await t.call('DELETE', `/v0/chat/${id}`, { token: await t.token('globex') })).status).toBe(404);
+    expect((await t.call('DELETE', `/v0/chat/${id}`, { token: await t.token('acme', ['chat:read']) })).status).toBe(403);
     expect((await t.call('GET', `/v0/chat/${id}`, { token })).status).toBe(200);
   });
 
   it('answers a long poll waiting on the conversation at once with 404 when it is deleted', async () => {
-    const t = setup();
-    const token = t.token();
+    const t = await setup();
+    const token = await t.token();
     const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'Delete me while you wait' } });
     const id = sent.body.conversation_id as string;
     const started = Date.now();
@@ -156,16 +156,16 @@ describe('DELETE /v0/chat/{id}', () => {
   it('deletes a conversation while its answer is being written: the answer is never stored', async () => {
     const engine = createTestEngine();
     engine.hold = true;
-    const t = testServer({ engine });
+    const t = await testServer({ engine });
     servers.push(t);
-    const token = t.token();
+    const token = await t.token();
     const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'Slow one' } });
     const answering = t.server.worker.runOnce();
     await expect.poll(() => engine.asked.length).toBe(1);
     expect((await t.call('DELETE', `/v0/chat/${sent.body.conversation_id}`, { token })).status).toBe(204);
     engine.release();
     await answering;
-    expect(t.server.db.prepare('SELECT COUNT(*) FROM messages').pluck().get()).toBe(0);
-    expect(t.server.db.prepare('SELECT COUNT(*) FROM conversations').pluck().get()).toBe(0);
+    expect(await t.server.sql.get('SELECT COUNT(*) AS n FROM messages')).toEqual({ n: 0 });
+    expect(await t.server.sql.get('SELECT COUNT(*) AS n FROM conversations')).toEqual({ n: 0 });
   });
 });

@@ -11,7 +11,7 @@ let handler: (request: Request) => Promise<Response>;
 
 beforeAll(async () => {
   api = await startServer({ dataDir: ':memory:', port: 0, engine: createTestEngine(), logger: silentLogger });
-  const { token } = api.server.tokens.create({ orgId: 'acme', name: 'proxy', scopes: ['chat:read', 'chat:write', 'chat:escalate'] });
+  const { token } = await api.server.tokens.create({ orgId: 'acme', name: 'proxy', scopes: ['chat:read', 'chat:write', 'chat:escalate'] });
   handler = createSupportProxy({ apiBaseUrl: api.url, token, secret: 'a-visitor-signing-secret-of-32-chars!!' });
 });
 afterAll(async () => api?.close());
@@ -33,7 +33,7 @@ function visitor() {
   };
 }
 
-const ratings = () => api.server.db.prepare('SELECT rating, comment FROM feedback').all();
+const ratings = () => api.server.sql.all('SELECT rating, comment FROM feedback');
 
 describe('POST {basePath}/chat/:id/feedback', () => {
   it("records the owner's rating, refuses everyone else with 404 and never exposes DELETE", async () => {
@@ -44,12 +44,12 @@ describe('POST {basePath}/chat/:id/feedback', () => {
     await expect.poll(async () => (await alice('GET', `/chat/${id}`)).body.status).toBe('completed');
 
     expect(await bob('POST', `/chat/${id}/feedback`, { rating: 'down' })).toEqual({ status: 404, body: { error: { code: 'not_found', message: 'Resource not found' } } });
-    expect(ratings()).toEqual([]);
+    expect(await ratings()).toEqual([]);
 
     expect((await alice('POST', `/chat/${id}/feedback`, { rating: 'sideways' })).status).toBe(400);
     expect((await alice('POST', `/chat/${id}/feedback`, { rating: 'down', comment: 'z'.repeat(2001) })).body.error.message).toBe('"comment" must be at most 2000 characters');
     expect(await alice('POST', `/chat/${id}/feedback`, { rating: 'down', comment: 'Outdated', message_index: 1 })).toEqual({ status: 200, body: { success: true } });
-    expect(ratings()).toEqual([{ rating: 'down', comment: 'Outdated' }]);
+    expect(await ratings()).toEqual([{ rating: 'down', comment: 'Outdated' }]);
 
     expect((await alice('DELETE', `/chat/${id}`)).status).toBe(405);
     expect((await alice('GET', `/chat/${id}`)).status).toBe(200);

@@ -17,24 +17,26 @@ const GUIDE = { title: 'Keys — Rotate', url: 'https://docs.example.com/keys#ro
 const LIMITS = { title: 'Limits', url: 'https://docs.example.com/limits' };
 
 /** Questions mentioning "unknown" get no sources (the knowledge base had nothing); "limit" cites Limits; the rest cite the keys guide. */
-function setup(now = () => Date.parse('2026-11-20T12:00:00Z'), env: Record<string, string> = {}) {
+async function setup(now = () => Date.parse('2026-11-20T12:00:00Z'), env: Record<string, string> = {}) {
   const engine = createTestEngine((q) =>
     /unknown|sso|saml/i.test(q) ? { content: 'Not found.', sources: [] } : { content: 'Here.', sources: /limit/i.test(q) ? [LIMITS] : [GUIDE] },
   );
-  const t = testServer({ engine, now, env });
+  const t = await testServer({ engine, now, env });
   servers.push(t);
-  const kb = t.server.db.prepare("INSERT INTO kb_documents (org_id, doc_key, root, rel_path, hash, title, updated_at) VALUES ('acme', ?, 'r', ?, '', ?, '')");
-  const section = t.server.db.prepare("INSERT INTO kb_sections (org_id, doc_key, ord, kind, title, context, url, body, code, lang) VALUES ('acme', ?, 0, 'prose', ?, '', ?, '', '', '')");
+  const kb = (key: string, path: string, title: string) =>
+    t.server.sql.run("INSERT INTO kb_documents (org_id, doc_key, root, rel_path, hash, title, updated_at) VALUES ('acme', ?, 'r', ?, '', ?, '')", [key, path, title]);
+  const section = (key: string, title: string, url: string) =>
+    t.server.sql.run("INSERT INTO kb_sections (org_id, doc_key, ord, kind, title, context, url, body, code, lang) VALUES ('acme', ?, 0, 'prose', ?, '', ?, '', '', '')", [key, title, url]);
   for (const [key, title, url] of [
     ['keys', 'Keys', 'https://docs.example.com/keys#intro'],
     ['limits', 'Limits', 'https://docs.example.com/limits'],
     ['billing', 'Billing', 'https://docs.example.com/billing'],
   ] as const) {
-    kb.run(key, key, title);
-    section.run(key, title, url);
+    await kb(key, key, title);
+    await section(key, title, url);
   }
-  kb.run('ticket:plain:1', 't1', 'A ticket');
-  section.run('ticket:plain:1', 'A ticket', 'https://helpdesk.example.com/1');
+  await kb('ticket:plain:1', 't1', 'A ticket');
+  await section('ticket:plain:1', 'A ticket', 'https://helpdesk.example.com/1');
   return t;
 }
 
@@ -53,9 +55,9 @@ describe('GET /v0/insights', () => {
     let now = Date.parse('2026-11-20T11:00:00Z');
     receiver = await webhookReceiver();
     tick = () => (now += 1000);
-    const t = setup(() => now, { SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: 'insights-test-secret' });
-    const token = t.token('acme');
-    const reader = t.token('acme', ['insights:read']);
+    const t = await setup(() => now, { SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: 'insights-test-secret' });
+    const token = await t.token('acme');
+    const reader = await t.token('acme', ['insights:read']);
     const a = await ask(t, token, 'How do I rotate keys?');
     await ask(t, token, 'What is the rate limit?', a);
     const b = await ask(t, token, 'How do I configure SSO with SAML?');
@@ -100,9 +102,9 @@ describe('GET /v0/insights', () => {
 
   it('counts only the period asked for, by the day each question was asked', async () => {
     let now = Date.parse('2026-11-01T10:00:00Z');
-    const t = setup(() => now);
-    const token = t.token('acme');
-    const reader = t.token('acme', ['insights:read']);
+    const t = await setup(() => now);
+    const token = await t.token('acme');
+    const reader = await t.token('acme', ['insights:read']);
     const id = await ask(t, token, 'Rotate keys?');
     now = Date.parse('2026-11-03T10:00:00Z');
     await ask(t, token, 'And the limit?', id);
@@ -118,21 +120,21 @@ describe('GET /v0/insights', () => {
 
   it("never shows another organization's conversations", async () => {
     let now = Date.parse('2026-11-20T11:00:00Z');
-    const t = setup(() => now);
-    const id = await ask(t, t.token('globex'), 'Unknown thing at globex');
-    await t.call('POST', `/v0/chat/${id}/feedback`, { token: t.token('globex'), body: { rating: 'down' } });
+    const t = await setup(() => now);
+    const id = await ask(t, await t.token('globex'), 'Unknown thing at globex');
+    await t.call('POST', `/v0/chat/${id}/feedback`, { token: await t.token('globex'), body: { rating: 'down' } });
     now += 60_000;
-    const res = await t.call('GET', '/v0/insights', { token: t.token('acme', ['insights:read']) });
+    const res = await t.call('GET', '/v0/insights', { token: await t.token('acme', ['insights:read']) });
     expect(res.body.totals).toMatchObject({ conversations: 0, questions: 0, thumbs_down: 0 });
     expect(res.body.unanswered_groups).toEqual([]);
     expect(res.body.thumbs_down).toEqual([]);
-    const theirs = await t.call('GET', '/v0/insights', { token: t.token('globex', ['insights:read']) });
+    const theirs = await t.call('GET', '/v0/insights', { token: await t.token('globex', ['insights:read']) });
     expect(theirs.body.totals).toMatchObject({ conversations: 1, questions: 1, unanswered: 1, thumbs_down: 1 });
   });
 
   it('needs insights:read: chat scopes are not enough', async () => {
-    const t = setup();
-    expect((await t.call('GET', '/v0/insights', { token: t.token('acme') })).status).toBe(403);
+    const t = await setup();
+    expect((await t.call('GET', '/v0/insights', { token: await t.token('acme') })).status).toBe(403);
     expect((await t.call('GET', '/v0/insights')).status).toBe(401);
   });
 
@@ -142,8 +144,8 @@ describe('GET /v0/insights', () => {
     ['since=2026-11-10&until=2026-11-01', '"since" must be before "until"'],
     ['since=2020-01-01&until=2026-01-01', 'the period from "since" to "until" must be at most 366 days'],
   ])('answers 400 for %s', async (query, message) => {
-    const t = setup();
-    const res = await t.call('GET', `/v0/insights?${query}`, { token: t.token('acme', ['insights:read']) });
+    const t = await setup();
+    const res = await t.call('GET', `/v0/insights?${query}`, { token: await t.token('acme', ['insights:read']) });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: { code: 'bad_request', message } });
   });
@@ -175,39 +177,5 @@ describe('the period', () => {
     expect(parsePeriod({ since: '30d' }, now, true).since).toEqual(new Date('2026-10-21T12:00:00Z'));
     expect(() => parsePeriod({ since: '30d' }, now)).toThrow('"since" must be an ISO 8601 date or date-time');
     expect(parsePeriod({ since: '2026-11-19T08:00:00+02:00' }, now).since).toEqual(new Date('2026-11-19T06:00:00Z'));
-  });
-});
-
-describe('the insights migration', () => {
-  it('backfills conversations stored before it, and later turns are kept by its triggers', async () => {
-    const { openDatabase, migrate } = await import('../../../src/server/store/database.js');
-    const { coreMigrations } = await import('../../../src/server/store/migrations.js');
-    const { kbMigrations } = await import('../../../src/server/answers/knowledge-base.js');
-    const { insightsMigrations } = await import('../../../src/server/insights/migrations.js');
-    const { insightsReport } = await import('../../../src/server/insights/report.js');
-    const db = openDatabase({ dataDir: ':memory:', migrations: [...coreMigrations, ...kbMigrations] });
-    const at = '2026-11-19T10:00:00.000Z';
-    db.prepare("INSERT INTO conversations (id, org_id, status, created_at, updated_at) VALUES ('c1', 'acme', 'completed', ?, ?), ('c2', 'acme', 'failed', ?, ?)").run(at, at, at, at);
-    db.prepare("INSERT INTO conversations (id, org_id, status, created_at, updated_at, escalation_state) VALUES ('c3', 'acme', 'completed', ?, ?, 'done')").run(at, at);
-    db.prepare(
-      `INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) VALUES
-       ('c1', 1, 'user', 'Rotate keys?', '[]', ?), ('c1', 2, 'assistant', 'Here.', '[{"title":"Keys","url":"https://docs.example.com/keys"}]', ?),
-       ('c1', 3, 'user', 'Teleport a zeppelin?', '[]', ?), ('c1', 4, 'assistant', 'Not found.', '[]', ?),
-       ('c2', 1, 'user', 'Anything?', '[]', ?),
-       ('c3', 1, 'user', 'Help!', '[]', ?), ('c3', 2, 'assistant', 'Not found.', '[]', ?)`,
-    ).run(at, at, at, at, at, at, at);
-    migrate(db, insightsMigrations);
-    const period = { orgId: 'acme', since: new Date('2026-11-19T00:00:00Z'), until: new Date('2026-11-20T00:00:00Z') };
-    expect(insightsReport(db, period).totals).toMatchObject({ conversations: 3, questions: 4, answered: 1, unanswered: 1, escalated: 1, failed: 1, pending: 0 });
-    expect(insightsReport(db, period).top_sources).toEqual([{ title: 'Keys', url: 'https://docs.example.com/keys', citations: 1 }]);
-    // A retry of the failed conversation, answered: the triggers record it.
-    db.prepare("UPDATE conversations SET status = 'processing' WHERE id = 'c2'").run();
-    db.prepare("INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) VALUES ('c2', 2, 'user', 'Anything now?', '[]', ?)").run(at);
-    expect(insightsReport(db, period).totals).toMatchObject({ questions: 5, pending: 1 });
-    db.prepare("INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) VALUES ('c2', 3, 'assistant', 'Yes.', '[{\"title\":\"Keys\",\"url\":\"https://docs.example.com/keys\"}]', ?)").run(at);
-    db.prepare("UPDATE conversations SET status = 'completed' WHERE id = 'c2'").run();
-    expect(insightsReport(db, period).totals).toMatchObject({ questions: 5, answered: 2, unanswered: 1, escalated: 1, failed: 1, pending: 0 });
-    expect(insightsReport(db, period).top_sources[0]!.citations).toBe(2);
-    db.close();
   });
 });

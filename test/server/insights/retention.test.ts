@@ -4,75 +4,106 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { silentLogger } from '../../../src/server/http/log.js';
-import { insightsMigrations } from '../../../src/server/insights/migrations.js';
-import { RetentionSettingsStore, RetentionSweep } from '../../../src/server/retention/index.js';
-import { openDatabase, type Db } from '../../../src/server/store/database.js';
-import { coreMigrations } from '../../../src/server/store/migrations.js';
+import { RetentionSettingsStore, RetentionSweep, type ExpiringConversations } from '../../../src/server/retention/index.js';
+import { startCheckpointer } from '../../../src/server/retention/checkpointer.js';
+import { migrate } from '../../../src/server/store/migrate.js';
+import { openSqlite, type Sql } from '../../../src/server/store/sql.js';
+import { migrations } from '../../../src/server/schema.js';
+import { openTestSql, TEST_POSTGRES_URL } from '../../helpers/database.js';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-20T12:00:00Z');
-const dbs: Db[] = [];
+const sqls: Sql[] = [];
 const dirs: string[] = [];
-afterEach(() => {
-  for (const db of dbs.splice(0)) db.close();
+afterEach(async () => {
+  for (const sql of sqls.splice(0)) await sql.close();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function database(): Db {
-  const db = openDatabase({ dataDir: ':memory:', migrations: [...coreMigrations, ...insightsMigrations] });
-  dbs.push(db);
-  return db;
+async function database(): Promise<Sql> {
+  const sql = await openTestSql();
+  sqls.push(sql);
+  return sql;
 }
+
+/** Deletes expired conversations as the server's conversation store does (the cascade takes what was derived from them). */
+const expiring = (sql: Sql): ExpiringConversations => ({
+  deleteExpired: (orgId, before, limit) =>
+    sql.run('DELETE FROM conversations WHERE id IN (SELECT id FROM conversations WHERE org_id = ? AND updated_at < ? ORDER BY updated_at LIMIT ?)', [orgId, before, limit]),
+});
+
+const sweepOf = (sql: Sql, options: { defaultDays?: number; batchSize?: number; batchMs?: number; conversations?: ExpiringConversations } = {}) =>
+  new RetentionSweep({ sql, conversations: expiring(sql), logger: silentLogger, now: () => NOW, ...options });
 
 /** A conversation last active `daysAgo` days before NOW, with a question, an answer, its job and a rating. */
-function seed(db: Db, orgId: string, id: string, daysAgo: number): void {
+async function seed(sql: Sql, orgId: string, id: string, daysAgo: number): Promise<void> {
   const at = new Date(NOW - daysAgo * DAY).toISOString();
-  db.prepare("INSERT INTO conversations (id, org_id, status, created_at, updated_at) VALUES (?, ?, 'completed', ?, ?)").run(id, orgId, at, at);
-  db.prepare("INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) VALUES (?, 1, 'user', 'q', '[]', ?), (?, 2, 'assistant', 'a', '[]', ?)").run(id, at, id, at);
-  db.prepare("INSERT INTO jobs (conversation_id, org_id, state, attempts, run_after, created_at, updated_at) VALUES (?, ?, 'done', 1, 0, 0, 0)").run(id, orgId);
-  db.prepare("INSERT INTO feedback (conversation_id, message_seq, org_id, rating, comment, created_at, updated_at) VALUES (?, 2, ?, 'down', 'c', ?, ?)").run(id, orgId, at, at);
+  await sql.run("INSERT INTO conversations (id, org_id, status, created_at, updated_at) VALUES (?, ?, 'completed', ?, ?)", [id, orgId, at, at]);
+  await sql.run("INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) VALUES (?, 1, 'user', 'q', '[]', ?), (?, 2, 'assistant', 'a', '[]', ?)", [id, at, id, at]);
+  await sql.run("INSERT INTO jobs (conversation_id, org_id, state, attempts, run_after, created_at, updated_at) VALUES (?, ?, 'done', 1, 0, 0, 0)", [id, orgId]);
+  await sql.run("INSERT INTO feedback (conversation_id, message_seq, org_id, rating, comment, created_at, updated_at) VALUES (?, 2, ?, 'down', 'c', ?, ?)", [id, orgId, at, at]);
 }
 
-const left = (db: Db, table: string) => db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
-const ids = (db: Db) => db.prepare('SELECT id FROM conversations ORDER BY id').pluck().all();
+const left = async (sql: Sql, table: string) => (await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))!.n;
+const ids = async (sql: Sql) => (await sql.all<{ id: string }>('SELECT id FROM conversations ORDER BY id')).map((r) => r.id);
+
+describe('retention settings', () => {
+  it("stores, reads, lists and clears an organization's own period, replacing an earlier one", async () => {
+    const sql = await database();
+    const settings = new RetentionSettingsStore(sql, () => NOW);
+    await settings.set('acme', 30);
+    await settings.set('acme', 45);
+    await settings.set('globex', 365);
+    expect(await settings.stored('acme')).toBe(45);
+    expect(await settings.stored('initech')).toBeNull();
+    expect(await settings.all()).toEqual(new Map([['acme', 45], ['globex', 365]]));
+    expect(await settings.clear('acme')).toBe(true);
+    expect(await settings.clear('acme')).toBe(false);
+    expect(await settings.stored('acme')).toBeNull();
+    await expect(settings.set('acme', 0)).rejects.toThrow('retention must be a whole number of days from 1 to 36500, got 0');
+  });
+});
 
 describe('the retention sweep', () => {
   it('deletes conversations past 90 days by default, with their messages, jobs and feedback, and keeps the rest', async () => {
-    const db = database();
-    seed(db, 'acme', 'old', 91);
-    seed(db, 'acme', 'recent', 89);
-    const report = await new RetentionSweep({ db, logger: silentLogger, now: () => NOW }).runOnce();
+    const sql = await database();
+    await seed(sql, 'acme', 'old', 91);
+    await seed(sql, 'acme', 'recent', 89);
+    const report = await sweepOf(sql).runOnce();
     expect(report.deleted).toBe(1);
-    expect(ids(db)).toEqual(['recent']);
-    expect([left(db, 'messages'), left(db, 'jobs'), left(db, 'feedback')]).toEqual([2, 1, 1]);
+    expect(await ids(sql)).toEqual(['recent']);
+    expect([await left(sql, 'messages'), await left(sql, 'jobs'), await left(sql, 'feedback'), await left(sql, 'insight_questions')]).toEqual([2, 1, 1, 1]);
   });
 
   it("follows each organization's own retention and the server's default for the others", async () => {
-    const db = database();
-    const settings = new RetentionSettingsStore(db);
-    settings.set('short', 10);
-    settings.set('long', 365);
-    seed(db, 'short', 'short-20', 20);
-    seed(db, 'short', 'short-5', 5);
-    seed(db, 'long', 'long-200', 200);
-    seed(db, 'other', 'other-40', 40);
-    seed(db, 'other', 'other-20', 20);
-    await new RetentionSweep({ db, logger: silentLogger, now: () => NOW, defaultDays: 30 }).runOnce();
-    expect(ids(db)).toEqual(['long-200', 'other-20', 'short-5']);
+    const sql = await database();
+    const settings = new RetentionSettingsStore(sql);
+    await settings.set('short', 10);
+    await settings.set('long', 365);
+    await seed(sql, 'short', 'short-20', 20);
+    await seed(sql, 'short', 'short-5', 5);
+    await seed(sql, 'long', 'long-200', 200);
+    await seed(sql, 'other', 'other-40', 40);
+    await seed(sql, 'other', 'other-20', 20);
+    await sweepOf(sql, { defaultDays: 30 }).runOnce();
+    expect(await ids(sql)).toEqual(['long-200', 'other-20', 'short-5']);
   });
 
   it('deletes in batches and lets other work run between them', async () => {
-    const db = database();
-    for (let i = 0; i < 35; i++) seed(db, 'acme', `c${String(i).padStart(2, '0')}`, 100 + i);
-    const sweep = new RetentionSweep({ db, logger: silentLogger, now: () => NOW, batchSize: 10 });
+    const sql = await database();
+    for (let i = 0; i < 35; i++) await seed(sql, 'acme', `c${String(i).padStart(2, '0')}`, 100 + i);
+    // Batches of 10 however long they take (no database is that slow).
+    const sweep = sweepOf(sql, { batchSize: 10, batchMs: 60_000 });
     const seen: number[] = [];
     let done = false;
     // A request arriving during the sweep: it runs before the sweep ends, seeing some but not all deleted.
     const probe = () =>
       setImmediate(() => {
         if (done) return;
-        seen.push(left(db, 'conversations'));
-        probe();
+        void left(sql, 'conversations').then((n) => {
+          seen.push(n);
+          probe();
+        });
       });
     probe();
     const report = await sweep.runOnce();
@@ -82,35 +113,48 @@ describe('the retention sweep', () => {
   });
 
   it('stops between batches when the server stops', async () => {
-    const db = database();
-    for (let i = 0; i < 30; i++) seed(db, 'acme', `c${i}`, 100);
-    const sweep = new RetentionSweep({ db, logger: silentLogger, now: () => NOW, batchSize: 10 });
-    const running = sweep.runOnce();
-    await sweep.stop();
-    await running;
-    expect(left(db, 'conversations')).toBe(20);
+    const sql = await database();
+    for (let i = 0; i < 30; i++) await seed(sql, 'acme', `c${i}`, 100);
+    let stopping: Promise<void> | undefined;
+    const conversations = expiring(sql);
+    const sweep = sweepOf(sql, {
+      batchSize: 10,
+      // The server stops while the first batch is being deleted.
+      conversations: { deleteExpired: (...args) => ((stopping ??= sweep.stop()), conversations.deleteExpired(...args)) },
+    });
+    await sweep.runOnce();
+    await stopping;
+    expect(await left(sql, 'conversations')).toBe(20);
   });
 });
 
-describe('the sweep on a database file', () => {
+describe.skipIf(TEST_POSTGRES_URL)('the sweep on a SQLite database file', () => {
   it('checkpoints on its own thread while it deletes, then lets the connection checkpoint again', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'support-chat-sweep-'));
     dirs.push(dataDir);
-    const db = openDatabase({ dataDir, migrations: [...coreMigrations, ...insightsMigrations] });
-    dbs.push(db);
-    for (let i = 0; i < 300; i++) seed(db, 'acme', `c${i}`, 100);
-    seed(db, 'acme', 'kept', 1);
+    const sql = openSqlite(dataDir);
+    sqls.push(sql);
+    await migrate(sql, migrations);
+    for (let i = 0; i < 300; i++) await seed(sql, 'acme', `c${i}`, 100);
+    await seed(sql, 'acme', 'kept', 1);
     const pragmas: string[] = [];
+    const db = sql.db;
     const pragma = db.pragma.bind(db);
     db.pragma = ((source: string, options?: { simple?: boolean }) => {
       pragmas.push(source);
       return pragma(source, options);
     }) as typeof db.pragma;
-    const report = await new RetentionSweep({ db, logger: silentLogger, now: () => NOW, batchSize: 50 }).runOnce();
+    const report = await sweepOf(sql, { batchSize: 50 }).runOnce();
     expect(report.deleted).toBe(300);
-    expect(ids(db)).toEqual(['kept']);
+    expect(await ids(sql)).toEqual(['kept']);
     expect(pragmas).toContain('wal_autocheckpoint = 0');
     expect(pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+  });
+});
+
+describe.skipIf(!TEST_POSTGRES_URL)('the sweep on PostgreSQL', () => {
+  it('starts no checkpointing thread (the server checkpoints by itself)', async () => {
+    expect(startCheckpointer(await database())).toBeNull();
   });
 });
 

@@ -24,9 +24,9 @@ const customer = { name: 'Ada Lovelace', email: 'ada@example.com' };
 const TIMEOUT_MS = '1000';
 
 /** A server whose integrations read `env` (and the per-organization settings in its database). */
-function serverWith(env: Record<string, string>) {
+async function serverWith(env: Record<string, string>) {
   // `integrations: undefined` makes the server build its real resolver over its own database.
-  t = testServer({ env: { SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS: TIMEOUT_MS, ...env }, integrations: undefined });
+  t = await testServer({ env: { SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS: TIMEOUT_MS, ...env }, integrations: undefined });
   return t;
 }
 
@@ -39,24 +39,24 @@ async function answeredConversation(server: TestServer, token: string, message =
 async function plainSetup() {
   const plain = await fakePlain();
   closers.push(() => plain.close());
-  const server = serverWith({ PLAIN_API_KEY: plain.apiKey, PLAIN_API_URL: plain.apiUrl });
-  const token = server.token();
+  const server = await serverWith({ PLAIN_API_KEY: plain.apiKey, PLAIN_API_URL: plain.apiUrl });
+  const token = await server.token();
   return { plain, server, token, id: await answeredConversation(server, token) };
 }
 
 async function pylonSetup() {
   const pylon = await fakePylon();
   closers.push(() => pylon.close());
-  const server = serverWith({ PYLON_API_KEY: pylon.apiKey, PYLON_API_URL: pylon.apiUrl });
-  const token = server.token();
+  const server = await serverWith({ PYLON_API_KEY: pylon.apiKey, PYLON_API_URL: pylon.apiUrl });
+  const token = await server.token();
   return { pylon, server, token, id: await answeredConversation(server, token) };
 }
 
 async function linearSetup() {
   const linear = await fakeLinear();
   closers.push(() => linear.close());
-  const server = serverWith({ LINEAR_API_KEY: linear.apiKey, LINEAR_API_URL: linear.apiUrl, LINEAR_TEAM_ID: linear.teamId });
-  const token = server.token();
+  const server = await serverWith({ LINEAR_API_KEY: linear.apiKey, LINEAR_API_URL: linear.apiUrl, LINEAR_TEAM_ID: linear.teamId });
+  const token = await server.token();
   return { linear, server, token, id: await answeredConversation(server, token) };
 }
 
@@ -137,8 +137,8 @@ describe('Plain', () => {
   it('answers 500 retryable: false naming the problem when Plain rejects the API key', async () => {
     const plain = await fakePlain();
     closers.push(() => plain.close());
-    const server = serverWith({ PLAIN_API_KEY: 'plainApiKey_wrong', PLAIN_API_URL: plain.apiUrl });
-    const token = server.token();
+    const server = await serverWith({ PLAIN_API_KEY: 'plainApiKey_wrong', PLAIN_API_URL: plain.apiUrl });
+    const token = await server.token();
     const id = await answeredConversation(server, token);
     const res = await escalate(server, token, id, { integration: 'plain' });
     expect(res.status).toBe(500);
@@ -248,8 +248,8 @@ describe('Linear', () => {
   it('answers 500 retryable: false naming LINEAR_TEAM_ID when the team is not configured', async () => {
     const linear = await fakeLinear();
     closers.push(() => linear.close());
-    const server = serverWith({ LINEAR_API_KEY: linear.apiKey, LINEAR_API_URL: linear.apiUrl });
-    const token = server.token();
+    const server = await serverWith({ LINEAR_API_KEY: linear.apiKey, LINEAR_API_URL: linear.apiUrl });
+    const token = await server.token();
     const id = await answeredConversation(server, token);
     const res = await escalate(server, token, id, { integration: 'linear' });
     expect(res.status).toBe(500);
@@ -257,15 +257,15 @@ describe('Linear', () => {
     expect(res.body.error.message).toMatch(/^Linear integration is not configured: set LINEAR_TEAM_ID \(or run support-chat integrations set linear --org ORG --team-id …\)$/);
     expect(linear.requests).toHaveLength(0);
     // Still escalatable once configured.
-    new IntegrationSettingsStore(server.server.db).set('acme', 'linear', { teamId: linear.teamId });
+    await new IntegrationSettingsStore(server.server.sql).set('acme', 'linear', { teamId: linear.teamId });
     expect((await escalate(server, token, id, { integration: 'linear' })).status).toBe(200);
   });
 });
 
 describe('configuration', () => {
   it('names every missing setting in a 500 with retryable: false, for each integration', async () => {
-    const server = serverWith({});
-    const token = server.token();
+    const server = await serverWith({});
+    const token = await server.token();
     const id = await answeredConversation(server, token);
     const expected: Record<string, string> = {
       plain: 'Plain integration is not configured: set PLAIN_API_KEY',
@@ -285,10 +285,10 @@ describe('configuration', () => {
     const envPlain = await fakePlain('plainApiKey_env');
     const acmePlain = await fakePlain('plainApiKey_acme');
     closers.push(() => envPlain.close(), () => acmePlain.close());
-    const server = serverWith({ PLAIN_API_KEY: envPlain.apiKey, PLAIN_API_URL: envPlain.apiUrl });
-    new IntegrationSettingsStore(server.server.db).set('acme', 'plain', { apiKey: acmePlain.apiKey, apiUrl: acmePlain.apiUrl, workspaceId: 'w_acme' });
-    const acme = server.token('acme');
-    const globex = server.token('globex');
+    const server = await serverWith({ PLAIN_API_KEY: envPlain.apiKey, PLAIN_API_URL: envPlain.apiUrl });
+    await new IntegrationSettingsStore(server.server.sql).set('acme', 'plain', { apiKey: acmePlain.apiKey, apiUrl: acmePlain.apiUrl, workspaceId: 'w_acme' });
+    const acme = await server.token('acme');
+    const globex = await server.token('globex');
     const a = await escalate(server, acme, await answeredConversation(server, acme), { integration: 'plain' });
     const g = await escalate(server, globex, await answeredConversation(server, globex), { integration: 'plain' });
     expect(a.status).toBe(200);

@@ -13,6 +13,7 @@ import { verifyWebhookSignature } from '../../../src/server/index.js';
 import { fakeLinear } from '../../helpers/fake-linear.js';
 import { fakePlain } from '../../helpers/fake-plain.js';
 import { fakePylon } from '../../helpers/fake-pylon.js';
+import { freshDatabaseUrl } from '../../helpers/database.js';
 import { testServer, webhookReceiver, type TestServer } from '../../helpers/server.js';
 
 const servers: TestServer[] = [];
@@ -23,13 +24,8 @@ afterEach(async () => {
 });
 
 const customer = { name: 'Ada Lovelace', email: 'ada@example.com' };
-/** The servers' clock, moved forward to reach a retry's time without waiting for it. */
-let skew = 0;
-const clock = () => Date.now() + skew;
-
-function serverWith(env: Record<string, string>, options: { dataDir?: string; startWorker?: boolean } = {}) {
-  skew = 0;
-  const t = testServer({ env: { SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS: '1500', ...env }, integrations: undefined, now: clock, ...options });
+async function serverWith(env: Record<string, string>, options: { dataDir?: string; databaseUrl?: string; startWorker?: boolean } = {}) {
+  const t = await testServer({ env: { SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS: '1500', ...env }, integrations: undefined, ...options });
   servers.push(t);
   return t;
 }
@@ -50,14 +46,20 @@ async function followUp(t: TestServer, token: string, id: string, message: strin
   await t.answer();
 }
 
-const rows = (t: TestServer) => t.server.db.prepare('SELECT conversation_id, seq, state, attempts, last_error FROM ticket_follow_ups ORDER BY id').all() as { conversation_id: string; seq: number; state: string; attempts: number; last_error: string | null }[];
+/**
+ * Reaches the retry time of the follow-ups waiting for one, without waiting for it. Retry times are
+ * on the database's clock (`clock_ms()`, PostgreSQL's own on PostgreSQL), so they are moved instead of the clock.
+ */
+const retryDue = (t: TestServer) => t.server.sql.run("UPDATE ticket_follow_ups SET run_after = 0 WHERE state = 'queued'");
+
+const rows = (t: TestServer) => t.server.sql.all<{ conversation_id: string; seq: number; state: string; attempts: number; last_error: string | null }>('SELECT conversation_id, seq, state, attempts, last_error FROM ticket_follow_ups ORDER BY id');
 
 describe('Plain', () => {
   it('adds each later visitor message to the thread as a thread event, once, and the chat still answers it', async () => {
     const plain = await fakePlain();
     closers.push(() => plain.close());
-    const t = serverWith({ PLAIN_API_KEY: plain.apiKey, PLAIN_API_URL: plain.apiUrl });
-    const token = t.token();
+    const t = await serverWith({ PLAIN_API_KEY: plain.apiKey, PLAIN_API_URL: plain.apiUrl });
+    const token = await t.token();
     const { id, ticketId } = await escalated(t, token, 'plain');
     await followUp(t, token, id, 'Also: I was charged twice on 3 November.');
     const conversation = await t.call('GET', `/v0/chat/${id}`, { token });
@@ -74,29 +76,29 @@ describe('Plain', () => {
   it('counts an event Plain already has (its answer was lost) as added, instead of failing forever', async () => {
     const plain = await fakePlain();
     closers.push(() => plain.close());
-    const t = serverWith({ PLAIN_API_KEY: plain.apiKey, PLAIN_API_URL: plain.apiUrl });
-    const token = t.token();
+    const t = await serverWith({ PLAIN_API_KEY: plain.apiKey, PLAIN_API_URL: plain.apiUrl });
+    const token = await t.token();
     const { id } = await escalated(t, token, 'plain');
     await followUp(t, token, id, 'One more thing');
     plain.failNext({ mode: 'lose-answer' }, 'createThreadEvent');
     await t.server.followUps.runOnce();
-    expect(rows(t)[0]).toMatchObject({ state: 'queued', attempts: 1, last_error: expect.stringMatching(/did not answer/) });
-    skew += 3_000;
+    expect((await rows(t))[0]).toMatchObject({ state: 'queued', attempts: 1, last_error: expect.stringMatching(/did not answer/) });
+    await retryDue(t);
     await t.server.followUps.runOnce();
-    expect(rows(t)[0]).toMatchObject({ state: 'done', attempts: 2 });
+    expect((await rows(t))[0]).toMatchObject({ state: 'done', attempts: 2 });
     expect(plain.threadEvents).toHaveLength(1);
   });
 
   it('forwards nothing for a conversation that was never escalated', async () => {
     const plain = await fakePlain();
     closers.push(() => plain.close());
-    const t = serverWith({ PLAIN_API_KEY: plain.apiKey, PLAIN_API_URL: plain.apiUrl });
-    const token = t.token();
+    const t = await serverWith({ PLAIN_API_KEY: plain.apiKey, PLAIN_API_URL: plain.apiUrl });
+    const token = await t.token();
     const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'Hello' } });
     await t.answer();
     await followUp(t, token, sent.body.conversation_id, 'Hello again');
     expect(await t.server.followUps.runOnce()).toBe(0);
-    expect(rows(t)).toEqual([]);
+    expect(await rows(t)).toEqual([]);
   });
 });
 
@@ -104,16 +106,16 @@ describe('Linear', () => {
   it('adds a comment with a client-chosen id, so a retry after a lost answer finds it instead of adding a second', async () => {
     const linear = await fakeLinear();
     closers.push(() => linear.close());
-    const t = serverWith({ LINEAR_API_KEY: linear.apiKey, LINEAR_API_URL: linear.apiUrl, LINEAR_TEAM_ID: linear.teamId });
-    const token = t.token();
+    const t = await serverWith({ LINEAR_API_KEY: linear.apiKey, LINEAR_API_URL: linear.apiUrl, LINEAR_TEAM_ID: linear.teamId });
+    const token = await t.token();
     const { id, ticketId } = await escalated(t, token, 'linear');
     await followUp(t, token, id, 'The export also fails for **March**.');
     linear.failNext({ mode: 'lose-answer' }, 'commentCreate');
     await t.server.followUps.runOnce();
-    expect(rows(t)[0]).toMatchObject({ state: 'queued', attempts: 1 });
-    skew += 3_000;
+    expect((await rows(t))[0]).toMatchObject({ state: 'queued', attempts: 1 });
+    await retryDue(t);
     await t.server.followUps.runOnce();
-    expect(rows(t)[0]).toMatchObject({ state: 'done' });
+    expect((await rows(t))[0]).toMatchObject({ state: 'done' });
     expect(linear.comments).toHaveLength(1);
     expect(linear.comments[0]).toMatchObject({ id: linearCommentId('acme', id, 3), issueId: ticketId });
     expect(linear.comments[0]!.body).toContain('The export also fails for **March**.');
@@ -124,8 +126,8 @@ describe('Pylon', () => {
   it('posts an internal note on the issue, every character of the message escaped', async () => {
     const pylon = await fakePylon();
     closers.push(() => pylon.close());
-    const t = serverWith({ PYLON_API_KEY: pylon.apiKey, PYLON_API_URL: pylon.apiUrl });
-    const token = t.token();
+    const t = await serverWith({ PYLON_API_KEY: pylon.apiKey, PYLON_API_URL: pylon.apiUrl });
+    const token = await t.token();
     const { id, ticketId } = await escalated(t, token, 'pylon');
     await followUp(t, token, id, 'It says <script>alert(1)</script> & stops');
     await t.server.followUps.runOnce();
@@ -140,16 +142,16 @@ describe('Pylon retries', () => {
   it('finds the note a lost answer had added (by its marker in the issue’s messages) instead of adding a second', async () => {
     const pylon = await fakePylon();
     closers.push(() => pylon.close());
-    const t = serverWith({ PYLON_API_KEY: pylon.apiKey, PYLON_API_URL: pylon.apiUrl });
-    const token = t.token();
+    const t = await serverWith({ PYLON_API_KEY: pylon.apiKey, PYLON_API_URL: pylon.apiUrl });
+    const token = await t.token();
     const { id } = await escalated(t, token, 'pylon');
     await followUp(t, token, id, 'Any news?');
     pylon.failNext({ mode: 'lose-answer' }, 'POST /issues/{id}/note');
     await t.server.followUps.runOnce();
-    expect(rows(t)[0]).toMatchObject({ state: 'queued', attempts: 1 });
-    skew += 3_000;
+    expect((await rows(t))[0]).toMatchObject({ state: 'queued', attempts: 1 });
+    await retryDue(t);
     await t.server.followUps.runOnce();
-    expect(rows(t)[0]).toMatchObject({ state: 'done', attempts: 2 });
+    expect((await rows(t))[0]).toMatchObject({ state: 'done', attempts: 2 });
     expect(pylon.notes).toHaveLength(1);
     expect(pylon.requests.filter((r) => r.operation === 'GET /issues/{id}/messages')).toHaveLength(1);
   });
@@ -161,20 +163,20 @@ describe('webhook', () => {
   it('sends a signed ticket.message event, retried with the same id after a failure', async () => {
     const receiver = await webhookReceiver();
     closers.push(() => receiver.close());
-    const t = serverWith({ SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET });
-    const token = t.token();
+    const t = await serverWith({ SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET });
+    const token = await t.token();
     const { id, ticketId } = await escalated(t, token, 'webhook');
     await followUp(t, token, id, 'Can you call me back?');
     receiver.failNext = [503];
     await t.server.followUps.runOnce();
-    expect(rows(t)[0]).toMatchObject({ state: 'queued', attempts: 1, last_error: 'Webhook receiver answered 503' });
+    expect((await rows(t))[0]).toMatchObject({ state: 'queued', attempts: 1, last_error: 'Webhook receiver answered 503' });
     expect(await t.server.followUps.runOnce()).toBe(0); // not yet due
-    skew += 3_000;
+    await retryDue(t);
     await t.server.followUps.runOnce();
     expect(receiver.deliveries).toHaveLength(2);
     const delivery = receiver.deliveries[1]!;
     expect(delivery.headers['x-support-chat-event']).toBe('ticket.message');
-    expect(verifyWebhookSignature(SECRET, delivery.headers['x-support-chat-timestamp'] as string, delivery.body, delivery.headers['x-support-chat-signature'] as string, 300, clock())).toBe(true);
+    expect(verifyWebhookSignature(SECRET, delivery.headers['x-support-chat-timestamp'] as string, delivery.body, delivery.headers['x-support-chat-signature'] as string, 300, Date.now())).toBe(true);
     const event = JSON.parse(delivery.body);
     expect(event).toEqual({
       id: expect.stringMatching(/^msg_[0-9a-f]{24}$/),
@@ -190,15 +192,15 @@ describe('webhook', () => {
   it('keeps a conversation’s messages in order: a later one waits while an earlier one is being retried', async () => {
     const receiver = await webhookReceiver();
     closers.push(() => receiver.close());
-    const t = serverWith({ SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET });
-    const token = t.token();
+    const t = await serverWith({ SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET });
+    const token = await t.token();
     const { id } = await escalated(t, token, 'webhook');
     await followUp(t, token, id, 'first');
     receiver.failNext = [500];
     await t.server.followUps.runOnce();
     await followUp(t, token, id, 'second');
     expect(await t.server.followUps.runOnce()).toBe(0);
-    skew += 3_000;
+    await retryDue(t);
     await t.server.followUps.runOnce();
     const contents = receiver.deliveries.slice(1).map((d) => JSON.parse(d.body).message.content);
     expect(contents).toEqual(['first', 'second']);
@@ -210,8 +212,10 @@ describe('webhook', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'support-chat-follow-ups-'));
     closers.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const env = { SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET };
-    const first = serverWith(env, { dataDir });
-    const token = first.token();
+    // The same database for both servers: the directory on SQLite, one schema on PostgreSQL.
+    const databaseUrl = freshDatabaseUrl();
+    const first = await serverWith(env, { dataDir, databaseUrl });
+    const token = await first.token();
     const { id } = await escalated(first, token, 'webhook');
     await followUp(first, token, id, 'Still waiting');
     receiver.failNext = [502];
@@ -219,8 +223,8 @@ describe('webhook', () => {
     await first.server.close();
     servers.splice(servers.indexOf(first), 1);
 
-    const second = serverWith(env, { dataDir });
-    skew += 3_000;
+    const second = await serverWith(env, { dataDir, databaseUrl });
+    await retryDue(second);
     expect(await second.server.followUps.runOnce()).toBe(1);
     expect(receiver.deliveries.map((d) => JSON.parse(d.body).message?.content)).toEqual([undefined, 'Still waiting']);
   });
@@ -228,8 +232,8 @@ describe('webhook', () => {
   it('forwards by itself in a server started as `serve` starts it (worker and forwarder running)', async () => {
     const receiver = await webhookReceiver();
     closers.push(() => receiver.close());
-    const t = serverWith({ SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET }, { startWorker: true });
-    const token = t.token();
+    const t = await serverWith({ SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET }, { startWorker: true });
+    const token = await t.token();
     const settled = (id: string) => t.call('GET', `/v0/chat/${id}`, { token, headers: { prefer: 'wait=10' } });
     const id = (await t.call('POST', '/v0/chat', { token, body: { message: 'My invoice is wrong' } })).body.conversation_id as string;
     expect((await settled(id)).body.status).toBe('completed');
@@ -243,8 +247,8 @@ describe('webhook', () => {
   it('answers the POST at once while the helpdesk hangs: forwarding happens in the background', async () => {
     const plain = await fakePlain();
     closers.push(() => plain.close());
-    const t = serverWith({ PLAIN_API_KEY: plain.apiKey, PLAIN_API_URL: plain.apiUrl, SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS: '10000' });
-    const token = t.token();
+    const t = await serverWith({ PLAIN_API_KEY: plain.apiKey, PLAIN_API_URL: plain.apiUrl, SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS: '10000' });
+    const token = await t.token();
     const { id } = await escalated(t, token, 'plain');
     plain.failNext({ mode: 'hang' }, 'createThreadEvent');
     t.server.followUps.start();
@@ -252,7 +256,7 @@ describe('webhook', () => {
     expect(res.status).toBe(202);
     // The helpdesk call is under way (and will hang for 10 s), yet the POST was already answered.
     await vi.waitFor(() => expect(plain.requests.some((r) => r.operation === 'createThreadEvent')).toBe(true));
-    expect(rows(t)[0]).toMatchObject({ state: 'queued', attempts: 1, last_error: null });
+    expect((await rows(t))[0]).toMatchObject({ state: 'queued', attempts: 1, last_error: null });
     await t.server.followUps.stop();
   });
 });

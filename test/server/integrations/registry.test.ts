@@ -24,8 +24,8 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!();
 });
 
-function serve(env: Record<string, string>): TestServer {
-  const t = testServer({ env });
+async function serve(env: Record<string, string>): Promise<TestServer> {
+  const t = await testServer({ env });
   cleanups.push(() => t.server.close());
   return t;
 }
@@ -100,7 +100,7 @@ describe('helpdesk registry', () => {
   });
 
   it('documents a webhook source in the OpenAPI description for exactly the helpdesks with a receiver', async () => {
-    const t = serve({});
+    const t = await serve({});
     const doc = (await t.call('GET', '/v0/openapi.json')).body;
     const source = doc.paths['/v0/webhooks/{source}/{org_id}'].post.parameters.find((p: { name: string }) => p.name === 'source');
     expect(source.schema.enum).toEqual(helpdesks.all().filter((h) => h.webhook).map((h) => h.name));
@@ -109,16 +109,16 @@ describe('helpdesk registry', () => {
   it('reaches every registered helpdesk by name through escalation, sync and the webhook route; an unknown name is refused', async () => {
     const env = Object.assign({}, ...helpdesks.all().map(envFor)) as Record<string, string>;
     const resolve = createIntegrationResolver({ env });
-    const t = serve(env);
+    const t = await serve(env);
     for (const helpdesk of helpdesks.all()) {
-      expect(resolve('acme', helpdesk.name as Integration).name, helpdesk.name).toBe(helpdesk.name);
+      expect((await resolve('acme', helpdesk.name as Integration)).name, helpdesk.name).toBe(helpdesk.name);
       if (helpdesk.sync) expect(connectorFor(helpdesk.name, effective(helpdesk, env)).source).toBe(helpdesk.name);
       else expect(() => connectorFor(helpdesk.name, {})).toThrow(`No helpdesk named "${helpdesk.name}" can be synced; use one of plain, pylon, linear`);
       // Unsigned: a helpdesk with a receiver answers 401, one without has no receiver at all (404).
       const res = await t.call('POST', `/v0/webhooks/${helpdesk.name}/acme`, { body: '{}', headers: { 'content-type': 'application/json' } });
       expect(res.status, helpdesk.name).toBe(helpdesk.webhook ? 401 : 404);
     }
-    expect(() => resolve('acme', 'zendesk' as Integration)).toThrow(IntegrationError);
+    await expect(resolve('acme', 'zendesk' as Integration)).rejects.toThrow(IntegrationError);
     expect(() => connectorFor('zendesk', {})).toThrow(/No helpdesk named "zendesk" can be synced/);
     expect((await t.call('POST', '/v0/webhooks/zendesk/acme', { body: '{}', headers: { 'content-type': 'application/json' } })).status).toBe(404);
   });
@@ -128,16 +128,16 @@ describe('helpdesk registry', () => {
     const secret = 'acme-desk-secret';
     const env = { ACME_DESK_API_KEY: 'key', ACME_DESK_WEBHOOK_SECRET: secret };
 
-    const integration = createIntegrationResolver({ env })('acme', 'acme-desk' as Integration);
+    const integration = await createIntegrationResolver({ env })('acme', 'acme-desk' as Integration);
     const draft = { orgId: 'acme', conversationId: 'conv_1', title: 't', summary: 's', transcript: [], customer: { email: 'a@example.com', name: 'A' }, labelTypeIds: [] };
     expect(await integration.createTicket(draft)).toEqual({ ticketId: 'acme_conv_1', ticketUrl: 'https://desk.acme.test/conv_1' });
     expect(created).toEqual([{ name: 'acme-desk', conversationId: 'conv_1' }]);
-    expect(() => createIntegrationResolver({ env: {} })('acme', 'acme-desk' as Integration)).toThrow(
+    await expect(createIntegrationResolver({ env: {} })('acme', 'acme-desk' as Integration)).rejects.toThrow(
       'Acme Desk integration is not configured: set ACME_DESK_API_KEY (or run support-chat integrations set acme-desk --org ORG --api-key …)',
     );
 
-    const t = serve(env);
-    const token = t.token('acme');
+    const t = await serve(env);
+    const token = await t.token('acme');
     const body = JSON.stringify({ ticket: { id: 'A-1', title: 'Printer on fire' } });
     const forged = await t.call('POST', '/v0/webhooks/acme-desk/acme', { body, headers: { 'content-type': 'application/json', 'x-acme-signature': hmacHex('wrong', body) } });
     expect(forged.status).toBe(401);

@@ -24,13 +24,13 @@ afterEach(async () => {
   while (closers.length) await closers.pop()!();
 });
 
-function server() {
-  t = testServer({ env: {} });
+async function server() {
+  t = await testServer({ env: {} });
   return t;
 }
 
 async function allTickets(s: TestServer, source: string) {
-  const token = s.token();
+  const token = await s.token();
   const ids: string[] = [];
   let cursor: string | null = null;
   do {
@@ -45,14 +45,14 @@ describe('Plain sync', () => {
   it('imports every thread page by page, then only new ones; a deleted thread comes back while it exists in Plain', async () => {
     const plain = await fakePlain();
     closers.push(() => plain.close());
-    const s = server();
+    const s = await server();
     for (let i = 0; i < 120; i++) plain.addThread({ title: `Thread ${i}`, customerEmail: `c${i}@example.com`, previewText: `Preview ${i}` });
     const connector = () => connectorFor('plain', { apiKey: plain.apiKey, apiUrl: plain.apiUrl });
 
     const first = await syncTickets(s.server.tickets, 'acme', connector());
     expect(first).toMatchObject({ imported: 120, pages: 3, restored: 0 });
     expect(await allTickets(s, 'plain')).toEqual(plain.threads.map((x) => x.id).sort());
-    const token = s.token();
+    const token = await s.token();
     const one = plain.threads[7]!;
     const got = await s.call('GET', `/v0/tickets/plain/${one.id}`, { token });
     expect(got.body).toMatchObject({
@@ -88,7 +88,7 @@ describe('Plain sync', () => {
   it('resumes after a failure from the last page it stored, and --full reads everything again', async () => {
     const plain = await fakePlain();
     closers.push(() => plain.close());
-    const s = server();
+    const s = await server();
     for (let i = 0; i < 120; i++) plain.addThread({ title: `Thread ${i}`, customerEmail: `c${i}@example.com` });
     const connector = () => connectorFor('plain', { apiKey: plain.apiKey, apiUrl: plain.apiUrl, workspaceId: plain.workspaceId });
     let calls = 0;
@@ -122,10 +122,10 @@ describe('synced tickets in the knowledge index', () => {
     const plain = await fakePlain();
     closers.push(() => plain.close());
     let kb: KnowledgeBase | undefined;
-    t = testServer({
+    t = await testServer({
       env: {},
-      engine: (db) => {
-        const engine = createAnswerEngine({ db, llm: null });
+      engine: (sql) => {
+        const engine = createAnswerEngine({ sql, llm: null });
         kb = engine;
         return engine;
       },
@@ -136,7 +136,7 @@ describe('synced tickets in the knowledge index', () => {
     expect(found.map((h) => h.section.title)).toContain('Quarterly invoice reconciliation');
     // Answers never draw on tickets: they hold other customers' words.
     expect((await kb!.search('acme', 'reconciliation report refunds')).map((h) => h.section.title)).not.toContain('Quarterly invoice reconciliation');
-    expect((await t.call('DELETE', `/v0/tickets/plain/${thread.id}`, { token: t.token() })).status).toBe(204);
+    expect((await t.call('DELETE', `/v0/tickets/plain/${thread.id}`, { token: await t.token() })).status).toBe(204);
     expect((await kb!.search('acme', 'reconciliation report refunds', { includeTickets: true })).map((h) => h.section.title)).not.toContain('Quarterly invoice reconciliation');
   });
 });
@@ -145,14 +145,14 @@ describe('Pylon sync', () => {
   it('pages through issue search, stores the text of the HTML body, and continues from the newest issue seen', async () => {
     const pylon = await fakePylon();
     closers.push(() => pylon.close());
-    const s = server();
+    const s = await server();
     const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000).toISOString();
     for (let i = 0; i < 150; i++) pylon.addIssue({ title: `Issue ${i}`, body_html: `<p>Body &amp; ${i}</p>`, created_at: minutesAgo(150 - i) });
     const connector = () => connectorFor('pylon', { apiKey: pylon.apiKey, apiUrl: pylon.apiUrl });
     const first = await syncTickets(s.server.tickets, 'acme', connector());
     expect(first).toMatchObject({ imported: 150, pages: 2 });
     expect(await allTickets(s, 'pylon')).toEqual(pylon.issues.map((x) => x.id).sort());
-    const token = s.token();
+    const token = await s.token();
     const issue = pylon.issues[0]!;
     expect((await s.call('GET', `/v0/tickets/pylon/${issue.id}`, { token })).body).toMatchObject({ source: 'pylon', title: 'Issue 0', status: 'new', url: issue.link });
 
@@ -176,7 +176,7 @@ describe('Linear sync', () => {
   it('reads the team’s issues updated since the last sync, so an edited issue is updated', async () => {
     const linear = await fakeLinear();
     closers.push(() => linear.close());
-    const s = server();
+    const s = await server();
     const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000).toISOString();
     for (let i = 0; i < 130; i++) linear.addIssue({ title: `Issue ${i}`, description: `Text ${i}`, createdAt: minutesAgo(200 - i), updatedAt: minutesAgo(130 - i) });
     linear.addIssue({ title: 'Another team', teamId: 'other-team' });
@@ -188,7 +188,7 @@ describe('Linear sync', () => {
     const second = await syncTickets(s.server.tickets, 'acme', connector());
     // The edited issue, and the newest of the last sync read again by the one-second overlap.
     expect(second.imported).toBe(2);
-    expect((await s.call('GET', `/v0/tickets/linear/${edited.id}`, { token: s.token() })).body).toMatchObject({ title: 'Renamed', status: 'Done' });
+    expect((await s.call('GET', `/v0/tickets/linear/${edited.id}`, { token: await s.token() })).body).toMatchObject({ title: 'Renamed', status: 'Done' });
   });
 
   it('refuses to sync without a team, naming LINEAR_TEAM_ID', () => {

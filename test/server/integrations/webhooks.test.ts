@@ -17,9 +17,9 @@ afterEach(async () => {
 const SECRET = 'whsec_test_secret';
 const hmac = (payload: string, secret = SECRET) => createHmac('sha256', secret).update(payload).digest('hex');
 
-function setup(env: Record<string, string> = {}) {
-  t = testServer({ env: { PLAIN_WEBHOOK_SECRET: SECRET, LINEAR_WEBHOOK_SECRET: SECRET, PYLON_WEBHOOK_SECRET: SECRET, ...env } });
-  return { s: t, token: t.token('acme') };
+async function setup(env: Record<string, string> = {}) {
+  t = await testServer({ env: { PLAIN_WEBHOOK_SECRET: SECRET, LINEAR_WEBHOOK_SECRET: SECRET, PYLON_WEBHOOK_SECRET: SECRET, ...env } });
+  return { s: t, token: await t.token('acme') };
 }
 
 function plainEvent(eventType: string, thread: Record<string, unknown>) {
@@ -53,7 +53,7 @@ const post = (s: TestServer, path: string, body: string, headers: Record<string,
 
 describe('Plain webhooks', () => {
   it('upserts the thread as a ticket when Plain-Request-Signature matches, and refuses anything else with 401', async () => {
-    const { s, token } = setup();
+    const { s, token } = await setup();
     const body = plainEvent('thread.thread_created', plainThread());
     const res = await post(s, '/v0/webhooks/plain/acme', body, { 'plain-request-signature': hmac(body) });
     expect(res.status).toBe(200);
@@ -71,7 +71,7 @@ describe('Plain webhooks', () => {
   });
 
   it('applies a newer state, ignores an older one delivered late, and ignores events that are not about threads', async () => {
-    const { s, token } = setup();
+    const { s, token } = await setup();
     const send = (eventType: string, thread: Record<string, unknown>) => {
       const body = plainEvent(eventType, thread);
       return post(s, '/v0/webhooks/plain/acme', body, { 'plain-request-signature': hmac(body) });
@@ -86,12 +86,12 @@ describe('Plain webhooks', () => {
   });
 
   it('answers 400 for a signed payload that is not valid, and 404 where no secret is configured', async () => {
-    const { s } = setup({ PLAIN_WEBHOOK_SECRET: '' });
+    const { s } = await setup({ PLAIN_WEBHOOK_SECRET: '' });
     const body = plainEvent('thread.thread_created', plainThread());
     // No secret for acme: there is no receiver to reach.
     expect((await post(s, '/v0/webhooks/plain/acme', body, { 'plain-request-signature': hmac(body) })).status).toBe(404);
     expect((await post(s, '/v0/webhooks/zendesk/acme', body, {})).status).toBe(404);
-    new IntegrationSettingsStore(s.server.db).set('acme', 'plain', { webhookSecret: SECRET });
+    await new IntegrationSettingsStore(s.server.sql).set('acme', 'plain', { webhookSecret: SECRET });
     const broken = JSON.stringify({ timestamp: new Date().toISOString(), payload: { eventType: 'thread.thread_created', thread: { id: 'th_2' } } });
     const res = await post(s, '/v0/webhooks/plain/acme', broken, { 'plain-request-signature': hmac(broken) });
     expect(res.status).toBe(400);
@@ -101,7 +101,7 @@ describe('Plain webhooks', () => {
   });
 
   it('refuses a signed delivery whose timestamp is more than 5 minutes old or missing (a replay)', async () => {
-    const { s, token } = setup();
+    const { s, token } = await setup();
     const fresh = JSON.parse(plainEvent('thread.thread_created', plainThread())) as Record<string, unknown>;
     for (const timestamp of ['2020-01-01T00:00:00.000Z', new Date(Date.now() - 6 * 60_000).toISOString(), new Date(Date.now() + 6 * 60_000).toISOString(), undefined]) {
       const body = JSON.stringify({ ...fresh, timestamp });
@@ -114,14 +114,14 @@ describe('Plain webhooks', () => {
   });
 
   it('keeps organizations apart: a delivery signed with one organization’s secret is refused for another', async () => {
-    const { s } = setup({ PLAIN_WEBHOOK_SECRET: '' });
-    const store = new IntegrationSettingsStore(s.server.db);
-    store.set('acme', 'plain', { webhookSecret: 'acme-secret' });
-    store.set('globex', 'plain', { webhookSecret: 'globex-secret' });
+    const { s } = await setup({ PLAIN_WEBHOOK_SECRET: '' });
+    const store = new IntegrationSettingsStore(s.server.sql);
+    await store.set('acme', 'plain', { webhookSecret: 'acme-secret' });
+    await store.set('globex', 'plain', { webhookSecret: 'globex-secret' });
     const body = plainEvent('thread.thread_created', plainThread());
     expect((await post(s, '/v0/webhooks/plain/globex', body, { 'plain-request-signature': hmac(body, 'acme-secret') })).status).toBe(401);
     expect((await post(s, '/v0/webhooks/plain/acme', body, { 'plain-request-signature': hmac(body, 'acme-secret') })).status).toBe(200);
-    expect((await s.call('GET', '/v0/tickets/plain/th_01ABC', { token: s.token('globex') })).status).toBe(404);
+    expect((await s.call('GET', '/v0/tickets/plain/th_01ABC', { token: await s.token('globex') })).status).toBe(404);
   });
 });
 
@@ -143,7 +143,7 @@ describe('Linear webhooks', () => {
   };
 
   it('creates, updates and removes tickets on Linear-Signature deliveries within 60 seconds', async () => {
-    const { s, token } = setup();
+    const { s, token } = await setup();
     const send = (body: string, signature = hmac(body)) => post(s, '/v0/webhooks/linear/acme', body, { 'linear-signature': signature });
     expect((await send(linearEvent('create', issue))).status).toBe(200);
     expect((await s.call('GET', `/v0/tickets/linear/${issue.id}`, { token })).body).toMatchObject({ title: 'Export fails', status: 'Todo', url: issue.url });
@@ -157,7 +157,7 @@ describe('Linear webhooks', () => {
   });
 
   it('ignores issues of other teams when a team is configured, and comments altogether', async () => {
-    const { s, token } = setup({ LINEAR_TEAM_ID: 'team_other' });
+    const { s, token } = await setup({ LINEAR_TEAM_ID: 'team_other' });
     const body = linearEvent('create', issue);
     expect((await post(s, '/v0/webhooks/linear/acme', body, { 'linear-signature': hmac(body) })).body).toEqual({ received: true, ignored: 'event' });
     expect((await s.call('GET', `/v0/tickets/linear/${issue.id}`, { token })).status).toBe(404);
@@ -181,7 +181,7 @@ describe('Pylon webhooks', () => {
   const sign = (body: string, timestamp: string, secret = SECRET) => `hs256=${hmac(`${timestamp}.${body}`, secret)}`;
 
   it('upserts on a valid timestamped signature, refuses old or forged ones, and removes on issue.deleted', async () => {
-    const { s, token } = setup();
+    const { s, token } = await setup();
     const now = String(Math.floor(Date.now() / 1000));
     const send = (body: string, timestamp = now, signature = sign(body, timestamp)) =>
       post(s, '/v0/webhooks/pylon/acme', body, { 'pylon-webhook-timestamp': timestamp, 'pylon-webhook-signature': signature, 'pylon-webhook-version': '2021-07' });
@@ -199,7 +199,7 @@ describe('Pylon webhooks', () => {
 
 describe('webhook rate limits', () => {
   it('count per source and organization at the organization limit, not against the sending address', async () => {
-    t = testServer({ env: { PLAIN_WEBHOOK_SECRET: SECRET }, rateLimits: { perAddress: 2, perOrganization: 5 } });
+    t = await testServer({ env: { PLAIN_WEBHOOK_SECRET: SECRET }, rateLimits: { perAddress: 2, perOrganization: 5 } });
     const s = t;
     const body = plainEvent('thread.thread_created', plainThread());
     const statuses: number[] = [];
@@ -211,7 +211,7 @@ describe('webhook rate limits', () => {
   });
 
   it('never spends the organization quota on forged deliveries: after 600 of them the real helpdesk still gets through', async () => {
-    const { s, token } = setup();
+    const { s, token } = await setup();
     const body = plainEvent('thread.thread_created', plainThread());
     const forged: number[] = [];
     for (let i = 0; i < 600; i++) forged.push((await post(s, '/v0/webhooks/plain/acme', body, { 'plain-request-signature': hmac(body, 'guessed') })).status);
@@ -224,7 +224,7 @@ describe('webhook rate limits', () => {
   });
 
   it('counts a delivery to an organization without a receiver against the sending address', async () => {
-    t = testServer({ env: {}, rateLimits: { perAddress: 2 } });
+    t = await testServer({ env: {}, rateLimits: { perAddress: 2 } });
     const body = plainEvent('thread.thread_created', plainThread());
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) statuses.push((await post(t, '/v0/webhooks/plain/nobody', body, { 'plain-request-signature': hmac(body) })).status);

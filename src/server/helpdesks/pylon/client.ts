@@ -21,7 +21,7 @@ export interface PylonOptions {
   fetch?: typeof fetch;
   timeoutMs?: number;
   /** When this conversation was first sent here, and whether that was an earlier call. */
-  firstAttempt?: (conversationId: string) => { at: Date; previous: boolean };
+  firstAttempt?: (conversationId: string) => Promise<{ at: Date; previous: boolean }>;
 }
 
 export interface PylonIssue {
@@ -115,7 +115,7 @@ export function createPylonIntegration(options: PylonOptions): EscalationIntegra
   return {
     name: 'pylon',
     async createTicket(draft: TicketDraft, signal?: AbortSignal): Promise<CreatedTicket> {
-      const attempt = options.firstAttempt?.(draft.conversationId);
+      const attempt = await options.firstAttempt?.(draft.conversationId);
       if (attempt?.previous) {
         // An earlier attempt may have created the issue and lost the answer: find it by its marker.
         const marker = conversationHtml(draft.conversationId);

@@ -88,7 +88,7 @@ async function escalate(ctx: RouteContext): Promise<ApiResponse> {
   }
   try {
     const transcript = await conversations.messages(id);
-    const integration = integrations(orgId, input.integration);
+    const integration = await integrations(orgId, input.integration);
     const [title, summary] = await Promise.all([
       input.title ?? engine.title({ orgId, messages: transcript }),
       input.summary ?? engine.summarize({ orgId, messages: transcript }),

@@ -12,7 +12,7 @@ export interface FeedbackRouteDeps {
 
 /** The routes, bound to their stores. */
 export function feedbackRoutes({ feedback }: FeedbackRouteDeps): Route[] {
-  function rate(ctx: RouteContext): ApiResponse {
+  async function rate(ctx: RouteContext): Promise<ApiResponse> {
     const id = ctx.params.id!;
     if (!isConversationId(id)) throw notFound();
     const body = ctx.body();
@@ -24,7 +24,7 @@ export function feedbackRoutes({ feedback }: FeedbackRouteDeps): Route[] {
     if (index !== undefined && index !== null && (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0)) {
       throw badRequest('"message_index" must be a non-negative integer');
     }
-    const outcome = feedback.record({
+    const outcome = await feedback.record({
       orgId: ctx.auth!.orgId,
       conversationId: id,
       rating: rating as Rating,

@@ -27,11 +27,11 @@ interface Verified {
  * body matches (else 401), and its timestamp is recent (else 401: a replayed old delivery is
  * refused even with a valid signature).
  */
-function authenticate(ctx: RouteContext, helpdesks: HelpdeskRegistry): Verified {
+async function authenticate(ctx: RouteContext, helpdesks: HelpdeskRegistry): Promise<Verified> {
   const orgId = ctx.params.org!;
   const helpdesk = helpdesks.get(ctx.params.source!);
   if (!helpdesk?.webhook) throw notFound();
-  const settings = ctx.services.integrationSettings(orgId, helpdesk.name as Integration);
+  const settings = await ctx.services.integrationSettings(orgId, helpdesk.name as Integration);
   const secret = settings.webhookSecret;
   if (!secret) throw notFound();
   const body = helpdesk.webhook.verify({ raw: ctx.rawBody(), header: (name) => ctx.request.header(name), secret, now: ctx.services.now() });
@@ -43,9 +43,9 @@ function authenticate(ctx: RouteContext, helpdesks: HelpdeskRegistry): Verified 
  * against the organization's webhook bucket; forged ones count against their sender's address,
  * so they can never use up the quota the real helpdesk needs.
  */
-export function isGenuineDelivery(ctx: RouteContext, helpdesks: HelpdeskRegistry = registry): boolean {
+export async function isGenuineDelivery(ctx: RouteContext, helpdesks: HelpdeskRegistry = registry): Promise<boolean> {
   try {
-    authenticate(ctx, helpdesks);
+    await authenticate(ctx, helpdesks);
     return true;
   } catch (error) {
     // A signed delivery with a body we cannot use is still the helpdesk's.
@@ -54,7 +54,7 @@ export function isGenuineDelivery(ctx: RouteContext, helpdesks: HelpdeskRegistry
 }
 
 async function receive(ctx: RouteContext, helpdesks: HelpdeskRegistry): Promise<ApiResponse> {
-  const { helpdesk, orgId, settings, body } = authenticate(ctx, helpdesks);
+  const { helpdesk, orgId, settings, body } = await authenticate(ctx, helpdesks);
   const source = helpdesk.name;
   const effect: WebhookEffect = helpdesk.webhook.parse(body, settings);
 

@@ -1,68 +1,9 @@
-/** @module Opening the SQLite database (WAL mode) and running versioned migrations. */
-import Database from 'better-sqlite3';
-import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+/** @module Whether a SQLite database changed since a moment: for read caches that must never serve stale data. */
+import type Database from 'better-sqlite3';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { resolve } from 'node:path';
 
-export type Db = Database.Database;
-
-import type { Migration } from './migrate.js';
-export type { Migration } from './migrate.js';
-
-export interface OpenDatabaseOptions {
-  /** Directory holding `support-chat.db`; `:memory:` for a throw-away database. */
-  dataDir: string;
-  migrations: readonly Migration[];
-}
-
-/** Opens (creating when absent) the database in `dataDir`, in WAL mode, and applies pending migrations in order. */
-export function openDatabase({ dataDir, migrations }: OpenDatabaseOptions): Db {
-  let db: Db;
-  if (dataDir === ':memory:') {
-    db = new Database(':memory:');
-  } else {
-    mkdirSync(dataDir, { recursive: true });
-    db = new Database(join(dataDir, 'support-chat.db'));
-    db.pragma('journal_mode = WAL');
-  }
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  changeTracker(db);
-  migrate(db, migrations);
-  return db;
-}
-
-/** Applies every migration not yet recorded in `schema_migrations`, each in its own transaction. */
-export function migrate(db: Db, migrations: readonly Migration[]): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    component TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    description TEXT NOT NULL,
-    applied_at TEXT NOT NULL,
-    PRIMARY KEY (component, version)
-  )`);
-  const applied = new Set(
-    db
-      .prepare('SELECT component, version FROM schema_migrations')
-      .all()
-      .map((row) => {
-        const r = row as { component: string; version: number };
-        return `${r.component}:${r.version}`;
-      }),
-  );
-  const pending = [...migrations]
-    .filter((m) => !applied.has(`${m.component}:${m.version}`))
-    .sort((a, b) => a.component.localeCompare(b.component) || a.version - b.version);
-  const record = db.prepare(
-    'INSERT INTO schema_migrations (component, version, description, applied_at) VALUES (?, ?, ?, ?)',
-  );
-  for (const m of pending) {
-    db.transaction(() => {
-      db.exec(typeof m.up === 'string' ? m.up : m.up.sqlite);
-      record.run(m.component, m.version, m.description, new Date().toISOString());
-    })();
-  }
-}
+type Db = Database.Database;
 
 /**
  * Whether the database may have changed since a moment, for read caches that must never serve

@@ -37,7 +37,8 @@ export async function run(argv: string[]): Promise<number> {
   try {
     started = await startServer({ sql, role, port, host: values.host ?? '127.0.0.1', jobLeaseMs: leaseMs, retentionDays });
   } catch (error) {
-    await sql.close();
+    // The server closes the database it was given when it fails to start; closing again is harmless.
+    await sql.close().catch(() => undefined);
     // A port in use or an unreachable Redis is the operator's to fix: say so without a stack trace.
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new CliError(`port ${port} is already in use; choose another with --port`);
@@ -45,7 +46,8 @@ export async function run(argv: string[]): Promise<number> {
     throw error;
   }
   const { url, close } = started;
-  console.log(`support-chat API listening on ${url}`);
+  // A worker does not listen: it says it is ready instead.
+  console.log(url ? `support-chat API listening on ${url}` : 'support-chat worker ready: answering questions, forwarding follow-ups, sweeping retention');
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       console.error(`support-chat: ${signal} received, finishing in-flight requests`);

@@ -59,7 +59,6 @@ export default defineConfig(({ mode, command }) => ({
           environment: 'node',
           // Real `serve` processes on PostgreSQL and Redis; skipped (and said so) when either does not answer.
           include: ['test/scale/**/*.test.ts'],
-          env: { SUPPORT_CHAT_TEST_DATABASE_URL: testPostgresUrl },
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: false,

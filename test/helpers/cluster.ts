@@ -5,17 +5,18 @@
  * through the environment, as an operator configures them.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { startBalancer, type Balancer } from './balancer.js';
-import { freshDatabaseUrl } from './database.js';
+import { testPostgresUrl } from './postgres-url.js';
 import { redisAvailable, TEST_REDIS_URL } from './redis.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const cli = resolve(root, 'src/cli/index.ts');
 
-/** The PostgreSQL server the scale tests use (SUPPORT_CHAT_TEST_DATABASE_URL, set by the `scale` project). */
-export const SCALE_DATABASE_URL = process.env.SUPPORT_CHAT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The PostgreSQL server the scale tests use: SUPPORT_CHAT_TEST_DATABASE_URL, else the local one. */
+export const SCALE_DATABASE_URL = testPostgresUrl;
 
 /** Why the scale tests cannot run here (PostgreSQL or Redis does not answer), or null when they can. */
 export async function missingServices(): Promise<string | null> {
@@ -34,11 +35,14 @@ export async function missingServices(): Promise<string | null> {
   return missing.length ? missing.join(', ') : null;
 }
 
-/** A URL of a new, empty schema on the scale tests' PostgreSQL server. */
+/**
+ * A URL of a new, empty schema on the scale tests' PostgreSQL server. Named `scale_…`, apart from
+ * the `test_…` schemas the node-postgres project drops when it starts and ends.
+ */
 export function freshScaleDatabaseUrl(): string {
-  const url = freshDatabaseUrl();
-  if (!url) throw new Error('SUPPORT_CHAT_TEST_DATABASE_URL is not set (the `scale` project sets it)');
-  return url;
+  const url = new URL(SCALE_DATABASE_URL);
+  url.searchParams.set('schema', `scale_${randomUUID().replaceAll('-', '').slice(0, 16)}`);
+  return url.toString();
 }
 
 export type Role = 'api' | 'worker' | 'all';
@@ -62,8 +66,15 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-/** What a process prints once it serves: the API's URL, or that the worker runs. */
-const READY = /listening on (http:\/\/\S+)|worker (?:ready|running|started)/i;
+/**
+ * What a process prints once it serves: an API process its URL (`… listening on http://…`); a
+ * worker, which does not listen, its first line (`support-chat …`), printed once it is ready.
+ */
+const READY: Record<Role, RegExp> = {
+  api: /listening on (http:\/\/\S+)/,
+  all: /listening on (http:\/\/\S+)/,
+  worker: /^support-chat\b.*$/m,
+};
 
 /** Starts `support-chat serve --role ROLE` and resolves once it says it is ready. */
 export async function startRole(role: Role, env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<ServeProcess> {
@@ -81,7 +92,7 @@ export async function startRole(role: Role, env: NodeJS.ProcessEnv, timeoutMs = 
   const url = await new Promise<string | undefined>((resolveUrl, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve --role ${role} not ready within ${timeoutMs} ms:\n${output()}`)), timeoutMs);
     const look = () => {
-      const match = READY.exec(out);
+      const match = READY[role].exec(out);
       if (!match) return;
       clearTimeout(timer);
       child.stdout!.off('data', look);
@@ -122,6 +133,8 @@ export interface ClusterOptions {
   databaseUrl?: string;
   /** More environment for every process (the LLM, integrations, the job lease). */
   env?: NodeJS.ProcessEnv;
+  /** Start every process at the same moment, not one after another. @default false */
+  together?: boolean;
 }
 
 export interface Cluster {
@@ -144,14 +157,27 @@ export function clusterEnv(databaseUrl: string, env: NodeJS.ProcessEnv = {}): No
   return { ...base, SUPPORT_CHAT_DATABASE_URL: databaseUrl, SUPPORT_CHAT_REDIS_URL: TEST_REDIS_URL, ...env };
 }
 
-/** Starts the API processes and workers (all at once), then the balancer in front of the API processes. */
+/** Starts the API processes and the workers, then the balancer in front of the API processes. */
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const databaseUrl = options.databaseUrl ?? freshScaleDatabaseUrl();
   const env = clusterEnv(databaseUrl, options.env);
-  const started = await Promise.allSettled([
-    ...Array.from({ length: options.apis ?? 3 }, () => startRole('api', env)),
-    ...Array.from({ length: options.workers ?? 2 }, () => startRole('worker', env)),
-  ]);
+  const roles: Role[] = [...Array.from({ length: options.apis ?? 3 }, () => 'api' as const), ...Array.from({ length: options.workers ?? 2 }, () => 'worker' as const)];
+  let started: PromiseSettledResult<ServeProcess>[];
+  if (options.together) {
+    started = await Promise.allSettled(roles.map((role) => startRole(role, env)));
+  } else {
+    // One after another: a loaded machine starts five processes at once slowly enough to miss
+    // the 5 s a process gives Redis to answer.
+    started = [];
+    for (const role of roles) {
+      const result = await startRole(role, env).then(
+        (value) => ({ status: 'fulfilled', value }) as const,
+        (reason: unknown) => ({ status: 'rejected', reason }) as const,
+      );
+      started.push(result);
+      if (result.status === 'rejected') break;
+    }
+  }
   const processes = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = started.find((s) => s.status === 'rejected');
   if (failed) {

@@ -32,7 +32,7 @@ describe.runIf(!missing)('an empty database under a starting deployment', () => 
       // The five processes start at their own pace; holding their lock lines them up, so they
       // all reach the empty database at the same moment when it is let go.
       await db.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-      const starting = startCluster({ databaseUrl, apis: 3, workers: 2 });
+      const starting = startCluster({ databaseUrl, apis: 3, workers: 2, together: true });
       starting.catch(() => undefined);
       const deadline = Date.now() + 90_000;
       for (;;) {

@@ -90,7 +90,10 @@ export async function startRole(role: Role, env: NodeJS.ProcessEnv, timeoutMs = 
   const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code, signal) => resolveExit(code ?? (signal ? -1 : null))));
   const output = () => `${out}${err ? `\n[stderr]\n${err}` : ''}`;
   const url = await new Promise<string | undefined>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve --role ${role} not ready within ${timeoutMs} ms:\n${output()}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve --role ${role} not ready within ${timeoutMs} ms:\n${output()}`));
+    }, timeoutMs);
     const look = () => {
       const match = READY[role].exec(out);
       if (!match) return;

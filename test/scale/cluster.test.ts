@@ -37,11 +37,11 @@ describe.runIf(!missing)('three API processes and two workers on PostgreSQL and 
   let db: pg.Client;
   let org: string;
   let env: NodeJS.ProcessEnv;
+  const databaseUrl = freshScaleDatabaseUrl();
 
   beforeAll(async () => {
     llm = await fakeLlm();
     receiver = await webhookReceiver();
-    const databaseUrl = freshScaleDatabaseUrl();
     const extra = {
       SUPPORT_CHAT_LLM_BASE_URL: llm.baseUrl,
       SUPPORT_CHAT_LLM_API_KEY: 'test-key',
@@ -66,7 +66,7 @@ describe.runIf(!missing)('three API processes and two workers on PostgreSQL and 
     await cluster?.close();
     await llm?.close();
     await receiver?.close();
-    if (cluster) await dropSchema(cluster.databaseUrl);
+    await dropSchema(databaseUrl);
   });
 
   /** A new token of the test organization (each test its own, so each has its own 120 a minute). */

@@ -4,13 +4,13 @@
  * PostgreSQL URL, or empty for SQLite in BENCH_DATA_DIR) and Redis at BENCH_REDIS_URL when set.
  *
  * It counts what it costs: database statements and transactions (a counting decorator over the
- * Sql interface), Redis commands (node-redis's `node-redis:command` tracing channel), and its CPU
+ * Sql interface, given to the server as its database), Redis commands (node-redis's `node-redis:command` tracing channel), and its CPU
  * time. The answer engine is a stand-in whose answer takes `delayMs` (set over IPC).
  */
 import { tracingChannel } from 'node:diagnostics_channel';
 import { createServer, startServer, type ServerRole } from '../../src/server/index.js';
 import { silentLogger } from '../../src/server/http/log.js';
-import type { Sql } from '../../src/server/store/sql.js';
+import { openSql, type Params, type Sql } from '../../src/server/store/sql.js';
 
 export interface Counters {
   statements: number;
@@ -36,45 +36,56 @@ tracingChannel('node-redis:command').subscribe({
   error: () => undefined,
 });
 
-const decorated = new WeakSet<object>();
-
 /**
- * Counts the statements run through `sql` and its transactions' handles, by decorating the
- * methods of their classes (the server opens its own database; this sees every statement it runs).
- * A method that calls another of the four (PostgreSQL's `get` runs `all`) counts once.
+ * A counting decorator over the Sql interface: every statement run through it, or through the
+ * handle of a transaction it opened, is counted, and every transaction once.
  */
-async function countStatements(sql: Sql): Promise<void> {
-  let inside = false;
-  const decorate = (prototype: Record<string, unknown>, countTransactions: boolean) => {
-    if (decorated.has(prototype)) return;
-    decorated.add(prototype);
-    for (const name of ['all', 'get', 'run', 'exec']) {
-      const original = prototype[name] as (...args: unknown[]) => unknown;
-      prototype[name] = function (this: unknown, ...args: unknown[]) {
-        if (inside) return original.apply(this, args);
-        counters.statements++;
-        inside = true;
-        try {
-          return original.apply(this, args);
-        } finally {
-          inside = false;
-        }
-      };
-    }
-    // A transaction's own `transaction` joins the open one: counted once, on the database's handle.
-    if (!countTransactions) return;
-    const transaction = prototype.transaction as (...args: unknown[]) => unknown;
-    prototype.transaction = function (this: unknown, ...args: unknown[]) {
-      counters.transactions++;
-      return transaction.apply(this, args);
-    };
-  };
-  let txPrototype: Record<string, unknown> | undefined;
-  await sql.transaction(async (tx) => {
-    txPrototype = Object.getPrototypeOf(tx) as Record<string, unknown>;
-  });
-  decorate(Object.getPrototypeOf(sql) as Record<string, unknown>, true);
-  if (txPrototype) decorate(txPrototype, false);
+class CountingSql implements Sql {
+  readonly #inner: Sql;
+  readonly #inTransaction: boolean;
+
+  constructor(inner: Sql, inTransaction = false) {
+    this.#inner = inner;
+    this.#inTransaction = inTransaction;
+  }
+
+  get dialect() {
+    return this.#inner.dialect;
+  }
+
+  get changes() {
+    return this.#inner.changes;
+  }
+
+  all<T>(text: string, params?: Params): Promise<T[]> {
+    counters.statements++;
+    return this.#inner.all<T>(text, params);
+  }
+
+  get<T>(text: string, params?: Params): Promise<T | undefined> {
+    counters.statements++;
+    return this.#inner.get<T>(text, params);
+  }
+
+  run(text: string, params?: Params): Promise<number> {
+    counters.statements++;
+    return this.#inner.run(text, params);
+  }
+
+  exec(text: string): Promise<void> {
+    counters.statements++;
+    return this.#inner.exec(text);
+  }
+
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    // A transaction's own `transaction` joins the open one: counted once.
+    if (!this.#inTransaction) counters.transactions++;
+    return this.#inner.transaction((tx) => work(new CountingSql(tx, true)));
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
 }
 
 const role = (process.argv[2] ?? 'all') as ServerRole;
@@ -84,8 +95,7 @@ let delayMs = 0;
 const UNLIMITED = { perToken: 1e9, perOrganization: 1e9, perAddress: 1e9, endpoints: { send: 1e9, escalate: 1e9, deleteTicket: 1e9 } };
 const options = {
   role,
-  databaseUrl,
-  dataDir: process.env.BENCH_DATA_DIR,
+  sql: new CountingSql(await openSql(databaseUrl ? { url: databaseUrl } : { dataDir: process.env.BENCH_DATA_DIR! })),
   env,
   logger: silentLogger,
   rateLimits: UNLIMITED,
@@ -104,7 +114,6 @@ const options = {
 const started = role === 'worker' ? { url: undefined, server: await createServer(options) } : await startServer({ ...options, port: 0 });
 const { server } = started;
 await server.ready();
-await countStatements(server.sql);
 
 process.on('message', ({ id, command }: { id: number; command: Command }) => {
   void (async () => {

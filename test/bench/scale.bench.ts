@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createClient } from 'redis';
@@ -239,13 +239,28 @@ async function runWorkers(targets: Target[], run: boolean): Promise<void> {
   await Promise.all(targets.map((t) => t.command({ type: 'worker', run })));
 }
 
-function throughput(url: string, init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string }): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
-  return new Promise((resolve, reject) => {
-    autocannon({ url, connections: 50, duration: DURATION, method: init.method, headers: init.headers, body: init.body }, (error, result) => {
-      if (error) return reject(error);
-      resolve({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors });
-    });
+interface Throughput {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** The API process's CPU time per request during the run, ms: what one core-second buys, whatever else the machine runs. */
+  cpuMs: number;
+}
+
+async function throughput(api: Target, url: string, init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string }): Promise<Throughput> {
+  const before = await api.command<Counters>({ type: 'stats' });
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    autocannon({ url, connections: 50, duration: DURATION, method: init.method, headers: init.headers, body: init.body }, (error, done) => (error ? reject(error) : resolve(done)));
   });
+  const after = await api.command<Counters>({ type: 'stats' });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors,
+    cpuMs: (after.cpu - before.cpu) / 1000 / result.requests.total,
+  };
 }
 
 interface Measured {
@@ -254,8 +269,8 @@ interface Measured {
   post: Cost;
   question: Cost;
   wakeup: { p50: number; p99: number };
-  getRps: Awaited<ReturnType<typeof throughput>>;
-  postRps: Awaited<ReturnType<typeof throughput>>;
+  getRps: Throughput;
+  postRps: Throughput;
   jobs: { workers: number; claimedPerSecond: number; completedPerSecond: number }[];
   /** An idle worker's database statements and Redis commands per second (it polls for jobs). */
   idle: { statements: number; redis: number };
@@ -324,8 +339,8 @@ async function measure(backend: Backend): Promise<Measured> {
   const idle = { statements: ((idleAfter.statements - idleBefore.statements) * 1000) / IDLE_MS, redis: ((idleAfter.redis - idleBefore.redis) * 1000) / IDLE_MS };
 
   // Throughput of the one API process; the workers answer the POSTs' questions meanwhile.
-  const getRps = await throughput(`${url}/v0/chat/${answered}`, { method: 'GET', headers: api.headers });
-  const postRps = await throughput(`${url}/v0/chat`, { method: 'POST', headers: api.headers, body: JSON.stringify({ message: 'How do I benchmark?' }) });
+  const getRps = await throughput(backend.api, `${url}/v0/chat/${answered}`, { method: 'GET', headers: api.headers });
+  const postRps = await throughput(backend.api, `${url}/v0/chat`, { method: 'POST', headers: api.headers, body: JSON.stringify({ message: 'How do I benchmark?' }) });
   return { name: backend.name, get, post, question, wakeup: { p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) }, getRps, postRps, jobs, idle };
 }
 
@@ -363,8 +378,22 @@ export async function run(): Promise<BenchTable[]> {
     },
     {
       title: `One API process under 50 concurrent connections (autocannon, ${DURATION} s each; workers answering meanwhile)`,
-      columns: ['backend', 'GET req/s', 'GET p50 ms', 'GET p99 ms', 'POST req/s', 'POST p50 ms', 'POST p99 ms', 'non-2xx'],
-      rows: results.map((m) => [m.name, Math.round(m.getRps.rps), m.getRps.p50, m.getRps.p99, Math.round(m.postRps.rps), m.postRps.p50, m.postRps.p99, m.getRps.errors + m.postRps.errors]),
+      columns: ['backend', 'GET req/s', 'GET p50 ms', 'GET p99 ms', 'GET API CPU ms', 'POST req/s', 'POST p50 ms', 'POST p99 ms', 'POST API CPU ms', 'non-2xx'],
+      rows: results.map((m) => [
+        m.name,
+        Math.round(m.getRps.rps),
+        m.getRps.p50,
+        m.getRps.p99,
+        m.getRps.cpuMs,
+        Math.round(m.postRps.rps),
+        m.postRps.p50,
+        m.postRps.p99,
+        m.postRps.cpuMs,
+        m.getRps.errors + m.postRps.errors,
+      ]),
+      notes: [
+        `API CPU ms: the API process's CPU time per request during the run; 1000 / it is what one core serves when nothing else runs on it. Load average when the runs ended: ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores.`,
+      ],
     },
     {
       title: `Long poll wakeup after the worker completes the answer (${WAKEUPS} questions, one at a time)`,

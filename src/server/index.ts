@@ -63,7 +63,7 @@ export interface ServerOptions {
   dataDir?: string;
   /** A PostgreSQL URL (`postgres://…`, optional `?schema=name`) puts every table there. @default env SUPPORT_CHAT_DATABASE_URL, else SQLite in `dataDir` */
   databaseUrl?: string;
-  /** An open database to use instead (migrated here, closed with the server); the CLI opens it first to report a bad URL early. */
+  /** An open database to use instead (migrated here, closed by `close()`; the caller's to close if creating fails); the CLI opens it first to report a bad URL early. */
   sql?: Sql;
   /** `api` serves HTTP and holds no state of its own; `worker` answers questions; `all` both. @default 'all' */
   role?: ServerRole;
@@ -144,16 +144,16 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   }
   const postgres = databaseUrl !== undefined || options.sql?.dialect === 'postgres';
   if (postgres && !redisUrl && role !== 'all') {
-    await options.sql?.close();
     throw new ServerConfigError(
       `--role ${role} on PostgreSQL needs SUPPORT_CHAT_REDIS_URL: API processes and workers share rate limits, long-poll wakeups and cache invalidation through Redis. Set it, or run a single process with --role all.`,
     );
   }
+  // A database given by the caller stays the caller's to close when this fails.
   const sql = options.sql ?? (await openSql(databaseUrl ? { url: databaseUrl } : { dataDir: options.dataDir ?? '.support-chat' }, { now }));
   try {
     await migrate(sql, migrations);
   } catch (error) {
-    await sql.close();
+    if (!options.sql) await sql.close();
     throw error;
   }
   const reportRedis = (what: string) => (error: unknown) =>

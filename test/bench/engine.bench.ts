@@ -12,10 +12,11 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createAnswerEngine } from '../../src/server/answers/index.js';
 import { parseFile } from '../../src/server/answers/knowledge-base.js';
-import { answerSignals } from '../../src/server/answers/compose.js';
 import { migrations } from '../../src/server/schema.js';
 import { migrate } from '../../src/server/store/migrate.js';
 import { openSql } from '../../src/server/store/sql.js';
+import { answerSignals, type AnswerSignals } from '../../src/server/answers/decision.js';
+import { fitDecision, FEATURES, scoreDecision, shippedDecision, type Example } from './decision-fit.js';
 import type { Message } from '../../src/protocol/index.js';
 import { quantile, type BenchTable } from './table.js';
 
@@ -93,6 +94,11 @@ const DEV_SETS: DevSet[] = [
 
 /** How many questions of each other set are asked as out-of-scope questions of a set. */
 const FOREIGN_PER_SET = 20;
+/**
+ * The L2 penalties of the decision's refits: a light one, as the shipped weights were fitted, and
+ * the one the cross-validation below prefers (0.2 to 2 give the same boundary).
+ */
+const DECISION_L2 = [0.001, 0.3];
 
 interface SetScores {
   hit5: number;
@@ -116,7 +122,7 @@ interface Reply {
   cited: string[];
   text: string;
   /** The decision's signals (see answerSignals), for calibrating it. */
-  signals?: unknown;
+  signals?: AnswerSignals | null;
 }
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
@@ -170,6 +176,7 @@ export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies
   const rows: (string | number)[][] = [];
   const latencies: number[] = [];
   const dump: Record<string, unknown[]> = {};
+  const examples: Example[] = [];
   for (const set of DEV_SETS) await engine.ingest(set.name, [set.root], { baseUrl: set.baseUrl });
   for (const set of DEV_SETS) {
     const foreignQuestions = DEV_SETS.filter((other) => other !== set).flatMap((other) =>
@@ -190,6 +197,14 @@ export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies
     for (const q of set.questions) replies.push(await ours(q));
     const foreign: Reply[] = [];
     for (const q of foreignQuestions) foreign.push(await ours({ question: q.question, gold: [] }));
+    // The decision's examples: answerable questions with a gold source in the first five hits (what
+    // the decision can get right), against the set's out-of-scope questions and the other sets'.
+    set.questions.forEach((q, i) => {
+      const r = replies[i]!;
+      if (q.kind === 'out_of_scope') examples.push({ set: set.name, answer: false, signals: r.signals ?? null });
+      else if (r.ranked.slice(0, 5).some((u) => q.gold.some((g) => set.match(u, g)))) examples.push({ set: set.name, answer: true, signals: r.signals ?? null });
+    });
+    for (const r of foreign) examples.push({ set: set.name, answer: false, signals: r.signals ?? null });
     dump[set.name] = [...set.questions.map((q, i) => ({ ...q, ...replies[i] })), ...foreignQuestions.map((q, i) => ({ question: q.question, kind: 'foreign', ...foreign[i] }))];
     const mini = baseline(set.root, set.baseUrl ?? '');
     const plain = (q: BenchQuestion): Reply => {
@@ -204,6 +219,16 @@ export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies
   }
   const file = process.env.BENCH_DUMP;
   if (file) writeFileSync(file, JSON.stringify(dump, null, 1));
+  const decisionRows = DEV_SETS.map(({ name }) => {
+    const held = examples.filter((e) => e.set === name);
+    const crossValidated = DECISION_L2.flatMap((l2) => {
+      const s = scoreDecision(fitDecision(examples.filter((e) => e.set !== name), l2), held);
+      return [s.answered, s.silent];
+    });
+    const shipped = scoreDecision(shippedDecision(), held);
+    return [name, ...crossValidated, shipped.answered, shipped.silent];
+  });
+  const weights = (beta: number[]) => ['bias', ...FEATURES].map((f, i) => `${f} ${beta[i]!.toFixed(2)}`).join(', ');
   return {
     latencies,
     tables: [
@@ -215,6 +240,16 @@ export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies
           'Hit@5, MRR@10, Recall@10: the ranked list (code: files). Recall@5 and answered: the answer\'s cited sources. Follow-ups are asked as the second turn of a conversation.',
           `Out of scope: the set's own out-of-scope questions, and the first ${FOREIGN_PER_SET} questions of each other set; silent = cites nothing. Keywords: share of a question's keywords in the answer text (minisearch: its best section's text).`,
           'Goals: docs Recall@5 ≥ 0.85 and MRR@10 ≥ 0.87; code Recall@10 ≥ 0.95; on every set answered ≥ 0.90, out of scope silent ≥ 0.90, keywords ≥ 0.70.',
+        ],
+      },
+      {
+        title: 'The answer/no-answer decision, cross-validated across the sets',
+        columns: ['set', ...DECISION_L2.flatMap((l2) => [`answered (other two, L2 ${l2})`, `silent (other two, L2 ${l2})`]), 'answered (shipped)', 'silent (shipped)'],
+        rows: decisionRows,
+        notes: [
+          "Answered: answerable questions with a gold source in the first five hits that the decision answers. Silent: the set's out-of-scope questions and the other sets' questions that it refuses. Other two: fitted on the other two sets, each set and class weighed equally. The decision alone: the evidence floor and the citation rules are left out.",
+          ...DECISION_L2.map((l2) => `Fitted on all three, L2 ${l2}: ${weights(fitDecision(examples, l2))}.`),
+          `Shipped (fitted on all three): ${weights(shippedDecision())}.`,
         ],
       },
     ],

@@ -4,16 +4,22 @@
  * a fresh schema of its own.
  */
 import { randomUUID } from 'node:crypto';
+import { afterEach } from 'vitest';
 import { migrate, type Migration } from '../../src/server/store/migrate.js';
 import { openSql, type Sql } from '../../src/server/store/sql.js';
 import { migrations } from '../../src/server/schema.js';
+import { testPostgresUrl } from './postgres-url.js';
 
 export const TEST_POSTGRES_URL = process.env.SUPPORT_CHAT_TEST_DATABASE_URL;
 
 /** A URL of a new, empty schema on the test PostgreSQL server, or undefined when tests run on SQLite. */
 export function freshDatabaseUrl(): string | undefined {
-  if (!TEST_POSTGRES_URL) return undefined;
-  const url = new URL(TEST_POSTGRES_URL);
+  return TEST_POSTGRES_URL ? freshPostgresUrl(TEST_POSTGRES_URL) : undefined;
+}
+
+/** A URL of a new, empty schema (`test_…`, dropped by the node-postgres project's setup) on `server`. */
+export function freshPostgresUrl(server: string = testPostgresUrl): string {
+  const url = new URL(server);
   url.searchParams.set('schema', `test_${randomUUID().replaceAll('-', '').slice(0, 16)}`);
   return url.toString();
 }
@@ -24,4 +30,20 @@ export async function openTestSql(options: { now?: () => number; migrations?: re
   const sql = await openSql(url ? { url } : { dataDir: ':memory:' }, options);
   await migrate(sql, options.migrations ?? migrations);
   return sql;
+}
+
+/**
+ * An opener of test databases (see openTestSql) that closes each after the test that opened it.
+ * Call once per test file, at its top level.
+ */
+export function testDatabases(): (options?: Parameters<typeof openTestSql>[0]) => Promise<Sql> {
+  const opened: Sql[] = [];
+  afterEach(async () => {
+    for (const sql of opened.splice(0)) await sql.close();
+  });
+  return async (options) => {
+    const sql = await openTestSql(options);
+    opened.push(sql);
+    return sql;
+  };
 }

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectorFor, syncTickets } from '../../src/server/tickets/sync.js';
-import type { TicketInput } from '../../src/server/tickets/types.js';
 import { fakePlain, type FakePlain } from '../helpers/fake-plain.js';
 import { testServer, type TestServer } from '../helpers/server.js';
+import { ticket } from '../helpers/tickets.js';
 
 let t: TestServer;
 let plain: FakePlain | undefined;
@@ -12,21 +12,6 @@ afterEach(async () => {
   plain = undefined;
 });
 
-function ticket(externalId: string, overrides: Partial<TicketInput> = {}): TicketInput {
-  return {
-    source: 'plain',
-    externalId,
-    title: `Ticket ${externalId}`,
-    status: 'open',
-    url: `https://app.plain.com/workspace/w/thread/${externalId}`,
-    customerEmail: 'c@example.com',
-    customerName: 'Cee',
-    body: 'The export button does nothing.',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-02T00:00:00.000Z',
-    ...overrides,
-  };
-}
 
 describe('synced tickets', () => {
   it('deletes a ticket with 204 and no body, then answers 404', async () => {

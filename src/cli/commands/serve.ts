@@ -1,17 +1,14 @@
-/** @module `support-chat serve`: the v0 API over HTTP until SIGINT/SIGTERM, then a graceful shutdown. */
-import { startServer } from '../../server/index.js';
+/** @module `support-chat serve`: the v0 API over HTTP (and/or the background work) until SIGINT/SIGTERM, then a graceful shutdown. */
+import { SERVER_ROLES, ServerConfigError, startServer, type ServerRole } from '../../server/index.js';
 import { CliError, parse } from '../args.js';
 import { openDatabase } from '../database.js';
 
-/** What a process serves: the HTTP API, the background work (answers, follow-ups, retention), or both. */
-export const ROLES = ['api', 'worker', 'all'] as const;
-export type Role = (typeof ROLES)[number];
-
-/** `--role`, else `all`; anything else is a CliError listing the roles. */
-export function parseRole(value: string | undefined): Role {
+/** `--role`: `api` (HTTP only), `worker` (answers, follow-ups, retention only) or `all` (the default); else a CliError listing them. */
+export function parseRole(value: string | undefined): ServerRole {
   if (value === undefined) return 'all';
-  if (!(ROLES as readonly string[]).includes(value)) throw new CliError(`--role must be one of ${ROLES.join(', ')}, got "${value}"`);
-  return value as Role;
+  const role = SERVER_ROLES.find((r) => r === value);
+  if (!role) throw new CliError(`--role must be one of ${SERVER_ROLES.join(', ')}, got "${value}"`);
+  return role;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -37,8 +34,9 @@ export async function run(argv: string[]): Promise<number> {
   try {
     started = await startServer({ sql, role, port, host: values.host ?? '127.0.0.1', jobLeaseMs: leaseMs, retentionDays });
   } catch (error) {
-    // The server closes the database it was given when it fails to start; closing again is harmless.
+    // Ours to close when the server could not be made (already closed, harmlessly, when it was made but could not start).
     await sql.close().catch(() => undefined);
+    if (error instanceof ServerConfigError) throw new CliError(error.message);
     // A port in use or an unreachable Redis is the operator's to fix: say so without a stack trace.
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new CliError(`port ${port} is already in use; choose another with --port`);
@@ -46,8 +44,7 @@ export async function run(argv: string[]): Promise<number> {
     throw error;
   }
   const { url, close } = started;
-  // A worker does not listen: it says it is ready instead.
-  console.log(url ? `support-chat API listening on ${url}` : 'support-chat worker ready: answering questions, forwarding follow-ups, sweeping retention');
+  console.log(role === 'worker' ? 'support-chat worker running (no HTTP)' : `support-chat API listening on ${url}${role === 'api' ? ' (no background work)' : ''}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       console.error(`support-chat: ${signal} received, finishing in-flight requests`);

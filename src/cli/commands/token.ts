@@ -1,6 +1,7 @@
 /** @module `support-chat token create|list|revoke`. */
 import { TokenInputError, TokenService, type TokenRecord } from '../../server/store/tokens.js';
 import { CliError, parse, required } from '../args.js';
+import { RedisBus } from '../../server/bus/index.js';
 import { openDatabase, type DatabaseFlags } from '../database.js';
 
 async function service(flags: DatabaseFlags) {
@@ -86,6 +87,26 @@ async function list(argv: string[]): Promise<number> {
   return 0;
 }
 
+/**
+ * Tells running servers that share Redis (SUPPORT_CHAT_REDIS_URL) to drop their token caches now.
+ * Without Redis, or when it does not answer, they refuse the token anyway within a second on
+ * PostgreSQL (TOKEN_CACHE_MS) and on the next request on SQLite.
+ */
+async function tellServers(): Promise<void> {
+  const url = process.env.SUPPORT_CHAT_REDIS_URL;
+  if (!url) return;
+  const bus = new RedisBus({ url });
+  try {
+    await bus.ready(2_000);
+    bus.publish('tokens', 'revoked');
+    await bus.flush();
+  } catch (error) {
+    console.error(`support-chat: running servers were not told through Redis (${error instanceof Error ? error.message : String(error)}); they refuse the token within a second`);
+  } finally {
+    await bus.close();
+  }
+}
+
 async function revoke(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {});
   const target = positionals[0];
@@ -95,6 +116,7 @@ async function revoke(argv: string[]): Promise<number> {
     const revoked = await tokens.revoke(target);
     if (revoked.length === 0) throw new CliError(`no active token matches "${target}"`);
     console.log(`Revoked ${revoked[0]!.id} (${revoked[0]!.prefix}…).`);
+    await tellServers();
   } finally {
     await sql.close();
   }

@@ -1,148 +1,17 @@
 /** @module Answers and summaries built only from the sources' own sentences: nothing the sources don't say. */
 import type { Message, Source } from '../../protocol/index.js';
+import { answerSignals, shouldAnswer } from './decision.js';
 import type { SearchHit, Vocabulary } from './knowledge-base.js';
+import { relevantHits, toSource } from './sources.js';
 import { specificity } from './specificity.js';
-import { isQuestionFraming, sentences, tokenize } from './text.js';
+import { sentences, tokenize } from './text.js';
 
-/**
- * Another page's section is cited beside the answer's own page only when it matches at least this
- * share of the question's weight (idf).
- */
-const MIN_OTHER_PAGE_COVERAGE = 0.25;
-const MAX_SOURCES = 5;
+/** How much a question word already quoted counts when choosing the next unit to quote. */
+const COVERED_WEIGHT = 0.3;
 
 export const NO_ANSWER =
   "I couldn't find anything about that in the documentation, so I'd rather not guess. " +
   'You can rephrase the question, or talk to a human on the team: they will pick it up from here.';
-
-/** What the decision to answer reads: how well the best section fits the question, in several ways. */
-export interface AnswerSignals {
-  /** Share of the question's words, weighed by their specificity in everyday English, found in the best section. */
-  general: number;
-  /** The same share, found in the best section's heading path (its title and the headings above it). */
-  heading: number;
-  /** Share of the question's weight (idf in the knowledge base) the best section matched. */
-  coverage: number;
-  /** Share of the question's words (weighed as in `general`) that the knowledge base holds anywhere. */
-  known: number;
-  /** Share of the question's words (weighed as in `general`) found in one of the three best sections. */
-  top3: number;
-  /** Share of the next four hits from the best section's page. */
-  agreement: number;
-  /** How far the best hit's score stands above the second's, 0..1. */
-  margin: number;
-}
-
-const sectionTerms = new WeakMap<object, { all: Set<string>; heading: Set<string> }>();
-
-function termsOfSection(hit: SearchHit): { all: Set<string>; heading: Set<string> } {
-  let terms = sectionTerms.get(hit.section);
-  if (!terms) {
-    const { title, context, body, code } = hit.section;
-    const heading = new Set(tokenize(`${title}\n${context}`));
-    terms = { heading, all: new Set([...heading, ...tokenize(`${body}\n${code}`)]) };
-    sectionTerms.set(hit.section, terms);
-  }
-  return terms;
-}
-
-/**
- * The signals of the answer/no-answer decision for a question and its ranked hits; null without
- * hits. The words of earlier user turns (`earlier`) count half: a follow-up ("and on Windows?")
- * keeps its conversation's subject.
- */
-export function answerSignals(question: string, hits: SearchHit[], vocabulary: Vocabulary, earlier: string[] = []): AnswerSignals | null {
-  const best = hits[0];
-  if (!best) return null;
-  const subjectOf = (text: string) => {
-    // A hyphenated word ("pre-filling", "end-to-end") is judged by its words; identifiers stay whole too.
-    const asked = [...new Set(tokenize(text.replace(/(\p{L})-(?=\p{L})/gu, '$1 ')).map((t) => vocabulary.correct(t)))];
-    const subject = asked.filter((t) => !isQuestionFraming(t));
-    return subject.length > 0 ? subject : asked;
-  };
-  const weights = new Map<string, number>();
-  for (const turn of earlier) for (const term of subjectOf(turn)) weights.set(term, 0.5);
-  for (const term of subjectOf(question)) weights.set(term, 1);
-  const { all, heading } = termsOfSection(best);
-  const others = hits.slice(1, 3).map((hit) => termsOfSection(hit).all);
-  let total = 0, found = 0, titled = 0, inKb = 0, inTop3 = 0;
-  for (const [term, share] of weights) {
-    const weight = share * specificity(term);
-    total += weight;
-    if (all.has(term)) found += weight;
-    if (heading.has(term)) titled += weight;
-    if (vocabulary.has(term)) inKb += weight;
-    if (all.has(term) || others.some((o) => o.has(term))) inTop3 += weight;
-  }
-  const next = hits.slice(1, 5);
-  return {
-    general: total > 0 ? found / total : 0,
-    heading: total > 0 ? titled / total : 0,
-    known: total > 0 ? inKb / total : 0,
-    top3: total > 0 ? inTop3 / total : 0,
-    coverage: best.coverage,
-    agreement: next.length ? next.filter((h) => h.section.docKey === best.section.docKey).length / next.length : 0,
-    margin: hits[1] ? Math.max(0, 1 - hits[1].score / best.score) : 1,
-  };
-}
-
-/**
- * The answer/no-answer decision: a logistic model over the signals, its weights fitted on the
- * development sets together (docs, code and help of the benchmark; each set's answerable
- * questions whose gold source is among the first five hits against its out-of-scope questions and
- * the other sets' questions, each set and class weighed equally). Answers when the odds favour it.
- */
-const DECISION = { general: 5.8, heading: 1.9, known: 3.3, top3: 1.7, bias: -6.8 };
-
-export function shouldAnswer(signals: AnswerSignals | null): boolean {
-  if (!signals) return false;
-  const z = DECISION.general * signals.general + DECISION.heading * signals.heading + DECISION.known * signals.known + DECISION.top3 * signals.top3 + DECISION.bias;
-  return z > 0;
-}
-
-/**
- * The hits worth citing: relevant enough, one per URL, best first, at most five. A section of the
- * page the answer comes from is cited on its score alone: the page already matched the question,
- * and its other sections ("Get started", "Examples") often hold the rest of the answer in words
- * the question doesn't use. Sections elsewhere must also match enough of the question.
- */
-export function relevantHits(hits: SearchHit[], question?: string): SearchHit[] {
-  const best = hits[0];
-  if (!best) return [];
-  const asked = question ? new Set(tokenize(question)) : null;
-  const seen = new Set<string>();
-  /** Per page, the question's words its cited sections hold. */
-  const said = new Map<string, Set<string>>();
-  const out: SearchHit[] = [];
-  for (const hit of hits) {
-    if (hit.score < best.score * 0.2) continue;
-    if (hit.section.docKey !== best.section.docKey && hit.coverage < MIN_OTHER_PAGE_COVERAGE) continue;
-    const url = hit.section.url;
-    if (!url || seen.has(url)) continue;
-    // Another piece of a source file already cited must add a word of the question its cited pieces
-    // lack. (Doc sections of one page are not held to this: measured on the docs set, they hold the
-    // rest of the answer in other words, and the rule cost a sixth of its Recall@5.)
-    const words = asked ? [...termsOfSection(hit).all].filter((t) => asked.has(t)) : [];
-    const page = said.get(hit.section.docKey);
-    if (hit.section.kind === 'code' && page && words.every((t) => page.has(t))) continue;
-    seen.add(url);
-    if (asked) said.set(hit.section.docKey, new Set([...(page ?? []), ...words]));
-    out.push(hit);
-    if (out.length === MAX_SOURCES) break;
-  }
-  return out;
-}
-
-/**
- * A source's title as a person reads it: the section and its page ("Mounting — The proxy"), the
- * page alone when the section repeats its name, a code piece with its file.
- */
-export function toSource(hit: SearchHit): Source {
-  const { section } = hit;
-  const page = section.context.split(' › ')[0] ?? '';
-  const title = section.kind === 'code' ? `${section.title} — ${section.context}` : page && page.toLowerCase() !== section.title.toLowerCase() ? `${section.title} — ${page}` : section.title;
-  return { title, url: section.url };
-}
 
 /**
  * A long run of words with no sentence end is a menu, a table flattened to text or a list of links
@@ -241,8 +110,9 @@ function units(text: string): Unit[] {
 
 /**
  * What a section says about the question: its sentences, lists and tables that share the most
- * (specific) words with it, the one that says most first, each quoted once: exported pages repeat
- * a passage once per tab or language switcher.
+ * (specific) words with it, the one that says most first, each next one chosen for the words of
+ * the question it adds, and each quoted once: exported pages repeat a passage once per tab or
+ * language switcher.
  */
 export function bestSentences(text: string, terms: Set<string>, max: number): string[] {
   const seen = new Set<string>();
@@ -254,30 +124,50 @@ export function bestSentences(text: string, terms: Set<string>, max: number): st
     return true;
   });
   const quotable = candidates.filter((u) => u.block || !isRunOn(u.text));
-  const matching = (text: string) => {
+  const matched = (text: string) => {
     const words = new Set(tokenize(text));
-    let score = 0;
-    for (const t of terms) if (words.has(t)) score += specificity(t);
-    return score;
+    return [...terms].filter((t) => words.has(t));
   };
+  const matching = (text: string) => matched(text).reduce((sum, t) => sum + specificity(t), 0);
   const scored = (quotable.length > 0 ? quotable : candidates).map((unit) => {
     const u = { ...unit, text: focusTable(unit.text, matching) };
-    let score = matching(u.text);
     // A long list or table matches many words by its length alone.
-    if (u.block) score /= Math.max(1, Math.sqrt(u.text.split('\n').length / 3));
-    return { ...u, score, key: normalized(u.text) };
+    const damping = u.block ? Math.max(1, Math.sqrt(u.text.split('\n').length / 3)) : 1;
+    return { ...u, words: matched(u.text), damping, key: normalized(u.text) };
   });
+  // Greedy: each next unit is the one that adds most of the question's words not yet quoted (words
+  // already quoted count a third), so the answer covers more of what was asked.
+  const covered = new Set<string>();
+  const gain = (c: (typeof scored)[number]) => c.words.reduce((sum, t) => sum + specificity(t) * (covered.has(t) ? COVERED_WEIGHT : 1), 0) / c.damping;
   const chosen: typeof scored = [];
-  for (const c of scored.filter((c) => c.score > 0).sort((a, b) => b.score - a.score || a.i - b.i)) {
-    if (chosen.length === max) break;
-    // A sentence that repeats one already chosen, with a few words more or less, adds nothing.
-    if (chosen.some((other) => other.key.includes(c.key) || c.key.includes(other.key))) continue;
-    chosen.push(c);
+  while (chosen.length < max) {
+    let best: (typeof scored)[number] | undefined;
+    let bestGain = 0;
+    for (const c of scored) {
+      if (chosen.includes(c)) continue;
+      // A sentence that repeats one already chosen, with a few words more or less, adds nothing.
+      if (chosen.some((other) => other.key.includes(c.key) || c.key.includes(other.key))) continue;
+      const g = gain(c);
+      if (g > bestGain) [best, bestGain] = [c, g];
+    }
+    if (!best) break;
+    chosen.push(best);
+    for (const t of best.words) covered.add(t);
   }
   if (chosen.length === 0) return scored[0] ? [scored[0].text] : [];
-  // The answering unit first; the rest in the section's order, so they read on from it.
+  // The answering unit first, with the units beside it when fewer than asked for match: they give
+  // its context ("Unable to connect to server. On iOS, this message displays as…"). The rest follow
+  // in the section's order, so they read on from it.
   const [first, ...rest] = chosen;
-  return [first!, ...rest.sort((a, b) => a.i - b.i)].map((c) => c.text);
+  const lead = [first!];
+  for (const n of [first!.i - 1, first!.i + 1]) {
+    const beside = scored.find((c) => c.i === n);
+    if (lead.length + rest.length >= max || !beside || chosen.includes(beside)) continue;
+    if (chosen.some((other) => other.key.includes(beside.key) || beside.key.includes(other.key))) continue;
+    if (n < first!.i) lead.unshift(beside);
+    else lead.push(beside);
+  }
+  return [...lead, ...rest.sort((a, b) => a.i - b.i)].map((c) => c.text);
 }
 
 /** A long table as its header and the (at most three) rows that match the question best, in their order. */
@@ -361,7 +251,7 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
   if (!shouldAnswer(answerSignals(question, hits, vocabulary, earlier))) return { content: NO_ANSWER, sources: [] };
   const cited = relevantHits(hits, question);
   if (cited.length === 0) return { content: NO_ANSWER, sources: [] };
-  const terms = new Set(tokenize(question).map((t) => vocabulary.correct(t)));
+  const terms = new Set(vocabulary.terms(question));
   const parts: string[] = [];
   const top = cited.slice(0, 3).filter((hit, i) => i === 0 || hit.score >= cited[0]!.score * 0.5);
   top.forEach((hit, i) => {

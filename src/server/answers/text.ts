@@ -78,23 +78,32 @@ function tokenTerms(token: string): string[] {
 const termsOf = new Map<string, string[]>();
 const TERMS_CACHE_SIZE = 100_000;
 
+/** A raw token: letters and digits, joined by `_`, `-`, `.` or `:` inside an identifier. */
+const TOKEN = /[\p{L}\p{N}]+(?:[_\-.:][\p{L}\p{N}]+)*/gu;
+
+function termsOfToken(token: string): string[] {
+  let terms = termsOf.get(token);
+  if (!terms) {
+    terms = tokenTerms(token);
+    if (termsOf.size >= TERMS_CACHE_SIZE) termsOf.clear();
+    termsOf.set(token, terms);
+  }
+  return terms;
+}
+
 /**
  * Terms of a text, in order. Identifiers yield their parts and, when compound, the whole
  * identifier too, so both `maxTokens` and "max tokens" match.
  */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  const raw = text.match(/[\p{L}\p{N}]+(?:[_\-.:][\p{L}\p{N}]+)*/gu) ?? [];
-  for (const token of raw) {
-    let terms = termsOf.get(token);
-    if (!terms) {
-      terms = tokenTerms(token);
-      if (termsOf.size >= TERMS_CACHE_SIZE) termsOf.clear();
-      termsOf.set(token, terms);
-    }
-    for (const term of terms) out.push(term);
-  }
+  for (const token of text.match(TOKEN) ?? []) for (const term of termsOfToken(token)) out.push(term);
   return out;
+}
+
+/** The words of a text as written, each with its terms (see `tokenize`): a misspelled word is read whole. */
+export function words(text: string): { word: string; terms: string[] }[] {
+  return (text.match(TOKEN) ?? []).map((word) => ({ word, terms: termsOfToken(word) }));
 }
 
 /** GitHub's heading anchors: lowercase, punctuation dropped (except - and _), spaces to hyphens. */

@@ -64,6 +64,7 @@ export class RedisBus implements Bus {
   readonly #onError: (error: unknown) => void;
   readonly #clients: Promise<{ pub: RedisClient; sub: RedisClient }>;
   #reportedAt = Number.NEGATIVE_INFINITY;
+  readonly #pending = new Set<Promise<void>>();
 
   constructor(options: RedisBusOptions) {
     this.#url = options.url;
@@ -75,9 +76,19 @@ export class RedisBus implements Bus {
 
   publish(topic: Topic, message: string): void {
     this.#local.publish(topic, message);
-    this.#clients.then(
-      ({ pub }) => (pub.isReady ? pub.publish(this.#channel(topic), `${this.#origin} ${message}`) : Promise.reject(new Error(`Redis at ${this.#url} is not connected`))),
-    ).catch((error: unknown) => this.#report(error));
+    const sent = this.#clients
+      .then(({ pub }) => (pub.isReady ? pub.publish(this.#channel(topic), `${this.#origin} ${message}`) : Promise.reject(new Error(`Redis at ${this.#url} is not connected`))))
+      .then(
+        () => undefined,
+        (error: unknown) => this.#report(error),
+      );
+    this.#pending.add(sent);
+    void sent.finally(() => this.#pending.delete(sent));
+  }
+
+  /** Resolves once every message published so far has reached Redis (or failed to). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.#pending]);
   }
 
   subscribe(topic: Topic, listener: (message: string) => void): () => void {
@@ -93,6 +104,7 @@ export class RedisBus implements Bus {
   }
 
   async close(): Promise<void> {
+    await this.flush();
     const clients = await this.#clients.catch(() => null);
     for (const client of clients ? [clients.pub, clients.sub] : []) {
       if (client.isReady) await client.close().catch(() => client.destroy());

@@ -126,39 +126,23 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
     outcome: { decision: RateDecision | undefined },
     bodyText: string,
   ): MaybePromise<ApiResponse> {
+    const count = (genuine: boolean): MaybePromise<ApiResponse> => {
+      const bucketList = genuine ? [{ key: route.publicBucket!(params), limit: limits.perOrganization }] : [{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }];
+      const next = (decision: RateDecision): MaybePromise<ApiResponse> => {
+        outcome.decision = decision;
+        if (!decision.allowed) return toResponse(rateLimited());
+        return dispatch(request, search, route, params, undefined, log, bodyText);
+      };
+      const decision = limiter.consume(bucketList);
+      return decision instanceof Promise ? decision.then(next) : next(decision);
+    };
     let verdict: boolean | Promise<boolean> = false;
     try {
       verdict = route.genuine!(new Context(request, search, params, undefined, services, bodyText));
     } catch {
       // Treated as forged: the handler gives the precise error.
     }
-    if (verdict instanceof Promise) {
-      return verdict.then(
-        (genuine) => countAs(genuine, request, search, route, params, log, outcome, bodyText),
-        () => countAs(false, request, search, route, params, log, outcome, bodyText),
-      );
-    }
-    return countAs(verdict, request, search, route, params, log, outcome, bodyText);
-  }
-
-  function countAs(
-    genuine: boolean,
-    request: ApiRequest,
-    search: string,
-    route: Route,
-    params: Record<string, string>,
-    log: RequestLog,
-    outcome: { decision: RateDecision | undefined },
-    bodyText: string,
-  ): MaybePromise<ApiResponse> {
-    const bucketList = genuine ? [{ key: route.publicBucket!(params), limit: limits.perOrganization }] : [{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }];
-    const next = (decision: RateDecision): MaybePromise<ApiResponse> => {
-      outcome.decision = decision;
-      if (!decision.allowed) return toResponse(rateLimited());
-      return dispatch(request, search, route, params, undefined, log, bodyText);
-    };
-    const decision = limiter.consume(bucketList);
-    return decision instanceof Promise ? decision.then(next) : next(decision);
+    return verdict instanceof Promise ? verdict.then(count, () => count(false)) : count(verdict);
   }
 
   function limited(

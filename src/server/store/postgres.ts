@@ -3,7 +3,7 @@
  * Loaded only when the database URL is a PostgreSQL one.
  */
 import pg from 'pg';
-import type { OpenSqlOptions, Params, Sql } from './sql.js';
+import { TransactionHandle, type OpenSqlOptions, type Params, type Sql } from './sql.js';
 
 /** BIGINT and COUNT(*) arrive as JavaScript numbers: every integer the server stores fits in 2^53. */
 const INT8 = 20;
@@ -128,18 +128,12 @@ class PostgresSql implements Sql {
 }
 
 /** One transaction's connection. */
-class PostgresTransaction implements Sql {
+class PostgresTransaction extends TransactionHandle<pg.PoolClient> implements Sql {
   readonly dialect = 'postgres';
   readonly changes = null;
-  readonly #client: pg.PoolClient;
-  #open = true;
-
-  constructor(client: pg.PoolClient) {
-    this.#client = client;
-  }
 
   async all<T>(text: string, params: Params = []): Promise<T[]> {
-    return (await this.#live().query(toPg(text), params as unknown[])).rows as T[];
+    return (await this.live().query(toPg(text), params as unknown[])).rows as T[];
   }
 
   async get<T>(text: string, params: Params = []): Promise<T | undefined> {
@@ -147,27 +141,10 @@ class PostgresTransaction implements Sql {
   }
 
   async run(text: string, params: Params = []): Promise<number> {
-    return (await this.#live().query(toPg(text), params as unknown[])).rowCount ?? 0;
+    return (await this.live().query(toPg(text), params as unknown[])).rowCount ?? 0;
   }
 
   async exec(text: string): Promise<void> {
-    await this.#live().query(text);
-  }
-
-  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
-    return work(this);
-  }
-
-  close(): Promise<void> {
-    return Promise.reject(new Error('close the database, not a transaction'));
-  }
-
-  end(): void {
-    this.#open = false;
-  }
-
-  #live(): pg.PoolClient {
-    if (!this.#open) throw new Error('the transaction has ended; use the database handle');
-    return this.#client;
+    await this.live().query(text);
   }
 }

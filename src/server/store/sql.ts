@@ -237,38 +237,20 @@ function releaseGate(db: Database.Database): void {
   if (gate && --gate.users === 0) gates.delete(key);
 }
 
-/** The handle a SQLite transaction's work is given: it runs statements at once, inside the transaction. */
-class SqliteTransaction implements Sql {
-  readonly dialect = 'sqlite';
-  readonly #root: SqliteSql;
+/**
+ * What a transaction's handle shares on both engines: a nested `transaction` joins it, `close` is
+ * refused, and once the transaction has ended every statement through it fails.
+ */
+export abstract class TransactionHandle<Connection> {
+  readonly #connection: Connection;
   #open = true;
 
-  constructor(root: SqliteSql) {
-    this.#root = root;
-  }
-
-  get changes(): ChangeTracker {
-    return this.#root.changes;
-  }
-
-  all<T>(text: string, params: Params = []): Promise<T[]> {
-    return settle(() => this.#live().allNow<T>(text, params));
-  }
-
-  get<T>(text: string, params: Params = []): Promise<T | undefined> {
-    return settle(() => this.#live().getNow<T>(text, params));
-  }
-
-  run(text: string, params: Params = []): Promise<number> {
-    return settle(() => this.#live().runNow(text, params));
-  }
-
-  exec(text: string): Promise<void> {
-    return settle(() => void this.#live().db.exec(text));
+  constructor(connection: Connection) {
+    this.#connection = connection;
   }
 
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
-    return work(this);
+    return work(this as unknown as Sql);
   }
 
   close(): Promise<void> {
@@ -279,9 +261,35 @@ class SqliteTransaction implements Sql {
     this.#open = false;
   }
 
-  #live(): SqliteSql {
+  /** The transaction's connection, while it is open. */
+  protected live(): Connection {
     if (!this.#open) throw new Error('the transaction has ended; use the database handle');
-    return this.#root;
+    return this.#connection;
+  }
+}
+
+/** The handle a SQLite transaction's work is given: it runs statements at once, inside the transaction. */
+class SqliteTransaction extends TransactionHandle<SqliteSql> implements Sql {
+  readonly dialect = 'sqlite';
+
+  get changes(): ChangeTracker {
+    return this.live().changes;
+  }
+
+  all<T>(text: string, params: Params = []): Promise<T[]> {
+    return settle(() => this.live().allNow<T>(text, params));
+  }
+
+  get<T>(text: string, params: Params = []): Promise<T | undefined> {
+    return settle(() => this.live().getNow<T>(text, params));
+  }
+
+  run(text: string, params: Params = []): Promise<number> {
+    return settle(() => this.live().runNow(text, params));
+  }
+
+  exec(text: string): Promise<void> {
+    return settle(() => void this.live().db.exec(text));
   }
 }
 

@@ -115,7 +115,12 @@ export class SqlTicketStore implements TicketStore {
       if (tries === UPSERT_TRIES) throw new Error(`ticket ${source}/${ticket.externalId} is being deleted; try again`);
       await this.remove(orgId, source, ticket.externalId);
     }
-    await this.#options.index?.(orgId, { ...ticket, source });
+    if (!this.#options.index) return;
+    await this.#options.index(orgId, { ...ticket, source });
+    // A deletion that began while the text was being indexed may have forgotten it before the index
+    // had it: what was derived from a ticket no longer there is forgotten again.
+    const live = await this.#sql.get('SELECT 1 AS live FROM tickets WHERE org_id = ? AND source = ? AND external_id = ? AND deleting = 0', [orgId, source, ticket.externalId]);
+    if (!live) await this.#options.forget(orgId, source, ticket.externalId);
   }
 
   async get(orgId: string, source: string, externalId: string): Promise<Ticket | null> {

@@ -28,6 +28,21 @@ describe('quoted sentences', () => {
 });
 
 describe('how the local answer reads', () => {
+  it('quotes next the sentence that adds words of the question, not one that repeats the first', () => {
+    const body = [
+      'Version history keeps deleted notes for one year on the Plus plan.',
+      'The Plus plan keeps version history for every note.',
+      'Attachments and images count as files.',
+    ].join(' ');
+    const quoted = bestSentences(body, terms('how long does version history keep deleted attachments and images on the plus plan'), 2);
+    expect(quoted).toEqual(['Version history keeps deleted notes for one year on the Plus plan.', 'Attachments and images count as files.']);
+  });
+
+  it('quotes the sentence before the one that answers when it alone matches: it says what "this" is', () => {
+    const body = 'Unable to connect to server: check your connection, then reconnect. On iOS, this message displays as `socket closed`. Other messages are listed below.';
+    expect(bestSentences(body, terms('what does socket closed mean?'), 2)).toEqual(['Unable to connect to server: check your connection, then reconnect.', 'On iOS, this message displays as `socket closed`.']);
+  });
+
   it('keeps a sentence wrapped over two lines whole, and a Markdown table as a table', () => {
     const body = 'Sync has two plans.\nThe Plus plan allows files up\nto 200 MB each.\n\n| | Standard | Plus |\n\n| Maximum file size | 5 MB | 200 MB |\n| Total storage | 1 GB | 10 GB |';
     const quoted = bestSentences(body, terms('what is the maximum file size on the plus plan'), 2);

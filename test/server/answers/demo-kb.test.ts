@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { createAnswerEngine } from '../../../src/server/answers/index.js';
 import type { Sql } from '../../../src/server/store/sql.js';
 import { openTestSql } from '../../helpers/database.js';
+import { NO_ANSWER } from '../../../src/server/answers/compose.js';
 
 /** `npm start`'s knowledge base: this project's README, docs and source (see scripts/start.mjs). */
 const repo = resolve(import.meta.dirname, '../../..');
@@ -50,5 +51,11 @@ describe("the demo answers its own users from the docs that explain it", () => {
     const answer = await ask('Where is the data stored?');
     const files = answer.sources.filter((s) => s.url.includes('/src/')).map((s) => s.url.replace(/#.*$/, ''));
     expect(new Set(files).size).toBe(files.length);
+  });
+
+  it('cites nothing for "How much does it cost?": the docs say "cost" only in passing', async () => {
+    const answer = await ask('How much does it cost?');
+    expect(answer.sources).toEqual([]);
+    expect(answer.content).toBe(NO_ANSWER);
   });
 });

@@ -20,6 +20,35 @@ describe('question framing', () => {
   });
 });
 
+describe('misspelled words', () => {
+  const index = new SearchIndex([
+    section(0, 'Tags', 'Tags can hold several words: write multi word tags in camelCase or with dashes.'),
+    section(1, 'Two-factor authentication', 'Connect an authenticator app with a QR code. Keep your recovery codes.'),
+    section(2, 'Sync on iPhone', 'Open the Files app and choose the vault folder.'),
+    section(3, 'Licence', 'Released under the MIT licence. MIT. MIT.'),
+    section(4, 'Formatting', 'Notes are written in Markdown.'),
+  ]);
+
+  it('reads a misspelled word as the everyday word one edit away, edited as written rather than stemmed', () => {
+    expect(index.terms('mutli word tags')).toEqual(index.terms('multi word tags'));
+    expect(index.terms('authenticater')).toEqual(index.terms('authenticator'));
+    expect(index.search('how do i do mutli word tags')[0]!.index).toBe(0);
+  });
+
+  it("reads a misspelled word of the knowledge base's own (a name, jargon) by its stem when no everyday word fits", () => {
+    expect(index.terms('markdwon')).toEqual(index.terms('markdown'));
+  });
+
+  it('reads a lowercase name as the knowledge base writes it whole ("iphone" for "iPhone")', () => {
+    expect(index.terms('iphone')).toContain('iphone');
+    expect(index.search('open my vault on my iphone')[0]!.index).toBe(2);
+  });
+
+  it('keeps words it knows, and words with no near neighbour, as they are', () => {
+    expect(index.terms('tags licence zyxwvut')).toEqual(tokenize('tags licence zyxwvut'));
+  });
+});
+
 describe('headings named by the question', () => {
   it('ranks a section whose heading the question names in full above one whose heading and text only contain the words', () => {
     const index = new SearchIndex([

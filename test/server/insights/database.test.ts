@@ -3,7 +3,7 @@
  * PostgreSQL alike: the triggers keep `insight_questions` as messages arrive, the migration backfills
  * conversations stored before it, and the report reads them.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { kbMigrations } from '../../../src/server/answers/knowledge-base.js';
 import { FeedbackStore } from '../../../src/server/insights/feedback.js';
@@ -11,19 +11,10 @@ import { insightsMigrations } from '../../../src/server/insights/migrations.js';
 import { insightsReport } from '../../../src/server/insights/report.js';
 import { migrate } from '../../../src/server/store/migrate.js';
 import { coreMigrations } from '../../../src/server/store/migrations.js';
-import { openSql, type Sql } from '../../../src/server/store/sql.js';
-import { freshDatabaseUrl, openTestSql } from '../../helpers/database.js';
+import type { Sql } from '../../../src/server/store/sql.js';
+import { testDatabases } from '../../helpers/database.js';
 
-const sqls: Sql[] = [];
-afterEach(async () => {
-  for (const sql of sqls.splice(0)) await sql.close();
-});
-
-async function database(): Promise<Sql> {
-  const sql = await openTestSql();
-  sqls.push(sql);
-  return sql;
-}
+const database = testDatabases();
 
 const AT = '2026-11-19T10:00:00.000Z';
 const PERIOD = { orgId: 'acme', since: new Date('2026-11-19T00:00:00Z'), until: new Date('2026-11-20T00:00:00Z') };
@@ -95,10 +86,7 @@ describe('insight_questions, kept by triggers', () => {
 
 describe('the insights migration', () => {
   it('backfills conversations stored before it, and later turns are kept by its triggers', async () => {
-    const url = freshDatabaseUrl();
-    const sql = await openSql(url ? { url } : { dataDir: ':memory:' });
-    sqls.push(sql);
-    await migrate(sql, [...coreMigrations, ...kbMigrations]);
+    const sql = await database({ migrations: [...coreMigrations, ...kbMigrations] });
     await sql.run("INSERT INTO conversations (id, org_id, status, created_at, updated_at) VALUES ('c1', 'acme', 'completed', ?, ?), ('c2', 'acme', 'failed', ?, ?)", [AT, AT, AT, AT]);
     await sql.run("INSERT INTO conversations (id, org_id, status, created_at, updated_at, escalation_state) VALUES ('c3', 'acme', 'completed', ?, ?, 'done')", [AT, AT]);
     await sql.run(

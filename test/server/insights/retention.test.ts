@@ -9,22 +9,17 @@ import { startCheckpointer } from '../../../src/server/retention/checkpointer.js
 import { migrate } from '../../../src/server/store/migrate.js';
 import { openSqlite, type Sql } from '../../../src/server/store/sql.js';
 import { migrations } from '../../../src/server/schema.js';
-import { openTestSql, TEST_POSTGRES_URL } from '../../helpers/database.js';
+import { testDatabases, TEST_POSTGRES_URL } from '../../helpers/database.js';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-20T12:00:00Z');
-const sqls: Sql[] = [];
 const dirs: string[] = [];
+const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  for (const sql of sqls.splice(0)) await sql.close();
+  for (const cleanup of cleanups.splice(0)) await cleanup();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-async function database(): Promise<Sql> {
-  const sql = await openTestSql();
-  sqls.push(sql);
-  return sql;
-}
+const database = testDatabases();
 
 /** Deletes expired conversations as the server's conversation store does (the cascade takes what was derived from them). */
 const expiring = (sql: Sql): ExpiringConversations => ({
@@ -92,24 +87,31 @@ describe('the retention sweep', () => {
   it('deletes in batches and lets other work run between them', async () => {
     const sql = await database();
     for (let i = 0; i < 35; i++) await seed(sql, 'acme', `c${String(i).padStart(2, '0')}`, 100 + i);
+    let deleted = 0;
+    const counting: ExpiringConversations = {
+      deleteExpired: async (orgId, before, limit) => {
+        const n = await expiring(sql).deleteExpired(orgId, before, limit);
+        deleted += n;
+        return n;
+      },
+    };
     // Batches of 10 however long they take (no database is that slow).
-    const sweep = sweepOf(sql, { batchSize: 10, batchMs: 60_000 });
+    const sweep = sweepOf(sql, { batchSize: 10, batchMs: 60_000, conversations: counting });
     const seen: number[] = [];
     let done = false;
-    // A request arriving during the sweep: it runs before the sweep ends, seeing some but not all deleted.
+    // Other work arriving during the sweep (a request): it runs between batches, before the sweep ends.
     const probe = () =>
       setImmediate(() => {
         if (done) return;
-        void left(sql, 'conversations').then((n) => {
-          seen.push(n);
-          probe();
-        });
+        seen.push(deleted);
+        probe();
       });
     probe();
     const report = await sweep.runOnce();
     done = true;
     expect(report).toEqual({ deleted: 35, batches: 4 });
     expect(seen.some((n) => n > 0 && n < 35)).toBe(true);
+    expect(await left(sql, 'conversations')).toBe(0);
   });
 
   it('stops between batches when the server stops', async () => {
@@ -133,7 +135,7 @@ describe.skipIf(TEST_POSTGRES_URL)('the sweep on a SQLite database file', () => 
     const dataDir = mkdtempSync(join(tmpdir(), 'support-chat-sweep-'));
     dirs.push(dataDir);
     const sql = openSqlite(dataDir);
-    sqls.push(sql);
+    cleanups.push(() => sql.close());
     await migrate(sql, migrations);
     for (let i = 0; i < 300; i++) await seed(sql, 'acme', `c${i}`, 100);
     await seed(sql, 'acme', 'kept', 1);

@@ -3,50 +3,26 @@
  * and their deletion, per-organization settings, escalation attempts and the follow-up outbox,
  * including what several callers (several processes on PostgreSQL) do to them at once.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FollowUpForwarder } from '../../../src/server/escalation/follow-ups.js';
 import { createIntegrationResolver, IntegrationSettingsStore } from '../../../src/server/escalation/index.js';
 import type { FollowUp } from '../../../src/server/helpdesks/types.js';
 import { silentLogger } from '../../../src/server/http/log.js';
 import type { Sql } from '../../../src/server/store/sql.js';
 import { SqlTicketStore } from '../../../src/server/tickets/store.js';
-import type { TicketInput } from '../../../src/server/tickets/types.js';
-import { openTestSql } from '../../helpers/database.js';
+import { testDatabases } from '../../helpers/database.js';
+import { ticket } from '../../helpers/tickets.js';
 
-const sqls: Sql[] = [];
-afterEach(async () => {
-  for (const sql of sqls.splice(0)) await sql.close();
-});
-
-async function database(): Promise<Sql> {
-  const sql = await openTestSql();
-  sqls.push(sql);
-  return sql;
-}
+const database = testDatabases();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function ticket(externalId: string, overrides: Partial<TicketInput> = {}): TicketInput {
-  return {
-    source: 'plain',
-    externalId,
-    title: `Ticket ${externalId}`,
-    status: 'open',
-    url: `https://app.plain.com/workspace/w/thread/${externalId}`,
-    customerEmail: 'c@example.com',
-    customerName: 'Cee',
-    body: 'The export button does nothing.',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-02T00:00:00.000Z',
-    ...overrides,
-  };
-}
 
 /** A ticket store whose `forget` is recorded, and fails or waits when told to. */
 function ticketStore(sql: Sql) {
   const forgotten: string[] = [];
   const indexed: string[] = [];
-  const control = { failures: 0, gate: undefined as Promise<void> | undefined };
+  const control = { failures: 0, gate: undefined as Promise<void> | undefined, indexGate: undefined as Promise<void> | undefined };
   const store = new SqlTicketStore(sql, {
     forget: async (orgId, source, externalId) => {
       const gate = control.gate;
@@ -58,7 +34,12 @@ function ticketStore(sql: Sql) {
       }
       forgotten.push(`${orgId}/${source}/${externalId}`);
     },
-    index: async (orgId, t) => void indexed.push(`${orgId}/${t.source}/${t.externalId}`),
+    index: async (orgId, t) => {
+      const gate = control.indexGate;
+      control.indexGate = undefined;
+      if (gate) await gate;
+      indexed.push(`${orgId}/${t.source}/${t.externalId}`);
+    },
   });
   return { store, forgotten, indexed, control };
 }
@@ -125,6 +106,22 @@ describe('the ticket store', () => {
     // The first deletion's last step leaves the ticket imported since alone.
     expect(await store.get('acme', 'plain', 'th_1')).toMatchObject({ title: 'Back again' });
     expect(forgotten).toEqual(['acme/plain/th_1', 'acme/plain/th_1']);
+  });
+
+  it('forgets again what it indexed for a ticket deleted while the index was being written', async () => {
+    const { store, forgotten, indexed, control } = ticketStore(await database());
+    let release!: () => void;
+    control.indexGate = new Promise<void>((resolve) => (release = resolve));
+    const upserting = store.upsert('acme', ticket('th_1'));
+    await sleep(20);
+    expect(await store.remove('acme', 'plain', 'th_1')).toBe(true);
+    expect(forgotten).toEqual(['acme/plain/th_1']);
+    release();
+    await upserting;
+    // Indexed after the deletion forgot it: forgotten once more.
+    expect(indexed).toEqual(['acme/plain/th_1']);
+    expect(forgotten).toEqual(['acme/plain/th_1', 'acme/plain/th_1']);
+    expect(await store.get('acme', 'plain', 'th_1')).toBeNull();
   });
 
   it('takes many upserts and deletions of one ticket at once and ends whole or gone, never half deleted', async () => {

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { parseFile } from '../../../src/server/answers/knowledge-base.js';
+import type { SearchHit } from '../../../src/server/answers/knowledge-base.js';
+import { toSource } from '../../../src/server/answers/sources.js';
+
+/** The titles of a file's code pieces as the answer cites them. */
+function titles(path: string, text: string): string[] {
+  const parsed = parseFile(text, path, 'https://github.com/acme/app/blob/main/')!;
+  return parsed.sections.map((section, i) => toSource({ index: i, score: 1, coverage: 1, section: { ...section, id: i, docKey: path } } as SearchHit).title);
+}
+
+describe('source titles', () => {
+  it('names a code piece by what its doc comment says, with its file, and by its name when it has none', () => {
+    const text = [
+      '/** @module The proxy between the widget and the API: holds the token, checks every request. */',
+      '',
+      '/** Creates the proxy: a fetch handler `(Request) => Promise<Response>` for Node, Hono or Next.js. */',
+      'export function createSupportProxy(options) {',
+      '  return handler(options);',
+      '}',
+      '',
+      'export const MAX_BODY = 256 * 1024;',
+    ].join('\n');
+    expect(titles('src/proxy/handler.ts', text)).toEqual([
+      'The proxy between the widget and the API — src/proxy/handler.ts',
+      'Creates the proxy — src/proxy/handler.ts',
+      'MAX_BODY — src/proxy/handler.ts',
+    ]);
+  });
+
+  it("reads Rust doc comments and Python docstrings, drops doc links' brackets, and shortens a long first sentence at a word", () => {
+    const rust = [
+      '/// A [`DiffExecutor`] wraps a primary executor, forwarding its methods, and a secondary one that runs after it.',
+      'pub struct DiffExecutor<A, B> {',
+      '    primary: A,',
+      '}',
+    ].join('\n');
+    expect(titles('src/executors/differential.rs', rust)).toEqual(['A DiffExecutor wraps a primary executor, forwarding its methods, and… — src/executors/differential.rs']);
+    const python = ['def refund(order):', '    """Refund an order in full. Partial refunds go through support."""', '    return order.refund()'].join('\n');
+    expect(titles('shop/orders.py', python)).toEqual(['Refund an order in full — shop/orders.py']);
+  });
+
+  it("reads Go's // doc comments, and names by symbol or file a piece whose comment is a licence header or a note", () => {
+    const go = ['// Copyright 2024 Acme Inc. Licensed under the MIT licence.', 'package refunds', '', '// Refund returns the order\'s payment in full.', 'func Refund(o Order) error {', '  return o.Pay.Reverse()', '}', '', '// retry twice', 'func retry(f func() error) error {', '  return f()', '}'].join('\n');
+    expect(titles('refunds/refund.go', go)).toEqual(['refunds/refund.go', "Refund returns the order's payment in full — refunds/refund.go", 'retry — refunds/refund.go']);
+  });
+
+  it('keeps a doc section titled by its heading and page', () => {
+    expect(titles('docs/proxy.md', '# The proxy\n\nIntro.\n\n## Mounting\n\nMount it.')).toEqual(['The proxy', 'Mounting — The proxy']);
+  });
+});

@@ -38,7 +38,7 @@ export default defineConfig(({ mode, command }) => ({
           name: 'node',
           environment: 'node',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/widget/**', 'test/e2e/**', 'node_modules/**'],
+          exclude: ['test/widget/**', 'test/e2e/**', 'test/scale/**', 'node_modules/**'],
           // Widget code that must also load where there is no DOM is tested in Node too.
           testTimeout: 30_000,
           hookTimeout: 60_000,
@@ -54,6 +54,17 @@ export default defineConfig(({ mode, command }) => ({
           env: { SUPPORT_CHAT_TEST_DATABASE_URL: testPostgresUrl },
           testTimeout: 30_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'scale',
+          environment: 'node',
+          // Real `serve` processes on PostgreSQL and Redis; skipped (and said so) when either does not answer.
+          include: ['test/scale/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
         },
       },
       {

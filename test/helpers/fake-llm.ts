@@ -9,6 +9,8 @@ export interface FakeLlm {
   requests: { model: string; messages: { role: string; content: string }[] }[];
   /** Replies to give, in order; a number is an HTTP status to fail with; 'hang' never answers. */
   script: (string | number | 'hang')[];
+  /** How long each reply takes, in ms (a model's response time). @default 0 */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -16,7 +18,7 @@ const ROLES = new Set(['system', 'user', 'assistant', 'tool', 'developer']);
 const ALLOWED = new Set(['model', 'messages', 'temperature', 'max_tokens', 'top_p', 'stream', 'stop', 'n', 'user']);
 
 export async function fakeLlm(apiKey = 'test-key'): Promise<FakeLlm> {
-  const llm: FakeLlm = { baseUrl: '', requests: [], script: [], close: async () => undefined };
+  const llm: FakeLlm = { baseUrl: '', requests: [], script: [], delayMs: 0, close: async () => undefined };
   const fail = (res: import('node:http').ServerResponse, status: number, message: string, type = 'invalid_request_error') => {
     res.writeHead(status, { 'content-type': 'application/json', ...(status === 429 ? { 'retry-after': '0' } : {}) });
     res.end(JSON.stringify({ error: { message, type, param: null, code: null } }));
@@ -45,17 +47,21 @@ export async function fakeLlm(apiKey = 'test-key'): Promise<FakeLlm> {
       const next = llm.script.shift() ?? 'I could not find that in the documentation.';
       if (next === 'hang') return;
       if (typeof next === 'number') return fail(res, next, 'The server had an error while processing your request.', 'server_error');
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          id: `chatcmpl-${llm.requests.length}`,
-          object: 'chat.completion',
-          created: Math.floor(Date.now() / 1000),
-          model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: next }, logprobs: null, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
-        }),
-      );
+      const reply = () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            id: `chatcmpl-${llm.requests.length}`,
+            object: 'chat.completion',
+            created: Math.floor(Date.now() / 1000),
+            model: body.model,
+            choices: [{ index: 0, message: { role: 'assistant', content: next }, logprobs: null, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+          }),
+        );
+      };
+      if (llm.delayMs > 0) setTimeout(reply, llm.delayMs);
+      else reply();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

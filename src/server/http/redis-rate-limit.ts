@@ -1,38 +1,61 @@
 /**
  * @module The rate limiter shared by several server processes: the same fixed one-minute windows
  * as the in-memory limiter, counted in Redis by one Lua script per request, so the check of every
- * bucket and the consumption of all of them is atomic across processes.
+ * bucket and the consumption of all of them is atomic across processes. The window is Redis's
+ * clock (`TIME`), never a machine's: processes whose clocks disagree still count in one window.
  */
+import { createHash } from 'node:crypto';
+import { loadRedis } from '../bus/index.js';
 import type { Bucket, RateDecision, RateLimiter } from './rate-limit.js';
 
 const WINDOW_MS = 60_000;
 
 /**
- * KEYS: the buckets' keys for this window; ARGV: their limits, then the keys' lifetime in ms.
+ * KEYS: the buckets' keys; ARGV: their limits, then the window's length in ms. Each key counts one
+ * window and expires when it ends, so a window is a key's lifetime on Redis's clock.
  * Refuses (and consumes nothing) when any bucket is used up; otherwise counts one in each.
- * Returns {1, count…} or {0, index of the refusing bucket}.
+ * Returns {1, window end ms, now ms, count…} or {0, window end ms, now ms, index of the refusing bucket}.
  */
 const CONSUME = `
 local n = #KEYS
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local length = tonumber(ARGV[n + 1])
+local reset = (math.floor(now / length) + 1) * length
 for i = 1, n do
   local used = tonumber(redis.call('GET', KEYS[i]) or '0')
-  if used >= tonumber(ARGV[i]) then return {0, i} end
+  if used >= tonumber(ARGV[i]) then return {0, reset, now, i} end
 end
-local out = {1}
+local out = {1, reset, now}
 for i = 1, n do
   local count = redis.call('INCR', KEYS[i])
-  if count == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[n + 1]) end
-  out[i + 1] = count
+  if count == 1 then redis.call('PEXPIREAT', KEYS[i], reset) end
+  out[i + 3] = count
 end
 return out
 `;
+const CONSUME_SHA = createHash('sha1').update(CONSUME).digest('hex');
+
+/**
+ * The hash tag of a request's keys, so that all of them are in one Redis Cluster slot (the script
+ * runs on one node) while different organizations spread over the cluster: the organization's
+ * bucket (`org:ID`, the shortest key starting `org:`) when the request has one, else the single
+ * bucket's own key (a client address, a webhook source).
+ */
+function hashTag(buckets: readonly Bucket[]): string {
+  let tag: string | undefined;
+  for (const { key } of buckets) {
+    if (key.startsWith('org:') && (tag === undefined || key.length < tag.length)) tag = key;
+  }
+  return tag ?? buckets[0]?.key ?? '';
+}
 
 export interface RedisRateLimiterOptions {
   /** e.g. `redis://127.0.0.1:6379` */
   url: string;
   /** Prefix of every key. @default 'support-chat' */
   prefix?: string;
-  /** @default Date.now */
+  /** The clock of the headers while Redis is down (the window is Redis's clock otherwise). @default Date.now */
   now?: () => number;
   /**
    * Called when Redis cannot be reached. The request is then let through (availability over
@@ -56,18 +79,6 @@ function newClient(redis: typeof import('redis'), url: string) {
 }
 
 type Client = ReturnType<typeof newClient>;
-
-/**
- * `redis` is an optional peer dependency: only a deployment that shares limits installs it, so it
- * is loaded when the first shared limiter is made, with a clear error when it is missing.
- */
-async function loadRedis(url: string): Promise<typeof import('redis')> {
-  try {
-    return await import('redis');
-  } catch {
-    throw new Error(`Redis at ${url} needs the optional package \`redis\`: run \`npm install redis\``);
-  }
-}
 
 export class RedisRateLimiter implements RateLimiter {
   #client: Client | undefined;
@@ -99,41 +110,45 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async consume(buckets: Bucket[]): Promise<RateDecision> {
-    const now = this.#now();
-    const window = Math.floor(now / WINDOW_MS);
-    const reset = Math.ceil(((window + 1) * WINDOW_MS) / 1000);
-    const retryAfter = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
-    // One hash tag, so every key of a request is in one slot (Redis Cluster runs the script too).
-    const keys = buckets.map((b) => `${this.#prefix}:{rl}:${b.key}:${window}`);
-    const ttl = (window + 1) * WINDOW_MS - now + 5_000;
+    const tag = hashTag(buckets);
+    const keys = buckets.map((b) => `${this.#prefix}:{${tag}}:${b.key}`);
     let result: number[];
     try {
       const client = this.#client;
       if (!client?.isReady) throw new Error(`Redis at ${this.#url} is not connected`);
-      result = (await client.eval(CONSUME, { keys, arguments: [...buckets.map((b) => String(b.limit)), String(ttl)] })) as number[];
+      const args = { keys, arguments: [...buckets.map((b) => String(b.limit)), String(WINDOW_MS)] };
+      // The script by its digest; sent whole only when Redis does not hold it yet (after a restart).
+      result = (await client.evalSha(CONSUME_SHA, args).catch((error: unknown) => {
+        if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return client.eval(CONSUME, args);
+        throw error;
+      })) as number[];
     } catch (error) {
       // Reported at most once every 10 s: an outage must not flood the logs.
+      const now = this.#now();
       if (now - this.#reportedAt >= 10_000) {
         this.#reportedAt = now;
         this.#onError(error);
       }
+      // Without Redis the window's end can only come from this machine's clock.
+      const end = (Math.floor(now / WINDOW_MS) + 1) * WINDOW_MS;
       const first = buckets[0];
-      return { allowed: true, limit: first?.limit ?? 0, remaining: first?.limit ?? 0, reset, retryAfter };
+      return { allowed: true, limit: first?.limit ?? 0, remaining: first?.limit ?? 0, ...resetAt(end, now) };
     }
-    if (result[0] === 0) {
-      const bucket = buckets[result[1]! - 1]!;
-      return { allowed: false, limit: bucket.limit, remaining: 0, reset, retryAfter };
+    const [allowed, end, now] = result as [number, number, number];
+    if (allowed === 0) {
+      const bucket = buckets[result[3]! - 1]!;
+      return { allowed: false, limit: bucket.limit, remaining: 0, ...resetAt(end, now) };
     }
     let limit = 0;
     let remaining = Number.POSITIVE_INFINITY;
     buckets.forEach((bucket, i) => {
-      const left = Math.max(0, bucket.limit - result[i + 1]!);
+      const left = Math.max(0, bucket.limit - result[i + 3]!);
       if (left < remaining) {
         remaining = left;
         limit = bucket.limit;
       }
     });
-    return { allowed: true, limit, remaining, reset, retryAfter };
+    return { allowed: true, limit, remaining, ...resetAt(end, now) };
   }
 
   async close(): Promise<void> {
@@ -141,4 +156,9 @@ export class RedisRateLimiter implements RateLimiter {
     if (this.#client?.isReady) await this.#client.close();
     else this.#client?.destroy();
   }
+}
+
+/** The headers' reset (epoch seconds) and Retry-After (seconds) of a window ending at `end` ms, at `now` ms. */
+function resetAt(end: number, now: number): { reset: number; retryAfter: number } {
+  return { reset: Math.ceil(end / 1000), retryAfter: Math.max(1, Math.ceil((end - now) / 1000)) };
 }

@@ -6,13 +6,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { migrations } from '../../src/server/schema.js';
+import { MIGRATION_LOCK_CLASS, MIGRATION_LOCK_KEY } from '../../src/server/store/migrate.js';
 import { clusterEnv, dropSchema, freshScaleDatabaseUrl, missingServices, startCluster, startRole, type Cluster } from '../helpers/cluster.js';
 
 const missing = await missingServices();
 if (missing) console.warn(`scale tests skipped: ${missing}`);
 
-/** The advisory lock a process takes to migrate (src/server/store/migrate.ts, src/server/store/postgres.ts). */
-const MIGRATION_LOCK = '7305148120934117';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -31,20 +30,21 @@ describe.runIf(!missing)('an empty database under a starting deployment', () => 
     try {
       // The five processes start at their own pace; holding their lock lines them up, so they
       // all reach the empty database at the same moment when it is let go.
-      await db.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      await db.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
       const starting = startCluster({ databaseUrl, apis: 3, workers: 2, together: true });
       starting.catch(() => undefined);
       const deadline = Date.now() + 90_000;
       for (;;) {
         const { rows } = await db.query<{ n: number }>(
-          "SELECT COUNT(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND ((classid::bigint << 32) | objid::bigint) = $1",
-          [MIGRATION_LOCK],
+          // A two-key advisory lock shows its first key as classid and its second (unsigned) as objid.
+          `SELECT COUNT(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 2
+             AND classid::bigint = ${MIGRATION_LOCK_CLASS} AND objid::bigint = (hashtext(current_setting('search_path'))::bigint & 4294967295)`,
         );
         if (rows[0]!.n >= 5) break;
         if (Date.now() > deadline) throw new Error(`only ${rows[0]!.n} of 5 processes reached the database`);
         await new Promise((r) => setTimeout(r, 50));
       }
-      await db.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+      await db.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
       const cluster: Cluster = await starting;
       cleanup.push(() => cluster.close());
       expect([cluster.apis.length, cluster.workers.length]).toEqual([3, 2]);

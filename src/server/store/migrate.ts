@@ -23,7 +23,9 @@ export interface Migration {
  * On PostgreSQL, the advisory lock migrations (and opening a database) take: one per schema (the
  * connection's search_path), so databases in different schemas of one server never wait on each other.
  */
-export const MIGRATION_LOCK_SQL = "SELECT pg_advisory_xact_lock(730514812, hashtext(current_setting('search_path')))";
+export const MIGRATION_LOCK_CLASS = 730_514_812;
+export const MIGRATION_LOCK_KEY = `${MIGRATION_LOCK_CLASS}, hashtext(current_setting('search_path'))`;
+export const MIGRATION_LOCK_SQL = `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
 
 /** Applies every migration not yet recorded in `schema_migrations`, in one transaction per engine run. */
 export async function migrate(sql: Sql, migrations: readonly Migration[]): Promise<void> {

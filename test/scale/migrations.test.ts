@@ -6,13 +6,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { migrations } from '../../src/server/schema.js';
+import { MIGRATION_LOCK_SQL } from '../../src/server/store/migrate.js';
 import { clusterEnv, dropSchema, freshScaleDatabaseUrl, missingServices, startCluster, startRole, type Cluster } from '../helpers/cluster.js';
 
 const missing = await missingServices();
 if (missing) console.warn(`scale tests skipped: ${missing}`);
 
-/** The advisory lock a process takes to migrate (src/server/store/migrate.ts, src/server/store/postgres.ts). */
-const MIGRATION_LOCK = '7305148120934117';
+/** The two keys of the advisory lock a process takes to open and migrate its schema, as SQL expressions. */
+const LOCK_KEYS = /^SELECT pg_advisory_xact_lock\((\d+), (.+)\)$/.exec(MIGRATION_LOCK_SQL)!.slice(1, 3) as [string, string];
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -31,20 +32,22 @@ describe.runIf(!missing)('an empty database under a starting deployment', () => 
     try {
       // The five processes start at their own pace; holding their lock lines them up, so they
       // all reach the empty database at the same moment when it is let go.
-      await db.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      // The lock is the schema's (the search path names it): this session holds it as a process would.
+      await db.query(`SELECT pg_advisory_lock(${LOCK_KEYS.join(', ')})`);
+      const { rows: keys } = await db.query<{ k1: string; k2: string }>(`SELECT (${LOCK_KEYS[0]})::bigint & 4294967295 AS k1, (${LOCK_KEYS[1]})::bigint & 4294967295 AS k2`);
       const starting = startCluster({ databaseUrl, apis: 3, workers: 2, together: true });
       starting.catch(() => undefined);
       const deadline = Date.now() + 90_000;
       for (;;) {
         const { rows } = await db.query<{ n: number }>(
-          "SELECT COUNT(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND ((classid::bigint << 32) | objid::bigint) = $1",
-          [MIGRATION_LOCK],
+          "SELECT COUNT(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 2 AND classid::bigint = $1 AND objid::bigint = $2",
+          [keys[0]!.k1, keys[0]!.k2],
         );
         if (rows[0]!.n >= 5) break;
         if (Date.now() > deadline) throw new Error(`only ${rows[0]!.n} of 5 processes reached the database`);
         await new Promise((r) => setTimeout(r, 50));
       }
-      await db.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+      await db.query(`SELECT pg_advisory_unlock(${LOCK_KEYS.join(', ')})`);
       const cluster: Cluster = await starting;
       cleanup.push(() => cluster.close());
       expect([cluster.apis.length, cluster.workers.length]).toEqual([3, 2]);

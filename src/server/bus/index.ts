@@ -65,6 +65,8 @@ export class RedisBus implements Bus {
   readonly #clients: Promise<{ pub: RedisClient; sub: RedisClient }>;
   #reportedAt = Number.NEGATIVE_INFINITY;
   readonly #pending = new Set<Promise<void>>();
+  /** The clients as soon as they exist, so closing can stop one that never connected. */
+  readonly #made: RedisClient[] = [];
 
   constructor(options: RedisBusOptions) {
     this.#url = options.url;
@@ -104,11 +106,14 @@ export class RedisBus implements Bus {
   }
 
   async close(): Promise<void> {
+    // A client still trying to connect (Redis never answered) is stopped first: connecting would
+    // otherwise retry forever, and the messages waiting for it with it.
+    for (const client of this.#made) if (!client.isReady && client.isOpen) client.destroy();
     await this.flush();
-    const clients = await this.#clients.catch(() => null);
-    for (const client of clients ? [clients.pub, clients.sub] : []) {
+    await this.#clients.catch(() => null);
+    for (const client of this.#made) {
       if (client.isReady) await client.close().catch(() => client.destroy());
-      else client.destroy();
+      else if (client.isOpen) client.destroy();
     }
     await this.#local.close();
   }
@@ -117,6 +122,7 @@ export class RedisBus implements Bus {
     const redis = await loadRedis(this.#url);
     const pub = makeClient(redis, this.#url, (error) => this.#report(error));
     const sub = makeClient(redis, this.#url, (error) => this.#report(error));
+    this.#made.push(pub, sub);
     await Promise.all([pub.connect(), sub.connect()]);
     await Promise.all(
       TOPICS.map((topic) =>

@@ -80,4 +80,20 @@ describe.runIf(!missing)('an empty database under a starting deployment', () => 
       expect(outcome).not.toMatch(/\n\s+at /);
     }
   });
+
+  it('refuses to start an API process or a worker when Redis does not answer, and says so', async () => {
+    const databaseUrl = freshScaleDatabaseUrl();
+    cleanup.push(() => dropSchema(databaseUrl));
+    const env = clusterEnv(databaseUrl, { SUPPORT_CHAT_REDIS_URL: 'redis://127.0.0.1:1' });
+    for (const role of ['api', 'worker'] as const) {
+      const outcome = await startRole(role, env, 30_000).then(
+        async (started) => {
+          await started.stop('SIGKILL');
+          return `serve --role ${role} started`;
+        },
+        (error: Error) => error.message,
+      );
+      expect(outcome).toMatch(/exited with 2:[\s\S]*Redis at redis:\/\/127\.0\.0\.1:1 did not answer within 5000 ms \(SUPPORT_CHAT_REDIS_URL\)/);
+    }
+  });
 });

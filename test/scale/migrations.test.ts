@@ -62,19 +62,29 @@ describe.runIf(!missing)('an empty database under a starting deployment', () => 
     }
   });
 
+  /** How `serve --role api` and `--role worker` end on `env`: the error they exit with, or that they started. */
+  async function outcomes(env: NodeJS.ProcessEnv): Promise<string[]> {
+    const ends: string[] = [];
+    for (const role of ['api', 'worker'] as const) {
+      ends.push(
+        await startRole(role, env, 30_000).then(
+          async (started) => {
+            await started.stop('SIGKILL');
+            return `serve --role ${role} started`;
+          },
+          (error: Error) => error.message,
+        ),
+      );
+    }
+    return ends;
+  }
+
   it('refuses to start an API process or a worker on PostgreSQL without Redis, and says why', async () => {
     const databaseUrl = freshScaleDatabaseUrl();
     cleanup.push(() => dropSchema(databaseUrl));
     const env = clusterEnv(databaseUrl);
     delete env.SUPPORT_CHAT_REDIS_URL;
-    for (const role of ['api', 'worker'] as const) {
-      const outcome = await startRole(role, env, 30_000).then(
-        async (started) => {
-          await started.stop('SIGKILL');
-          return `serve --role ${role} started`;
-        },
-        (error: Error) => error.message,
-      );
+    for (const outcome of await outcomes(env)) {
       // The operator's to fix: status 2 and one line naming the variable, no stack trace.
       expect(outcome).toMatch(/exited with 2:[\s\S]*needs SUPPORT_CHAT_REDIS_URL/);
       expect(outcome).not.toMatch(/\n\s+at /);
@@ -84,15 +94,7 @@ describe.runIf(!missing)('an empty database under a starting deployment', () => 
   it('refuses to start an API process or a worker when Redis does not answer, and says so', async () => {
     const databaseUrl = freshScaleDatabaseUrl();
     cleanup.push(() => dropSchema(databaseUrl));
-    const env = clusterEnv(databaseUrl, { SUPPORT_CHAT_REDIS_URL: 'redis://127.0.0.1:1' });
-    for (const role of ['api', 'worker'] as const) {
-      const outcome = await startRole(role, env, 30_000).then(
-        async (started) => {
-          await started.stop('SIGKILL');
-          return `serve --role ${role} started`;
-        },
-        (error: Error) => error.message,
-      );
+    for (const outcome of await outcomes(clusterEnv(databaseUrl, { SUPPORT_CHAT_REDIS_URL: 'redis://127.0.0.1:1' }))) {
       expect(outcome).toMatch(/exited with 2:[\s\S]*Redis at redis:\/\/127\.0\.0\.1:1 did not answer within 5000 ms \(SUPPORT_CHAT_REDIS_URL\)/);
     }
   });

@@ -85,6 +85,8 @@ export interface ServerOptions {
   jobLeaseMs?: number;
   /** Attempts before a conversation is `failed`. @default 3 */
   maxAttempts?: number;
+  /** Answers one worker works on at once (they mostly wait on the LLM). @default 4 */
+  workerConcurrency?: number;
   /** Start the answer worker (and the follow-up forwarder and retention sweep) at once, when the role answers. @default true */
   startWorker?: boolean;
   /** Days conversations are kept after their last activity, for organizations without their own period. @default 90 */
@@ -118,6 +120,9 @@ export interface SupportServer {
   close(): Promise<void>;
 }
 
+/** Answers one worker works on at once. */
+export const DEFAULT_WORKER_CONCURRENCY = 4;
+
 /** An escalation claim (and an `Idempotency-Key` reservation) older than this belonged to a process that died. */
 const ESCALATION_CLAIM_STALE_MS = 120_000;
 
@@ -137,6 +142,9 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   const logger = options.logger ?? jsonLogger();
   const role = options.role ?? 'all';
   if (!SERVER_ROLES.includes(role)) throw new ServerConfigError(`role must be one of ${SERVER_ROLES.join(', ')}, got "${String(role)}"`);
+  if (options.workerConcurrency !== undefined && !(Number.isInteger(options.workerConcurrency) && options.workerConcurrency >= 1 && options.workerConcurrency <= 256)) {
+    throw new ServerConfigError(`workerConcurrency must be a whole number from 1 to 256, got ${String(options.workerConcurrency)}`);
+  }
   const databaseUrl = options.sql ? undefined : (options.databaseUrl ?? (env.SUPPORT_CHAT_DATABASE_URL || undefined));
   const redisUrl = env.SUPPORT_CHAT_REDIS_URL || undefined;
   if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) {
@@ -174,7 +182,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     bus,
   );
   const closing = new AbortController();
-  const worker = new Worker({ lifecycle, conversations, engine, logger });
+  const worker = new Worker({ lifecycle, conversations, engine, logger, concurrency: options.workerConcurrency ?? DEFAULT_WORKER_CONCURRENCY });
   const tickets = new SqlTicketStore(sql, {
     forget: (orgId, source, externalId) => engine.forgetTicket(orgId, source, externalId),
     index: 'indexTicket' in engine ? (orgId, ticket) => (engine as AnswerEngine & KnowledgeBase).indexTicket(orgId, ticket) : undefined,

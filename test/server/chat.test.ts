@@ -115,6 +115,20 @@ describe('POST /v0/chat and GET /v0/chat/{id}', () => {
     expect(done.body.status).toBe('completed');
   });
 
+  it('works on at most workerConcurrency answers at once, and on the next when one finishes', async () => {
+    t = await testServer({ startWorker: true, workerConcurrency: 2 });
+    const token = await t.token();
+    t.engine.hold = true;
+    for (const message of ['one', 'two', 'three']) await t.call('POST', '/v0/chat', { token, body: { message } });
+    await expect.poll(() => t.engine.asked.length).toBe(2);
+    // The third waits for a free slot, however often the worker looks.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(t.engine.asked).toHaveLength(2);
+    t.engine.release();
+    await expect.poll(() => t.engine.asked.length).toBe(3);
+    t.engine.release();
+  });
+
   it('long-polls with Prefer: wait and answers as soon as the answer is ready', async () => {
     t = await testServer({ startWorker: true });
     const token = await t.token();

@@ -81,6 +81,14 @@ describe('support-chat --database', () => {
     expect(existsSync(join(dir, 'support-chat.db'))).toBe(false);
   });
 
+  it('refuses a worker concurrency that is not a whole number from 1 to 256, before opening anything', () => {
+    const dir = scratch();
+    const result = run(['serve'], dir, { ...process.env, SUPPORT_CHAT_WORKER_CONCURRENCY: '0' });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe('support-chat serve: SUPPORT_CHAT_WORKER_CONCURRENCY must be a whole number from 1 to 256, got "0"');
+    expect(existsSync(join(dir, 'support-chat.db'))).toBe(false);
+  });
+
   it('keeps SQLite in the data directory when no URL is given, and says so', () => {
     const dir = scratch();
     const env = { ...process.env, SUPPORT_CHAT_DATABASE_URL: '' };

@@ -25,6 +25,11 @@ export async function run(argv: string[]): Promise<number> {
   if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs >= 100)) {
     throw new CliError(`SUPPORT_CHAT_JOB_LEASE_MS must be a whole number of milliseconds ≥ 100, got "${leaseText}"`);
   }
+  const concurrencyText = process.env.SUPPORT_CHAT_WORKER_CONCURRENCY;
+  const workerConcurrency = concurrencyText ? Number(concurrencyText) : undefined;
+  if (workerConcurrency !== undefined && !(Number.isInteger(workerConcurrency) && workerConcurrency >= 1 && workerConcurrency <= 256)) {
+    throw new CliError(`SUPPORT_CHAT_WORKER_CONCURRENCY must be a whole number from 1 to 256, got "${concurrencyText}"`);
+  }
   const redisUrl = process.env.SUPPORT_CHAT_REDIS_URL;
   if (redisUrl !== undefined && redisUrl !== '' && !/^rediss?:\/\/\S+$/.test(redisUrl)) {
     throw new CliError(`SUPPORT_CHAT_REDIS_URL must be a redis:// or rediss:// URL, got "${redisUrl}"`);
@@ -32,7 +37,7 @@ export async function run(argv: string[]): Promise<number> {
   const sql = await openDatabase(values);
   let started: Awaited<ReturnType<typeof startServer>>;
   try {
-    started = await startServer({ sql, role, port, host: values.host ?? '127.0.0.1', jobLeaseMs: leaseMs, retentionDays });
+    started = await startServer({ sql, role, port, host: values.host ?? '127.0.0.1', jobLeaseMs: leaseMs, workerConcurrency, retentionDays });
   } catch (error) {
     // Ours to close when the server could not be made (already closed, harmlessly, when it was made but could not start).
     await sql.close().catch(() => undefined);

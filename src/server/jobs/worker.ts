@@ -11,7 +11,7 @@ export interface WorkerOptions {
   conversations: ConversationStore;
   engine: AnswerEngine;
   logger: Logger;
-  /** Jobs run at the same time. @default 4 */
+  /** Jobs run at the same time (the server passes DEFAULT_WORKER_CONCURRENCY or its option). @default 4 */
   concurrency?: number;
   /** Idle poll interval for jobs queued by other processes. @default 250 */
   pollMs?: number;

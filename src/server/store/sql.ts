@@ -122,23 +122,19 @@ export class SqliteSql implements Sql {
   }
 
   all<T>(text: string, params: Params = []): Promise<T[]> {
-    if (this.#tail) return this.#after(() => this.allNow<T>(text, params));
-    return settle(() => this.allNow<T>(text, params));
+    return this.#outside(() => this.allNow<T>(text, params));
   }
 
   get<T>(text: string, params: Params = []): Promise<T | undefined> {
-    if (this.#tail) return this.#after(() => this.getNow<T>(text, params));
-    return settle(() => this.getNow<T>(text, params));
+    return this.#outside(() => this.getNow<T>(text, params));
   }
 
   run(text: string, params: Params = []): Promise<number> {
-    if (this.#tail) return this.#after(() => this.runNow(text, params));
-    return settle(() => this.runNow(text, params));
+    return this.#outside(() => this.runNow(text, params));
   }
 
   exec(text: string): Promise<void> {
-    if (this.#tail) return this.#after(() => void this.db.exec(text));
-    return settle(() => void this.db.exec(text));
+    return this.#outside(() => void this.db.exec(text));
   }
 
   /** Synchronous forms, for the transaction's own handle and for callers that hold no lock to wait on. */
@@ -190,6 +186,14 @@ export class SqliteSql implements Sql {
     while (this.#tail) await this.#tail;
     releaseGate(this.db);
     this.db.close();
+  }
+
+  /**
+   * Runs `fn` (synchronous) outside any transaction: at once when none is open (its promise is
+   * already settled), else once the open one and those queued behind it have ended.
+   */
+  #outside<T>(fn: () => T): Promise<T> {
+    return this.#tail ? this.#after(fn) : settle(fn);
   }
 
   /** Runs `fn` once no transaction is open (it may open right after, so `fn` must be synchronous). */

@@ -10,6 +10,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
+import { connectedWithin, createRedisClient, loadRedis, throttledReport, type RedisClient } from './redis.js';
 
 export type Topic = 'settled' | 'queued' | 'tokens' | 'kb';
 const TOPICS: readonly Topic[] = ['settled', 'queued', 'tokens', 'kb'];
@@ -61,9 +62,9 @@ export class RedisBus implements Bus {
   readonly #origin = randomUUID();
   readonly #prefix: string;
   readonly #url: string;
-  readonly #onError: (error: unknown) => void;
+  /** Called with Redis's errors, at most once every 10 s. */
+  readonly #report: (error: unknown) => void;
   readonly #clients: Promise<{ pub: RedisClient; sub: RedisClient }>;
-  #reportedAt = Number.NEGATIVE_INFINITY;
   readonly #pending = new Set<Promise<void>>();
   /** The clients as soon as they exist, so closing can stop one that never connected. */
   readonly #made: RedisClient[] = [];
@@ -71,7 +72,7 @@ export class RedisBus implements Bus {
   constructor(options: RedisBusOptions) {
     this.#url = options.url;
     this.#prefix = options.prefix ?? 'support-chat';
-    this.#onError = options.onError ?? (() => undefined);
+    this.#report = throttledReport(options.onError ?? (() => undefined));
     this.#clients = this.#connect();
     this.#clients.catch(() => undefined);
   }
@@ -82,7 +83,7 @@ export class RedisBus implements Bus {
       .then(({ pub }) => (pub.isReady ? pub.publish(this.#channel(topic), `${this.#origin} ${message}`) : Promise.reject(new Error(`Redis at ${this.#url} is not connected`))))
       .then(
         () => undefined,
-        (error: unknown) => this.#report(error),
+        this.#report,
       );
     this.#pending.add(sent);
     void sent.finally(() => this.#pending.delete(sent));
@@ -97,12 +98,8 @@ export class RedisBus implements Bus {
     return this.#local.subscribe(topic, listener);
   }
 
-  async ready(timeoutMs = 5_000): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis at ${this.#url} did not answer within ${timeoutMs} ms`)), timeoutMs);
-    });
-    await Promise.race([this.#clients, timeout]).finally(() => clearTimeout(timer));
+  ready(timeoutMs = 5_000): Promise<void> {
+    return connectedWithin(this.#clients, this.#url, timeoutMs);
   }
 
   async close(): Promise<void> {
@@ -120,8 +117,8 @@ export class RedisBus implements Bus {
 
   async #connect(): Promise<{ pub: RedisClient; sub: RedisClient }> {
     const redis = await loadRedis(this.#url);
-    const pub = makeClient(redis, this.#url, (error) => this.#report(error));
-    const sub = makeClient(redis, this.#url, (error) => this.#report(error));
+    const pub = createRedisClient(redis, this.#url, this.#report);
+    const sub = createRedisClient(redis, this.#url, this.#report);
     this.#made.push(pub, sub);
     await Promise.all([pub.connect(), sub.connect()]);
     await Promise.all(
@@ -140,28 +137,4 @@ export class RedisBus implements Bus {
     return `${this.#prefix}:bus:${topic}`;
   }
 
-  /** Reported at most once every 10 s: an outage must not flood the logs. */
-  #report(error: unknown): void {
-    const now = Date.now();
-    if (now - this.#reportedAt < 10_000) return;
-    this.#reportedAt = now;
-    this.#onError(error);
-  }
-}
-
-function makeClient(redis: typeof import('redis'), url: string, onError: (error: unknown) => void) {
-  const client = redis.createClient({ url, socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 2_000) } });
-  client.on('error', onError);
-  return client;
-}
-
-type RedisClient = ReturnType<typeof makeClient>;
-
-/** `redis` is an optional peer dependency, loaded only by deployments that share state through it. */
-export async function loadRedis(url: string): Promise<typeof import('redis')> {
-  try {
-    return await import('redis');
-  } catch {
-    throw new Error(`Redis at ${url} needs the optional package \`redis\`: run \`npm install redis\``);
-  }
 }

@@ -5,7 +5,7 @@
  * clock (`TIME`), never a machine's: processes whose clocks disagree still count in one window.
  */
 import { createHash } from 'node:crypto';
-import { loadRedis } from '../bus/index.js';
+import { connectedWithin, createRedisClient, loadRedis, throttledReport, type RedisClient } from '../bus/redis.js';
 import type { Bucket, RateDecision, RateLimiter } from './rate-limit.js';
 
 const WINDOW_MS = 60_000;
@@ -64,49 +64,31 @@ export interface RedisRateLimiterOptions {
   onError?: (error: unknown) => void;
 }
 
-/**
- * A client that fails commands at once while disconnected (no offline queue), so a request never
- * waits on Redis; it keeps reconnecting in the background.
- */
-function newClient(redis: typeof import('redis'), url: string) {
-  const client = redis.createClient({
-    url,
-    disableOfflineQueue: true,
-    socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 2_000) },
-  });
-  client.on('error', () => undefined);
-  return client;
-}
-
-type Client = ReturnType<typeof newClient>;
 
 export class RedisRateLimiter implements RateLimiter {
-  #client: Client | undefined;
+  #client: RedisClient | undefined;
   readonly #url: string;
   readonly #prefix: string;
   readonly #now: () => number;
-  readonly #onError: (error: unknown) => void;
-  readonly #created: Promise<Client>;
+  /** Called when Redis cannot be reached, at most once every 10 s. */
+  readonly #report: (error: unknown) => void;
+  readonly #created: Promise<RedisClient>;
   readonly #ready: Promise<unknown>;
-  #reportedAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: RedisRateLimiterOptions) {
     this.#url = options.url;
     this.#prefix = options.prefix ?? 'support-chat';
     this.#now = options.now ?? Date.now;
-    this.#onError = options.onError ?? (() => undefined);
-    this.#created = loadRedis(options.url).then((redis) => (this.#client = newClient(redis, options.url)));
+    this.#report = throttledReport(options.onError ?? (() => undefined), this.#now);
+    // Commands fail at once while disconnected (no offline queue): a request never waits on Redis.
+    this.#created = loadRedis(options.url).then((redis) => (this.#client = createRedisClient(redis, options.url, () => undefined, { disableOfflineQueue: true })));
     this.#ready = this.#created.then((client) => client.connect());
     this.#ready.catch(() => undefined);
   }
 
   /** Resolves once connected; rejects when Redis does not answer within `timeoutMs`. */
   ready(timeoutMs = 5_000): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis at ${this.#url} did not answer within ${timeoutMs} ms`)), timeoutMs);
-    });
-    return Promise.race([this.#ready.then(() => undefined), timeout]).finally(() => clearTimeout(timer));
+    return connectedWithin(this.#ready, this.#url, timeoutMs);
   }
 
   async consume(buckets: Bucket[]): Promise<RateDecision> {
@@ -123,12 +105,8 @@ export class RedisRateLimiter implements RateLimiter {
         throw error;
       })) as number[];
     } catch (error) {
-      // Reported at most once every 10 s: an outage must not flood the logs.
+      this.#report(error);
       const now = this.#now();
-      if (now - this.#reportedAt >= 10_000) {
-        this.#reportedAt = now;
-        this.#onError(error);
-      }
       // Without Redis the window's end can only come from this machine's clock.
       const end = (Math.floor(now / WINDOW_MS) + 1) * WINDOW_MS;
       const first = buckets[0];

@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createClient } from 'redis';
+import { missingServices } from '../helpers/cluster.js';
 import { quantile, type BenchTable } from './table.js';
 import type { Command, Counters } from './scale-target.js';
 
@@ -144,24 +144,6 @@ async function postgresBackend(): Promise<Backend> {
       await db.end();
     },
   };
-}
-
-async function servicesAnswer(): Promise<boolean> {
-  const db = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 1_000 });
-  db.on('error', () => undefined);
-  const redis = createClient({ url: REDIS_URL, socket: { connectTimeout: 1_000, reconnectStrategy: false } });
-  redis.on('error', () => undefined);
-  try {
-    await db.connect();
-    await redis.connect();
-    await redis.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await db.end().catch(() => undefined);
-    if (redis.isOpen) await redis.close();
-  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -352,7 +334,7 @@ export async function run(): Promise<BenchTable[]> {
   } finally {
     await sqlite.close();
   }
-  const postgres = (await servicesAnswer()) ? await postgresBackend() : undefined;
+  const postgres = (await missingServices(POSTGRES_URL, REDIS_URL)) === null ? await postgresBackend() : undefined;
   if (postgres) {
     try {
       results.push(await measure(postgres));

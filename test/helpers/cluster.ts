@@ -5,10 +5,10 @@
  * through the environment, as an operator configures them.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { startBalancer, type Balancer } from './balancer.js';
+import { freshPostgresUrl } from './database.js';
 import { testPostgresUrl } from './postgres-url.js';
 import { redisAvailable, TEST_REDIS_URL } from './redis.js';
 
@@ -19,19 +19,19 @@ const cli = resolve(root, 'src/cli/index.ts');
 export const SCALE_DATABASE_URL = testPostgresUrl;
 
 /** Why the scale tests cannot run here (PostgreSQL or Redis does not answer), or null when they can. */
-export async function missingServices(): Promise<string | null> {
+export async function missingServices(postgresUrl = SCALE_DATABASE_URL, redisUrl = TEST_REDIS_URL): Promise<string | null> {
   const missing: string[] = [];
-  const client = new pg.Client({ connectionString: SCALE_DATABASE_URL, connectionTimeoutMillis: 1_000 });
+  const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 1_000 });
   client.on('error', () => undefined);
   try {
     await client.connect();
     await client.query('SELECT 1');
   } catch {
-    missing.push(`no PostgreSQL at ${SCALE_DATABASE_URL}`);
+    missing.push(`no PostgreSQL at ${postgresUrl}`);
   } finally {
     await client.end().catch(() => undefined);
   }
-  if (!(await redisAvailable())) missing.push(`no Redis at ${TEST_REDIS_URL}`);
+  if (!(await redisAvailable(redisUrl))) missing.push(`no Redis at ${redisUrl}`);
   return missing.length ? missing.join(', ') : null;
 }
 
@@ -40,9 +40,7 @@ export async function missingServices(): Promise<string | null> {
  * the `test_…` schemas the node-postgres project drops when it starts and ends.
  */
 export function freshScaleDatabaseUrl(): string {
-  const url = new URL(SCALE_DATABASE_URL);
-  url.searchParams.set('schema', `scale_${randomUUID().replaceAll('-', '').slice(0, 16)}`);
-  return url.toString();
+  return freshPostgresUrl(SCALE_DATABASE_URL, 'scale');
 }
 
 export type Role = 'api' | 'worker' | 'all';

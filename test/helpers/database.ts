@@ -17,10 +17,13 @@ export function freshDatabaseUrl(): string | undefined {
   return TEST_POSTGRES_URL ? freshPostgresUrl(TEST_POSTGRES_URL) : undefined;
 }
 
-/** A URL of a new, empty schema (`test_…`, dropped by the node-postgres project's setup) on `server`. */
-export function freshPostgresUrl(server: string = testPostgresUrl): string {
+/**
+ * A URL of a new, empty schema `<prefix>_…` on `server`. The node-postgres project's setup drops
+ * the `test_…` ones; the scale suite drops its own `scale_…` ones.
+ */
+export function freshPostgresUrl(server: string = testPostgresUrl, prefix: 'test' | 'scale' = 'test'): string {
   const url = new URL(server);
-  url.searchParams.set('schema', `test_${randomUUID().replaceAll('-', '').slice(0, 16)}`);
+  url.searchParams.set('schema', `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 16)}`);
   return url.toString();
 }
 

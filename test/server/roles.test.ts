@@ -9,37 +9,17 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createClient } from 'redis';
-import pg from 'pg';
 import { createServer, type SupportServer } from '../../src/server/index.js';
 import { silentLogger } from '../../src/server/http/log.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 import { freshPostgresUrl } from '../helpers/database.js';
-import { testPostgresUrl } from '../helpers/postgres-url.js';
+import { missingServices } from '../helpers/cluster.js';
+import { TEST_REDIS_URL as REDIS_URL } from '../helpers/redis.js';
 
-const REDIS_URL = process.env.SUPPORT_CHAT_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const cli = resolve(import.meta.dirname, '../../src/cli/index.ts');
 
-async function answers(check: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await check();
-    return true;
-  } catch {
-    return false;
-  }
-}
-const redisUp = await answers(async () => {
-  const client = createClient({ url: REDIS_URL, socket: { connectTimeout: 500, reconnectStrategy: false } });
-  client.on('error', () => undefined);
-  await client.connect();
-  await client.quit();
-});
-const postgresUp = await answers(async () => {
-  const client = new pg.Client({ connectionString: testPostgresUrl, connectionTimeoutMillis: 1_000 });
-  await client.connect();
-  await client.end();
-});
-if (!redisUp || !postgresUp) console.warn(`roles tests skipped: PostgreSQL ${postgresUp ? 'answers' : 'is absent'}, Redis ${redisUp ? 'answers' : 'is absent'}`);
+const missing = await missingServices();
+if (missing) console.warn(`roles tests skipped: ${missing}`);
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -55,7 +35,7 @@ function runCli(args: string[], env: NodeJS.ProcessEnv) {
 const me = (server: SupportServer, token: string) =>
   server.fetch(new Request('http://api.test/v0/me', { headers: { authorization: `Bearer ${token}` } }), { remoteAddress: '203.0.113.7' }).then((r) => r.status);
 
-describe.runIf(redisUp && postgresUp)('roles on PostgreSQL', () => {
+describe.runIf(!missing)('roles on PostgreSQL', () => {
   it('refuses to start an API process or a worker on PostgreSQL without Redis, with a message saying why', () => {
     for (const role of ['api', 'worker']) {
       const result = runCli(['serve', '--role', role, '--port', '0', '--database', freshPostgresUrl()], { SUPPORT_CHAT_REDIS_URL: '' });

@@ -123,6 +123,11 @@ export interface SupportServer {
 /** Answers one worker works on at once. */
 export const DEFAULT_WORKER_CONCURRENCY = 4;
 
+/** Whether `value` can be a worker's concurrency: a whole number from 1 to 256. */
+export function isWorkerConcurrency(value: number): boolean {
+  return Number.isInteger(value) && value >= 1 && value <= 256;
+}
+
 /** An escalation claim (and an `Idempotency-Key` reservation) older than this belonged to a process that died. */
 const ESCALATION_CLAIM_STALE_MS = 120_000;
 
@@ -142,7 +147,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   const logger = options.logger ?? jsonLogger();
   const role = options.role ?? 'all';
   if (!SERVER_ROLES.includes(role)) throw new ServerConfigError(`role must be one of ${SERVER_ROLES.join(', ')}, got "${String(role)}"`);
-  if (options.workerConcurrency !== undefined && !(Number.isInteger(options.workerConcurrency) && options.workerConcurrency >= 1 && options.workerConcurrency <= 256)) {
+  if (options.workerConcurrency !== undefined && !isWorkerConcurrency(options.workerConcurrency)) {
     throw new ServerConfigError(`workerConcurrency must be a whole number from 1 to 256, got ${String(options.workerConcurrency)}`);
   }
   const databaseUrl = options.sql ? undefined : (options.databaseUrl ?? (env.SUPPORT_CHAT_DATABASE_URL || undefined));

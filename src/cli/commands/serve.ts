@@ -1,5 +1,5 @@
 /** @module `support-chat serve`: the v0 API over HTTP (and/or the background work) until SIGINT/SIGTERM, then a graceful shutdown. */
-import { SERVER_ROLES, ServerConfigError, startServer, type ServerRole } from '../../server/index.js';
+import { isWorkerConcurrency, SERVER_ROLES, ServerConfigError, startServer, type ServerRole } from '../../server/index.js';
 import { CliError, parse } from '../args.js';
 import { openDatabase } from '../database.js';
 
@@ -27,7 +27,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const concurrencyText = process.env.SUPPORT_CHAT_WORKER_CONCURRENCY;
   const workerConcurrency = concurrencyText ? Number(concurrencyText) : undefined;
-  if (workerConcurrency !== undefined && !(Number.isInteger(workerConcurrency) && workerConcurrency >= 1 && workerConcurrency <= 256)) {
+  if (workerConcurrency !== undefined && !isWorkerConcurrency(workerConcurrency)) {
     throw new CliError(`SUPPORT_CHAT_WORKER_CONCURRENCY must be a whole number from 1 to 256, got "${concurrencyText}"`);
   }
   const redisUrl = process.env.SUPPORT_CHAT_REDIS_URL;

@@ -118,7 +118,6 @@ export class TokenService {
       row.expires_at,
       row.revoked_at,
     ]);
-    this.#cache.clear();
     return { token, record: toRecord(row) };
   }
 

@@ -6,6 +6,7 @@ import type { Message, Source } from '../../protocol/index.js';
 import type { Sql } from '../store/sql.js';
 import { composeAnswer, extractiveSummary, extractiveTitle, NO_ANSWER } from './compose.js';
 import { KnowledgeStore, type IngestOptions, type IngestReport, type SearchHit, type TicketDocument, type Vocabulary } from './knowledge-base.js';
+import { sentenceEncoder, type Embedder } from './embeddings.js';
 import { complete, llmConfigFromEnv, type ChatMessage, type LlmConfig } from './llm.js';
 import { relevantHits, toSource } from './sources.js';
 import type { Answer, AnswerEngine, AnswerRequest, SummaryRequest } from './types.js';
@@ -31,6 +32,11 @@ export interface AnswerEngineOptions {
   fetch?: typeof fetch;
   /** An explicit LLM configuration, instead of the environment's. */
   llm?: LlmConfig | null;
+  /**
+   * What embeds doc sections at ingest and questions at search, for the semantic rerank; null
+   * ranks by words alone. @default the Universal Sentence Encoder, in-process (see embeddings.ts)
+   */
+  embedder?: Embedder | null;
 }
 
 const SYSTEM_PROMPT = `You are the support assistant of a software product. Answer the customer's question using only the numbered sources below.
@@ -69,7 +75,7 @@ function history(messages: Message[]): { question: string; earlier: string[] } {
 }
 
 export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine & KnowledgeBase {
-  const store = new KnowledgeStore(options.sql);
+  const store = new KnowledgeStore(options.sql, options.embedder !== undefined ? options.embedder : sentenceEncoder);
   const llm = options.llm !== undefined ? options.llm : llmConfigFromEnv(options.env ?? process.env, options.fetch);
 
   async function llmAnswer(config: LlmConfig, request: AnswerRequest, hits: SearchHit[]): Promise<Answer> {
@@ -88,7 +94,7 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
       const { question, earlier } = history(request.messages);
       // One check that the organization's index is current serves the whole answer.
       const kb = await store.snapshot(request.orgId);
-      const hits = kb.search(question, { history: earlier, limit: 10 });
+      const hits = kb.search(question, { history: earlier, limit: 10, vector: await store.embedQuestion(question) });
       if (llm) {
         // The LLM decides, under the grounded prompt, whether the best passages answer: no local gate.
         const grounded = relevantHits(hits);

@@ -8,6 +8,7 @@ import { CODE_LANGUAGES, parseCode } from './ingest/code.js';
 import { parseHtml, parseText } from './ingest/html.js';
 import { parseMarkdown } from './ingest/markdown.js';
 import type { ParsedFile, Section } from './ingest/sections.js';
+import { cosine, fromBytes, isEmbedded, sectionText, toBytes, type Embedder } from './embeddings.js';
 import { SearchIndex, type Hit } from './search-index.js';
 
 export const kbMigrations: Migration[] = [
@@ -44,6 +45,12 @@ export const kbMigrations: Migration[] = [
       CREATE TABLE kb_versions (org_id TEXT PRIMARY KEY, version INTEGER NOT NULL);
     `,
   },
+  {
+    component: 'kb',
+    version: 2,
+    description: 'sentence embeddings of doc and ticket sections',
+    up: 'ALTER TABLE kb_sections ADD COLUMN embedding BLOB;',
+  },
 ];
 
 export interface StoredSection extends Section {
@@ -70,6 +77,8 @@ export interface SearchOptions {
   limit?: number;
   /** Synced tickets too (private to the organization's agents). @default false */
   includeTickets?: boolean;
+  /** The question's sentence embedding: the best doc sections are reordered by what they mean too (see `SEMANTIC_RERANK`). */
+  vector?: Int8Array | null;
 }
 
 /** One organization's knowledge base at one version. */
@@ -111,6 +120,33 @@ const PAGE_WEIGHT = 0.2;
 const CODE_PRIOR = 0.5;
 /** A doc section matching as much of the question as a code section goes first from this share of its score on. */
 const DOCS_FIRST_RATIO = 0.2;
+/**
+ * The semantic rerank, for questions in other words than the docs': when the best hit matches
+ * less than `belowCoverage` of the question's weight, the best `candidates` doc sections by their
+ * words are reordered by `words × (score / best doc score) + cosine(question, section)`, in the
+ * places doc sections hold among the hits (code keeps its places). A question in the docs' own
+ * words keeps its ranking: reordered too, the demo's "Where is the data stored?" led with the
+ * widget's `data-*` attributes. Chosen on the development sets together (see docs/engine.md).
+ */
+const SEMANTIC_RERANK = { candidates: 50, words: 1, belowCoverage: 0.5 };
+
+/**
+ * The doc and ticket hits reordered by what they mean as well as by their words (see
+ * `SEMANTIC_RERANK`); unchanged when a candidate has no vector yet (a knowledge base ingested
+ * without embeddings ranks by its words until `kb ingest` is run again).
+ */
+function semanticRerank<T extends { index: number; score: number; coverage: number; section: StoredSection }>(hits: T[], question: Int8Array, vectors: (Int8Array | null)[]): T[] {
+  const slots: number[] = [];
+  for (let i = 0; i < hits.length && slots.length < SEMANTIC_RERANK.candidates; i++) if (isEmbedded(hits[i]!.section)) slots.push(i);
+  if (slots.length < 2 || hits[0]!.coverage >= SEMANTIC_RERANK.belowCoverage || slots.some((i) => !vectors[hits[i]!.index])) return hits;
+  const best = hits[slots[0]!]!.score || 1;
+  const reordered = slots
+    .map((i) => ({ hit: hits[i]!, score: (SEMANTIC_RERANK.words * hits[i]!.score) / best + cosine(question, vectors[hits[i]!.index]!) }))
+    .sort((a, b) => b.score - a.score);
+  const out = [...hits];
+  slots.forEach((slot, k) => (out[slot] = reordered[k]!.hit));
+  return out;
+}
 
 /**
  * Docs before code: the ranked hits merged so that a doc section goes before a code section whenever
@@ -183,9 +219,11 @@ interface LoadedIndex {
   sections: StoredSection[];
   pages: SearchIndex;
   pageOf: Int32Array;
+  /** Each section's sentence embedding (null for code, and for sections stored without one). */
+  vectors: (Int8Array | null)[];
 }
 
-/** Rows per INSERT when a document's sections are written (10 parameters each, well under both engines' limits). */
+/** Rows per INSERT when a document's sections are written (11 parameters each, well under both engines' limits). */
 const SECTION_BATCH = 50;
 
 export class KnowledgeStore {
@@ -193,9 +231,38 @@ export class KnowledgeStore {
   readonly #cache = new Map<string, LoadedIndex>();
   /** Indexes being built, per organization: questions arriving meanwhile wait for the same build. */
   readonly #building = new Map<string, { version: number; loaded: Promise<LoadedIndex> }>();
+  readonly #embedder: Embedder | null;
 
-  constructor(sql: Sql) {
+  /** `embedder`: what embeds doc sections at ingest and questions at search; null ranks by words alone. */
+  constructor(sql: Sql, embedder: Embedder | null) {
     this.#sql = sql;
+    this.#embedder = embedder;
+  }
+
+  /** The sentence embeddings of sections that get one (see `isEmbedded`); null for the others, or without an embedder. */
+  async #embed(sections: Section[]): Promise<(Int8Array | null)[]> {
+    const embedded = sections.filter(isEmbedded);
+    const vectors = this.#embedder && embedded.length > 0 ? await this.#embedder.embed(embedded.map(sectionText)) : [];
+    let next = 0;
+    return sections.map((section) => (isEmbedded(section) ? (vectors[next++] ?? null) : null));
+  }
+
+  /**
+   * Embeds the stored doc sections of a document that have no vector yet (stored before
+   * embeddings, or without an embedder); true when it stored any.
+   */
+  async #embedMissing(orgId: string, docKey: string): Promise<boolean> {
+    if (!this.#embedder) return false;
+    const rows = await this.#sql.all<{ id: number; kind: Section['kind']; title: string; context: string; body: string; code: string }>(
+      "SELECT id, kind, title, context, body, code FROM kb_sections WHERE org_id = ? AND doc_key = ? AND embedding IS NULL AND kind <> 'code' ORDER BY ord",
+      [orgId, docKey],
+    );
+    if (rows.length === 0) return false;
+    const vectors = await this.#embedder.embed(rows.map(sectionText));
+    await this.#sql.transaction(async (tx) => {
+      for (const [i, row] of rows.entries()) await tx.run('UPDATE kb_sections SET embedding = ? WHERE id = ?', [toBytes(vectors[i]!), row.id]);
+    });
+    return true;
   }
 
   /** Marks the organization's knowledge base changed: every process rebuilds its index on its next question. */
@@ -211,7 +278,7 @@ export class KnowledgeStore {
     return (await this.#sql.get<{ version: number }>('SELECT version FROM kb_versions WHERE org_id = ?', [orgId]))?.version ?? 0;
   }
 
-  async #replace(tx: Sql, orgId: string, docKey: string, doc: { root: string; relPath: string; hash: string; title: string }, sections: Section[]): Promise<void> {
+  async #replace(tx: Sql, orgId: string, docKey: string, doc: { root: string; relPath: string; hash: string; title: string }, sections: Section[], vectors: (Int8Array | null)[]): Promise<void> {
     // The document row first: its lock orders two processes replacing the same document, so the
     // second deletes the first's sections rather than adding to them.
     await tx.run(
@@ -224,8 +291,11 @@ export class KnowledgeStore {
     for (let start = 0; start < sections.length; start += SECTION_BATCH) {
       const batch = sections.slice(start, start + SECTION_BATCH);
       await tx.run(
-        `INSERT INTO kb_sections (org_id, doc_key, ord, kind, title, context, url, body, code, lang) VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-        batch.flatMap((s, i) => [orgId, docKey, start + i, s.kind, s.title, s.context, s.url, s.body, s.code, s.lang]),
+        `INSERT INTO kb_sections (org_id, doc_key, ord, kind, title, context, url, body, code, lang, embedding) VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        batch.flatMap((s, i) => {
+          const vector = vectors[start + i];
+          return [orgId, docKey, start + i, s.kind, s.title, s.context, s.url, s.body, s.code, s.lang, vector ? toBytes(vector) : null];
+        }),
       );
     }
   }
@@ -257,6 +327,7 @@ export class KnowledgeStore {
     }
     const seenByRoot = new Map<string, Set<string>>();
     let done = 0;
+    let embedded = false;
     for (const { file, root, rel } of plan) {
       options.onProgress?.(done, plan.length, rel);
       done++;
@@ -285,11 +356,14 @@ export class KnowledgeStore {
       const existing = await this.#sql.get<{ hash: string }>('SELECT hash FROM kb_documents WHERE org_id = ? AND doc_key = ?', [orgId, docKey]);
       if (existing?.hash === hash) {
         report.unchanged++;
+        if (await this.#embedMissing(orgId, docKey)) embedded = true;
         continue;
       }
       const parsed = parseFile(text, rel, baseUrl);
       if (!parsed) continue;
-      await this.#sql.transaction((tx) => this.#replace(tx, orgId, docKey, { root, relPath: rel, hash, title: parsed.title }, parsed.sections));
+      // Embedded before the transaction: the model takes tens of milliseconds per section.
+      const vectors = await this.#embed(parsed.sections);
+      await this.#sql.transaction((tx) => this.#replace(tx, orgId, docKey, { root, relPath: rel, hash, title: parsed.title }, parsed.sections, vectors));
       report.sections += parsed.sections.length;
       if (existing) report.updated++;
       else report.added++;
@@ -302,7 +376,7 @@ export class KnowledgeStore {
         if (!seen.has(doc_key) && (await this.#sql.transaction((tx) => this.#remove(tx, orgId, doc_key)))) report.removed++;
       }
     }
-    if (report.added || report.updated || report.removed) await this.#bump(this.#sql, orgId);
+    if (report.added || report.updated || report.removed || embedded) await this.#bump(this.#sql, orgId);
     return report;
   }
 
@@ -310,8 +384,9 @@ export class KnowledgeStore {
   async indexTicket(orgId: string, ticket: TicketDocument): Promise<void> {
     const docKey = `ticket:${ticket.source}:${ticket.externalId}`;
     const section: Section = { title: ticket.title, context: `${ticket.source} ticket`, url: ticket.url ?? '', body: ticket.body ?? '', code: '', lang: '', kind: 'ticket' };
+    const vectors = await this.#embed([section]);
     await this.#sql.transaction(async (tx) => {
-      await this.#replace(tx, orgId, docKey, { root: `ticket:${ticket.source}`, relPath: ticket.externalId, hash: '', title: ticket.title }, [section]);
+      await this.#replace(tx, orgId, docKey, { root: `ticket:${ticket.source}`, relPath: ticket.externalId, hash: '', title: ticket.title }, [section], vectors);
       await this.#bump(tx, orgId);
     });
   }
@@ -346,13 +421,14 @@ export class KnowledgeStore {
   }
 
   async #build(orgId: string, version: number): Promise<LoadedIndex> {
-    const rows = await this.#sql.all<{ id: number; doc_key: string; kind: Section['kind']; title: string; context: string; url: string; body: string; code: string; lang: string }>(
+    const rows = await this.#sql.all<{ id: number; doc_key: string; kind: Section['kind']; title: string; context: string; url: string; body: string; code: string; lang: string; embedding: Uint8Array | null }>(
       // Documents in byte order on both engines (PostgreSQL's default collation may follow a locale), so both build the same index.
-      `SELECT id, doc_key, kind, title, context, url, body, code, lang FROM kb_sections WHERE org_id = ?
+      `SELECT id, doc_key, kind, title, context, url, body, code, lang, embedding FROM kb_sections WHERE org_id = ?
        ORDER BY doc_key${this.#sql.dialect === 'postgres' ? ' COLLATE "C"' : ''}, ord`,
       [orgId],
     );
     const sections: StoredSection[] = rows.map((r) => ({ id: r.id, docKey: r.doc_key, kind: r.kind, title: r.title, context: r.context, url: r.url, body: r.body, code: r.code, lang: r.lang }));
+    const vectors = rows.map((r) => fromBytes(r.embedding));
     // A second index over whole pages: a section on the right page ranks above a look-alike elsewhere.
     const pageIds = new Map<string, number>();
     const pageOf = new Int32Array(sections.length);
@@ -377,12 +453,18 @@ export class KnowledgeStore {
     const indexed = sections.map((s) => (s.kind === 'code' ? s : { ...s, title: [s.title, s.context, ...runInLabels(s.body)].filter(Boolean).join(' ') }));
     const index = await SearchIndex.build(indexed);
     const pages = await SearchIndex.build(pageTexts, { phrases: false });
-    return { version, index, sections, pages, pageOf };
+    return { version, index, sections, pages, pageOf, vectors };
   }
 
   /** Ranked sections for a query; tickets only when asked for (they are private to the organization's agents). */
   async search(orgId: string, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
-    return this.#search(await this.#load(orgId), query, options);
+    const vector = options.vector !== undefined ? options.vector : await this.embedQuestion(query);
+    return this.#search(await this.#load(orgId), query, { ...options, vector });
+  }
+
+  /** A question's sentence embedding, for `SearchOptions.vector`; null without an embedder. */
+  async embedQuestion(question: string): Promise<Int8Array | null> {
+    return this.#embedder && question.trim() ? ((await this.#embedder.embed([question]))[0] ?? null) : null;
   }
 
   /**
@@ -395,7 +477,7 @@ export class KnowledgeStore {
   }
 
   #search(loaded: LoadedIndex, query: string, options: SearchOptions): SearchHit[] {
-    const { index, sections, pages, pageOf } = loaded;
+    const { index, sections, pages, pageOf, vectors } = loaded;
     const limit = options.limit ?? 10;
     const hits = index.search(query, { history: options.history, limit: Math.max(50, limit * 3) });
     const pageHits = pages.search(query, { history: options.history, limit: 20 });
@@ -410,7 +492,8 @@ export class KnowledgeStore {
       .sort((a, b) => b.score - a.score)
       .map((hit) => ({ ...hit, section: sections[hit.index]! }))
       .filter((hit) => options.includeTickets || hit.section.kind !== 'ticket');
-    return docsFirst(ranked).slice(0, limit);
+    const merged = docsFirst(ranked);
+    return (options.vector ? semanticRerank(merged, options.vector, vectors) : merged).slice(0, limit);
   }
 
   /** Whether the organization's knowledge base holds a term anywhere (as `tokenize` returns it). */

@@ -1,0 +1,138 @@
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAnswerEngine } from '../../../src/server/answers/index.js';
+import { cosine, fromBytes, quantize, sectionText, sentenceEncoder, toBytes, type Embedder } from '../../../src/server/answers/embeddings.js';
+import { openTestSql } from '../../helpers/database.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A small help center whose words mislead: the question below says "charged" and "this month",
+ * as the payment section does; the refunds section says "money back" but ranks second by words.
+ */
+function helpCenter(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'support-chat-semantic-'));
+  dirs.push(dir);
+  mkdirSync(join(dir, 'docs'));
+  mkdirSync(join(dir, 'code'));
+  writeFileSync(
+    join(dir, 'docs', 'billing.md'),
+    `# Billing
+
+## Refund policy
+
+A refund is issued within 14 days of your request: the money goes back to the card you paid with.
+
+## Payment methods
+
+We accept cards and bank transfers. You are charged on the first day of each month, and a receipt is emailed the same day to the billing contact, who can change the card at any time from the billing page of the workspace settings.
+
+## Signing in
+
+Signed out? Sign in again to get back to your account, or ask an owner to get you a new seat.
+`,
+  );
+  writeFileSync(join(dir, 'code', 'refund.ts'), '/** Issues a refund for an order. */\nexport function refund(orderId: string) {\n  return orderId;\n}\n');
+  return dir;
+}
+
+/** The real encoder, counting the texts it embeds. */
+function countingEncoder(): Embedder & { texts: string[] } {
+  const texts: string[] = [];
+  return {
+    texts,
+    async embed(input) {
+      texts.push(...input);
+      return sentenceEncoder.embed(input);
+    },
+  };
+}
+
+async function sql() {
+  const db = await openTestSql();
+  onTestFinished(() => db.close());
+  return db;
+}
+
+const QUESTION = 'I was charged twice this month, how do I get my money back?';
+
+describe('sentence embeddings', () => {
+  // First in the file: the model is loaded once per process.
+  it("leave the process's handlers of uncaught errors as they were when the model loads", async () => {
+    const before = [process.listenerCount('uncaughtException'), process.listenerCount('unhandledRejection')];
+    await sentenceEncoder.embed(['hello']);
+    expect([process.listenerCount('uncaughtException'), process.listenerCount('unhandledRejection')]).toEqual(before);
+  });
+
+  it('put a question near the passage that answers it in other words', async () => {
+    const [question, refund, payment] = await sentenceEncoder.embed([
+      QUESTION,
+      'A refund is issued within 14 days of your request: the money goes back to the card you paid with.',
+      'We accept cards and bank transfers.',
+    ]);
+    expect(question).toHaveLength(512);
+    expect(cosine(question!, refund!)).toBeGreaterThan(cosine(question!, payment!) + 0.05);
+  });
+
+  it('keep a vector through bytes, and its direction through quantization', () => {
+    const vector = Float32Array.from({ length: 512 }, (_, i) => Math.sin(i) / 16);
+    const q = quantize(vector);
+    expect(Math.max(...q.map(Math.abs))).toBe(127);
+    expect(fromBytes(toBytes(q))).toEqual(q);
+    expect(fromBytes(new Uint8Array(0))).toBeNull();
+    expect(cosine(q, quantize(vector.map((v) => v * 3)))).toBeCloseTo(1, 6);
+  });
+
+  it('embed a section as words: its heading path, title and text without table marks or link targets', () => {
+    const text = sectionText({ title: 'Escalation', context: 'Integrations', body: '| | Plain |\n| --- | --- |\n| API | [GraphQL](https://x.test/graphql) |', code: '' });
+    expect(text).toBe('Integrations — Escalation\nPlain API GraphQL');
+  });
+});
+
+describe('the semantic rerank', () => {
+  it('ranks the section that answers a question asked in other words first, where words alone do not', async () => {
+    const dir = helpCenter();
+    const byWords = createAnswerEngine({ sql: await sql(), llm: null, embedder: null });
+    await byWords.ingest('acme', [join(dir, 'docs')]);
+    const byMeaning = createAnswerEngine({ sql: await sql(), llm: null });
+    await byMeaning.ingest('acme', [join(dir, 'docs')]);
+    const first = async (engine: typeof byWords) => (await engine.search('acme', QUESTION))[0]?.section.title;
+    expect(await first(byWords)).not.toBe('Refund policy');
+    expect(await first(byMeaning)).toBe('Refund policy');
+  });
+
+  it('embeds doc sections and tickets at ingest, not code, and stores the vectors', async () => {
+    const dir = helpCenter();
+    const db = await sql();
+    const encoder = countingEncoder();
+    const engine = createAnswerEngine({ sql: db, llm: null, embedder: encoder });
+    await engine.ingest('acme', [join(dir, 'docs'), join(dir, 'code')]);
+    await engine.indexTicket('acme', { source: 'plain', externalId: 't1', title: 'Refund for order 42', body: 'The customer asked for a refund.', url: null });
+    expect(encoder.texts).toHaveLength(4);
+    expect(encoder.texts.some((t) => t.includes('export function'))).toBe(false);
+    const rows = await db.all<{ kind: string; embedding: Uint8Array | null }>("SELECT kind, embedding FROM kb_sections WHERE org_id = 'acme' ORDER BY id");
+    expect(rows.map((r) => [r.kind, r.embedding?.byteLength ?? 0])).toEqual([['doc', 512], ['doc', 512], ['doc', 512], ['code', 0], ['ticket', 512]]);
+    // Unchanged files are not embedded again.
+    encoder.texts.length = 0;
+    await engine.ingest('acme', [join(dir, 'docs'), join(dir, 'code')]);
+    expect(encoder.texts).toEqual([]);
+  });
+
+  it('ranks by words while sections have no vectors, and embeds them on the next ingest of unchanged files', async () => {
+    const dir = helpCenter();
+    const db = await sql();
+    await createAnswerEngine({ sql: db, llm: null, embedder: null }).ingest('acme', [join(dir, 'docs')]);
+    const engine = createAnswerEngine({ sql: db, llm: null });
+    expect((await engine.search('acme', QUESTION))[0]?.section.title).not.toBe('Refund policy');
+    const report = await engine.ingest('acme', [join(dir, 'docs')]);
+    expect(report.unchanged).toBe(1);
+    const missing = await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM kb_sections WHERE org_id = 'acme' AND embedding IS NULL");
+    expect(missing!.n).toBe(0);
+    expect((await engine.search('acme', QUESTION))[0]?.section.title).toBe('Refund policy');
+  });
+});

@@ -6,7 +6,7 @@
 import { DECISION, type AnswerSignals } from '../../src/server/answers/decision.js';
 
 /** The signals the decision weighs, in the order of the fitted weights (after the bias). */
-export const FEATURES = ['general', 'heading', 'known', 'top3'] as const satisfies readonly (keyof AnswerSignals & keyof typeof DECISION)[];
+export const FEATURES = ['general', 'heading', 'known', 'top3', 'meaning'] as const satisfies readonly (keyof AnswerSignals & keyof typeof DECISION)[];
 
 /** One question of a set: whether it should be answered, and its signals (null without hits: never answered). */
 export interface Example {

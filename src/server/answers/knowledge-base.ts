@@ -60,6 +60,8 @@ export interface StoredSection extends Section {
 
 export interface SearchHit extends Hit {
   section: StoredSection;
+  /** Cosine of the question's sentence embedding with the section's, when both have one (see embeddings.ts). */
+  similarity?: number;
 }
 
 /** What the knowledge base knows of a term (as `tokenize` returns it). */
@@ -493,7 +495,14 @@ export class KnowledgeStore {
       .map((hit) => ({ ...hit, section: sections[hit.index]! }))
       .filter((hit) => options.includeTickets || hit.section.kind !== 'ticket');
     const merged = docsFirst(ranked);
-    return (options.vector ? semanticRerank(merged, options.vector, vectors) : merged).slice(0, limit);
+    const question = options.vector;
+    if (!question) return merged.slice(0, limit);
+    return semanticRerank(merged, question, vectors)
+      .slice(0, limit)
+      .map((hit) => {
+        const vector = vectors[hit.index];
+        return vector ? { ...hit, similarity: cosine(question, vector) } : hit;
+      });
   }
 
   /** Whether the organization's knowledge base holds a term anywhere (as `tokenize` returns it). */

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAnswerEngine } from '../../../src/server/answers/index.js';
 import { cosine, fromBytes, quantize, sectionText, sentenceEncoder, toBytes, type Embedder } from '../../../src/server/answers/embeddings.js';
+import { answerSignals, MEANING_NEUTRAL, shouldAnswer, type AnswerSignals } from '../../../src/server/answers/decision.js';
 import { openTestSql } from '../../helpers/database.js';
 
 const dirs: string[] = [];
@@ -134,5 +135,31 @@ describe('the semantic rerank', () => {
     const missing = await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM kb_sections WHERE org_id = 'acme' AND embedding IS NULL");
     expect(missing!.n).toBe(0);
     expect((await engine.search('acme', QUESTION))[0]?.section.title).toBe('Refund policy');
+  });
+});
+
+describe('the answer/no-answer decision', () => {
+  const signals: AnswerSignals = { general: 0.8, heading: 0.5, known: 1, top3: 0.8, coverage: 0.6, evidence: 1, agreement: 0, margin: 0.2, meaning: 0 };
+
+  it("weighs how close the best section's meaning is to the question, neutral without embeddings", async () => {
+    const dir = helpCenter();
+    const db = await sql();
+    const hitsWith = async (embedder: Embedder | null) => {
+      const engine = createAnswerEngine({ sql: db, llm: null, embedder });
+      await engine.ingest('acme', [join(dir, 'docs')]);
+      return engine.search('acme', 'How are refunds issued?');
+    };
+    const [plain] = await hitsWith(null);
+    const vocabulary = { has: () => true, terms: (text: string) => text.toLowerCase().split(/\W+/).filter(Boolean) };
+    expect(answerSignals('How are refunds issued?', [plain!], vocabulary)!.meaning).toBe(0);
+    const [embedded] = await hitsWith(sentenceEncoder);
+    expect(embedded!.similarity).toBeGreaterThan(0.5);
+    expect(answerSignals('How are refunds issued?', [embedded!], vocabulary)!.meaning).toBeCloseTo(embedded!.similarity! - MEANING_NEUTRAL, 9);
+  });
+
+  it('answers a borderline question whose best section means what it asks, and refuses one whose best section means something else', () => {
+    const borderline = { ...signals, general: 0.24 };
+    expect(shouldAnswer({ ...borderline, meaning: 0.25 })).toBe(true);
+    expect(shouldAnswer({ ...borderline, meaning: -0.25 })).toBe(false);
   });
 });

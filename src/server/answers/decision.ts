@@ -113,8 +113,8 @@ export function answerSignals(question: string, hits: SearchHit[], vocabulary: V
  * development sets together (docs, code and help of the benchmark; each set's answerable
  * questions whose gold source is among the first five hits against its out-of-scope questions and
  * the other sets' questions, each set and class weighed equally). Answers when the odds favour it.
- * `meaning` was added to the fitted weights at the largest weight that changes no help decision
- * (docs' other-set questions silent 0.850 → 0.925); refitted with it, every weight moves and help
+ * `meaning` was added to the fitted weights at a weight (2) that changes no help decision
+ * (docs' other-set questions silent 0.850 → 0.925; 4 and above cost help answers); refitted with it, every weight moves and help
  * loses held out (see docs/engine.md).
  */
 export const DECISION = { general: 5.8, heading: 1.9, known: 3.3, top3: 1.7, meaning: 2, bias: -6.8 };

@@ -87,7 +87,7 @@ let model: Promise<Model> | undefined;
 const PROCESS_EVENTS = ['uncaughtException', 'unhandledRejection'] as const;
 
 /**
- * The model, loaded once per process on first use (about 150 ms and 60 MB). TensorFlow.js'
+ * The model, loaded once per process on first use (0.2–0.5 s; the process grows by about 150 MB). TensorFlow.js'
  * WebAssembly runtime (Emscripten) adds process handlers that rethrow every uncaught exception
  * and unhandled rejection; they are removed, so the process keeps Node's own behaviour.
  */

@@ -80,6 +80,21 @@ describe('the packed package', () => {
     expect(result.stdout.trim()).toBe('202 function function');
   });
 
+  it('ingests docs with their sentence embeddings, from the model inside the installed packages', () => {
+    const docs = join(app, 'docs');
+    mkdirSync(docs, { recursive: true });
+    writeFileSync(join(docs, 'billing.md'), '# Billing\n\n## Refund policy\n\nA refund is issued within 14 days of your request.\n');
+    const ingested = spawnSync('npx', ['--no-install', 'support-chat', 'kb', 'ingest', docs, '--org', 'acme', '--data', join(app, 'data')], { cwd: app, encoding: 'utf8' });
+    expect(ingested.status, ingested.stderr).toBe(0);
+    const script = `
+      import Database from 'better-sqlite3';
+      const db = new Database(${JSON.stringify(join(app, 'data', 'support-chat.db'))}, { readonly: true });
+      console.log(db.prepare("SELECT length(embedding) AS n FROM kb_sections WHERE org_id = 'acme'").all().map((r) => r.n).join(','));
+    `;
+    const stored = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });
+    expect(stored.stdout.trim(), stored.stderr).toBe('512');
+  });
+
   it('installs without redis, which only shared limits need', () => {
     expect(readdirSync(join(app, 'node_modules'))).not.toContain('redis');
   });

@@ -244,7 +244,7 @@ export class KnowledgeStore {
   /** The sentence embeddings of sections that get one (see `isEmbedded`); null for the others, or without an embedder. */
   async #embed(sections: Section[]): Promise<(Int8Array | null)[]> {
     const embedded = sections.filter(isEmbedded);
-    const vectors = this.#embedder && embedded.length > 0 ? await this.#embedder.embed(embedded.map(sectionText)) : [];
+    const vectors = (embedded.length > 0 ? await this.#vectors(embedded.map(sectionText)) : null) ?? [];
     let next = 0;
     return sections.map((section) => (isEmbedded(section) ? (vectors[next++] ?? null) : null));
   }
@@ -259,8 +259,8 @@ export class KnowledgeStore {
       "SELECT id, kind, title, context, body, code FROM kb_sections WHERE org_id = ? AND doc_key = ? AND embedding IS NULL AND kind <> 'code' ORDER BY ord",
       [orgId, docKey],
     );
-    if (rows.length === 0) return false;
-    const vectors = await this.#embedder.embed(rows.map(sectionText));
+    const vectors = rows.length > 0 ? await this.#vectors(rows.map(sectionText)) : null;
+    if (!vectors) return false;
     await this.#sql.transaction(async (tx) => {
       for (const [i, row] of rows.entries()) await tx.run('UPDATE kb_sections SET embedding = ? WHERE id = ?', [toBytes(vectors[i]!), row.id]);
     });
@@ -466,8 +466,28 @@ export class KnowledgeStore {
 
   /** A question's sentence embedding, for `SearchOptions.vector`; null without an embedder. */
   async embedQuestion(question: string): Promise<Int8Array | null> {
-    return this.#embedder && question.trim() ? ((await this.#embedder.embed([question]))[0] ?? null) : null;
+    return question.trim() ? ((await this.#vectors([question]))?.[0] ?? null) : null;
   }
+
+  /**
+   * The embedder's vectors for some texts; null without an embedder, or when it fails (the model
+   * cannot be loaded, say): the knowledge base then ranks by words, stores sections without
+   * vectors (the next `kb ingest` embeds them), and the process warns once.
+   */
+  async #vectors(texts: string[]): Promise<Int8Array[] | null> {
+    if (!this.#embedder) return null;
+    try {
+      return await this.#embedder.embed(texts);
+    } catch (error) {
+      if (!KnowledgeStore.#warned) {
+        KnowledgeStore.#warned = true;
+        process.emitWarning(`sentence embeddings are unavailable (${error instanceof Error ? error.message : String(error)}): ranking by words alone`, { code: 'SUPPORT_CHAT_EMBEDDINGS' });
+      }
+      return null;
+    }
+  }
+
+  static #warned = false;
 
   /**
    * The organization's knowledge base as it is now, to search and read its vocabulary more than

@@ -138,6 +138,27 @@ describe('the semantic rerank', () => {
   });
 });
 
+describe('without a working model', () => {
+  it('ingests, ranks by words and answers, stores no vectors, and warns once', async () => {
+    const dir = helpCenter();
+    const db = await sql();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error & { code?: string }) => warning.code === 'SUPPORT_CHAT_EMBEDDINGS' && warnings.push(warning.message);
+    process.on('warning', onWarning);
+    onTestFinished(() => void process.off('warning', onWarning));
+    const broken: Embedder = { embed: () => Promise.reject(new Error('WebAssembly is not available')) };
+    const engine = createAnswerEngine({ sql: db, llm: null, embedder: broken });
+    const report = await engine.ingest('acme', [join(dir, 'docs')]);
+    expect(report.added).toBe(1);
+    expect((await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM kb_sections WHERE org_id = 'acme' AND embedding IS NOT NULL"))!.n).toBe(0);
+    expect((await engine.search('acme', QUESTION))[0]?.section.title).toBe('Payment methods');
+    const answer = await engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: 'How are refunds issued?', sources: [] }], signal: new AbortController().signal });
+    expect(answer.sources[0]?.title).toBe('Refund policy — Billing');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings).toEqual(['sentence embeddings are unavailable (WebAssembly is not available): ranking by words alone']);
+  });
+});
+
 describe('the answer/no-answer decision', () => {
   const signals: AnswerSignals = { general: 0.8, heading: 0.5, known: 1, top3: 0.8, coverage: 0.6, evidence: 1, agreement: 0, margin: 0.2, meaning: 0 };
 

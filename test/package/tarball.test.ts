@@ -93,6 +93,8 @@ describe('the packed package', () => {
     `;
     const stored = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });
     expect(stored.stdout.trim(), stored.stderr).toBe('512');
+    const stats = spawnSync('npx', ['--no-install', 'support-chat', 'kb', 'stats', '--org', 'acme', '--data', join(app, 'data')], { cwd: app, encoding: 'utf8' });
+    expect(stats.stdout).toBe('acme: 1 documents, 1 sections, 1 of 1 prose sections embedded\n');
   });
 
   it('installs without redis, which only shared limits need', () => {

@@ -48,7 +48,8 @@ async function stats(argv: string[]): Promise<number> {
   const sql = await openDatabase(values);
   try {
     const s = await createAnswerEngine({ sql, llm: null }).stats(orgId);
-    console.log(`${orgId}: ${s.documents} documents, ${s.sections} sections`);
+    // Prose sections without an embedding rank by words alone until `kb ingest` runs again.
+    console.log(`${orgId}: ${s.documents} documents, ${s.sections} sections${s.prose > 0 ? `, ${s.embedded} of ${s.prose} prose sections embedded` : ''}`);
     return 0;
   } finally {
     await sql.close();

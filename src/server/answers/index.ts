@@ -18,7 +18,7 @@ export interface KnowledgeBase {
   ingest(orgId: string, paths: string[], options?: IngestOptions): Promise<IngestReport>;
   search(orgId: string, query: string, options?: { history?: string[]; limit?: number; includeTickets?: boolean }): Promise<SearchHit[]>;
   indexTicket(orgId: string, ticket: TicketDocument): Promise<void>;
-  stats(orgId: string): Promise<{ documents: number; sections: number }>;
+  stats(orgId: string): Promise<{ documents: number; sections: number; prose: number; embedded: number }>;
   /** What the organization's knowledge base knows of a term (as the tokenizer returns it). */
   vocabulary(orgId: string): Promise<Vocabulary>;
 }

@@ -534,9 +534,16 @@ export class KnowledgeStore {
     return { has: (term) => index.has(term), terms: (text) => index.terms(text) };
   }
 
-  async stats(orgId: string): Promise<{ documents: number; sections: number }> {
+  /** How many documents and sections the organization has, and how many of its prose sections (doc and ticket) have their sentence embedding. */
+  async stats(orgId: string): Promise<{ documents: number; sections: number; prose: number; embedded: number }> {
     const documents = (await this.#sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM kb_documents WHERE org_id = ?', [orgId]))!.n;
-    const sections = (await this.#sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM kb_sections WHERE org_id = ?', [orgId]))!.n;
-    return { documents, sections };
+    const counts = (await this.#sql.get<{ sections: number; prose: number; embedded: number }>(
+      `SELECT COUNT(*) AS sections, COUNT(CASE WHEN kind <> 'code' THEN 1 END) AS prose,
+         COUNT(CASE WHEN kind <> 'code' AND embedding IS NOT NULL THEN 1 END) AS embedded
+       FROM kb_sections WHERE org_id = ?`,
+      [orgId],
+    ))!;
+    return { documents, sections: counts.sections, prose: counts.prose, embedded: counts.embedded };
   }
+
 }

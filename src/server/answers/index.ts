@@ -34,7 +34,7 @@ export interface AnswerEngineOptions {
   llm?: LlmConfig | null;
   /**
    * What embeds doc sections at ingest and questions at search, for the semantic rerank; null
-   * ranks by words alone. @default the Universal Sentence Encoder, in-process (see embeddings.ts)
+   * ranks by words alone. @default the Universal Sentence Encoder, on a thread of the process (see embeddings.ts)
    */
   embedder?: Embedder | null;
 }

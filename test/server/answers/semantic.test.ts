@@ -80,6 +80,23 @@ describe('sentence embeddings', () => {
     expect(cosine(question!, refund!)).toBeGreaterThan(cosine(question!, payment!) + 0.05);
   });
 
+  it("are computed on the model's own thread: the event loop keeps turning meanwhile", async () => {
+    await sentenceEncoder.embed(['warm up']);
+    let turns = 0;
+    let done = false;
+    const tick = () => {
+      if (done) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const texts = Array.from({ length: 32 }, (_, i) => `Section ${i}: ${'Sync keeps your notes in step across devices, with version history. '.repeat(6)}`);
+    await sentenceEncoder.embed(texts);
+    done = true;
+    // On the event loop's thread, two batches of sixteen would allow about two turns.
+    expect(turns).toBeGreaterThan(20);
+  });
+
   it('keep a vector through bytes, and its direction through quantization', () => {
     const vector = Float32Array.from({ length: 512 }, (_, i) => Math.sin(i) / 16);
     const q = quantize(vector);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTestEngine } from '../../helpers/answer-engine.js';
+import { turnsDuring } from '../../helpers/event-loop.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -71,16 +72,7 @@ describe('index build', () => {
     // embeddings (embedding them would take two minutes; ingest with embeddings is covered in semantic.test.ts).
     const engine = await openTestEngine({ embedder: null });
     await engine.ingest('acme', [dir]);
-    let turns = 0;
-    let finished = false;
-    const tick = () => {
-      if (finished) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    const [first, second] = await Promise.all([engine.search('acme', 'topic 3 word17'), engine.search('acme', 'topic 3 word17')]);
-    finished = true;
+    const { result: [first, second], turns } = await turnsDuring(() => Promise.all([engine.search('acme', 'topic 3 word17'), engine.search('acme', 'topic 3 word17')]));
     // 2,000 sections of about 600 characters: several turns of the event loop went to other work.
     expect(turns).toBeGreaterThan(3);
     expect(first.map((h) => h.section.id)).toEqual(second.map((h) => h.section.id));

@@ -6,6 +6,7 @@ import { createAnswerEngine } from '../../../src/server/answers/index.js';
 import { cosine, fromBytes, quantize, sectionText, sentenceEncoder, toBytes, type Embedder } from '../../../src/server/answers/embeddings.js';
 import { answerSignals, MEANING_NEUTRAL, shouldAnswer, type AnswerSignals } from '../../../src/server/answers/decision.js';
 import { openTestSql } from '../../helpers/database.js';
+import { turnsDuring } from '../../helpers/event-loop.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -82,17 +83,8 @@ describe('sentence embeddings', () => {
 
   it("are computed on the model's own thread: the event loop keeps turning meanwhile", async () => {
     await sentenceEncoder.embed(['warm up']);
-    let turns = 0;
-    let done = false;
-    const tick = () => {
-      if (done) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
     const texts = Array.from({ length: 32 }, (_, i) => `Section ${i}: ${'Sync keeps your notes in step across devices, with version history. '.repeat(6)}`);
-    await sentenceEncoder.embed(texts);
-    done = true;
+    const { turns } = await turnsDuring(() => sentenceEncoder.embed(texts));
     // On the event loop's thread, two batches of sixteen would allow about two turns.
     expect(turns).toBeGreaterThan(20);
   });

@@ -13,6 +13,12 @@ import { Worker } from 'node:worker_threads';
 import type { Section } from './ingest/sections.js';
 
 export interface Embedder {
+  /**
+   * What makes the vectors: the model and the text a section is embedded as. Stored with each
+   * vector; a vector made otherwise is not compared with this embedder's, and is made again by
+   * the next `kb ingest`.
+   */
+  readonly id: string;
   /** One vector per text, in order. */
   embed(texts: string[]): Promise<Int8Array[]>;
 }
@@ -161,6 +167,8 @@ const modelThread = new ModelThread();
 
 /** The Universal Sentence Encoder on its own thread, shared by every engine of the process. */
 export const sentenceEncoder: Embedder = {
+  // Change the text's version when `sectionText` or `EMBEDDED_CHARS` changes.
+  id: 'universal-sentence-encoder@energetic-ai-0.2/text-1',
   async embed(texts) {
     const out: Int8Array[] = [];
     for (let start = 0; start < texts.length; start += BATCH) {

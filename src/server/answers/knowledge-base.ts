@@ -51,6 +51,12 @@ export const kbMigrations: Migration[] = [
     description: 'sentence embeddings of doc and ticket sections',
     up: 'ALTER TABLE kb_sections ADD COLUMN embedding BLOB;',
   },
+  {
+    component: 'kb',
+    version: 3,
+    description: 'what made each sentence embedding (see Embedder.id)',
+    up: 'ALTER TABLE kb_sections ADD COLUMN embedding_by TEXT;',
+  },
 ];
 
 export interface StoredSection extends Section {
@@ -225,7 +231,7 @@ interface LoadedIndex {
   vectors: (Int8Array | null)[];
 }
 
-/** Rows per INSERT when a document's sections are written (11 parameters each, well under both engines' limits). */
+/** Rows per INSERT when a document's sections are written (12 parameters each, well under both engines' limits). */
 const SECTION_BATCH = 50;
 
 export class KnowledgeStore {
@@ -250,19 +256,20 @@ export class KnowledgeStore {
   }
 
   /**
-   * Embeds the stored doc sections of a document that have no vector yet (stored before
-   * embeddings, or without an embedder); true when it stored any.
+   * Embeds the stored doc sections of a document that have no vector of this embedder's yet
+   * (stored before embeddings, without an embedder, or by another model); true when it stored any.
    */
   async #embedMissing(orgId: string, docKey: string): Promise<boolean> {
     if (!this.#embedder) return false;
     const rows = await this.#sql.all<{ id: number; kind: Section['kind']; title: string; context: string; body: string; code: string }>(
-      "SELECT id, kind, title, context, body, code FROM kb_sections WHERE org_id = ? AND doc_key = ? AND embedding IS NULL AND kind <> 'code' ORDER BY ord",
-      [orgId, docKey],
+      `SELECT id, kind, title, context, body, code FROM kb_sections
+       WHERE org_id = ? AND doc_key = ? AND kind <> 'code' AND (embedding IS NULL OR embedding_by IS NULL OR embedding_by <> ?) ORDER BY ord`,
+      [orgId, docKey, this.#embedder.id],
     );
     const vectors = rows.length > 0 ? await this.#vectors(rows.map(sectionText)) : null;
     if (!vectors) return false;
     await this.#sql.transaction(async (tx) => {
-      for (const [i, row] of rows.entries()) await tx.run('UPDATE kb_sections SET embedding = ? WHERE id = ?', [toBytes(vectors[i]!), row.id]);
+      for (const [i, row] of rows.entries()) await tx.run('UPDATE kb_sections SET embedding = ?, embedding_by = ? WHERE id = ?', [toBytes(vectors[i]!), this.#embedder!.id, row.id]);
     });
     return true;
   }
@@ -293,10 +300,10 @@ export class KnowledgeStore {
     for (let start = 0; start < sections.length; start += SECTION_BATCH) {
       const batch = sections.slice(start, start + SECTION_BATCH);
       await tx.run(
-        `INSERT INTO kb_sections (org_id, doc_key, ord, kind, title, context, url, body, code, lang, embedding) VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        `INSERT INTO kb_sections (org_id, doc_key, ord, kind, title, context, url, body, code, lang, embedding, embedding_by) VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
         batch.flatMap((s, i) => {
           const vector = vectors[start + i];
-          return [orgId, docKey, start + i, s.kind, s.title, s.context, s.url, s.body, s.code, s.lang, vector ? toBytes(vector) : null];
+          return [orgId, docKey, start + i, s.kind, s.title, s.context, s.url, s.body, s.code, s.lang, vector ? toBytes(vector) : null, vector ? this.#embedder!.id : null];
         }),
       );
     }
@@ -423,14 +430,15 @@ export class KnowledgeStore {
   }
 
   async #build(orgId: string, version: number): Promise<LoadedIndex> {
-    const rows = await this.#sql.all<{ id: number; doc_key: string; kind: Section['kind']; title: string; context: string; url: string; body: string; code: string; lang: string; embedding: Uint8Array | null }>(
+    const rows = await this.#sql.all<{ id: number; doc_key: string; kind: Section['kind']; title: string; context: string; url: string; body: string; code: string; lang: string; embedding: Uint8Array | null; embedding_by: string | null }>(
       // Documents in byte order on both engines (PostgreSQL's default collation may follow a locale), so both build the same index.
-      `SELECT id, doc_key, kind, title, context, url, body, code, lang, embedding FROM kb_sections WHERE org_id = ?
+      `SELECT id, doc_key, kind, title, context, url, body, code, lang, embedding, embedding_by FROM kb_sections WHERE org_id = ?
        ORDER BY doc_key${this.#sql.dialect === 'postgres' ? ' COLLATE "C"' : ''}, ord`,
       [orgId],
     );
     const sections: StoredSection[] = rows.map((r) => ({ id: r.id, docKey: r.doc_key, kind: r.kind, title: r.title, context: r.context, url: r.url, body: r.body, code: r.code, lang: r.lang }));
-    const vectors = rows.map((r) => fromBytes(r.embedding));
+    // Only vectors this engine's embedder made can be compared with its questions'.
+    const vectors = rows.map((r) => (this.#embedder && r.embedding_by === this.#embedder.id ? fromBytes(r.embedding) : null));
     // A second index over whole pages: a section on the right page ranks above a look-alike elsewhere.
     const pageIds = new Map<string, number>();
     const pageOf = new Int32Array(sections.length);
@@ -539,9 +547,9 @@ export class KnowledgeStore {
     const documents = (await this.#sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM kb_documents WHERE org_id = ?', [orgId]))!.n;
     const counts = (await this.#sql.get<{ sections: number; prose: number; embedded: number }>(
       `SELECT COUNT(*) AS sections, COUNT(CASE WHEN kind <> 'code' THEN 1 END) AS prose,
-         COUNT(CASE WHEN kind <> 'code' AND embedding IS NOT NULL THEN 1 END) AS embedded
+         COUNT(CASE WHEN kind <> 'code' AND embedding IS NOT NULL AND embedding_by = ? THEN 1 END) AS embedded
        FROM kb_sections WHERE org_id = ?`,
-      [orgId],
+      [this.#embedder?.id ?? '', orgId],
     ))!;
     return { documents, sections: counts.sections, prose: counts.prose, embedded: counts.embedded };
   }

@@ -43,10 +43,11 @@ Signed out? Sign in again to get back to your account, or ask an owner to get yo
   return dir;
 }
 
-/** The real encoder, counting the texts it embeds. */
-function countingEncoder(): Embedder & { texts: string[] } {
+/** The real encoder, counting the texts it embeds; `id` names it as another model would be. */
+function countingEncoder(id = sentenceEncoder.id): Embedder & { texts: string[] } {
   const texts: string[] = [];
   return {
+    id,
     texts,
     async embed(input) {
       texts.push(...input);
@@ -149,6 +150,23 @@ describe('the semantic rerank', () => {
   });
 });
 
+describe('vectors of another model', () => {
+  it('are not compared with this one\'s, and are made again by the next ingest of unchanged files', async () => {
+    const dir = helpCenter();
+    const db = await sql();
+    await createAnswerEngine({ sql: db, llm: null, embedder: countingEncoder('an-older-model') }).ingest('acme', [join(dir, 'docs')]);
+    const encoder = countingEncoder();
+    const engine = createAnswerEngine({ sql: db, llm: null, embedder: encoder });
+    expect(await engine.stats('acme')).toMatchObject({ prose: 3, embedded: 0 });
+    expect((await engine.search('acme', QUESTION))[0]?.section.title).toBe('Payment methods');
+    encoder.texts.length = 0;
+    await engine.ingest('acme', [join(dir, 'docs')]);
+    expect(encoder.texts).toHaveLength(3);
+    expect(await engine.stats('acme')).toMatchObject({ prose: 3, embedded: 3 });
+    expect((await engine.search('acme', QUESTION))[0]?.section.title).toBe('Refund policy');
+  });
+});
+
 describe('without a working model', () => {
   it('ingests, ranks by words and answers, stores no vectors, and warns once', async () => {
     const dir = helpCenter();
@@ -157,7 +175,7 @@ describe('without a working model', () => {
     const onWarning = (warning: Error & { code?: string }) => warning.code === 'SUPPORT_CHAT_EMBEDDINGS' && warnings.push(warning.message);
     process.on('warning', onWarning);
     onTestFinished(() => void process.off('warning', onWarning));
-    const broken: Embedder = { embed: () => Promise.reject(new Error('WebAssembly is not available')) };
+    const broken: Embedder = { id: 'broken', embed: () => Promise.reject(new Error('WebAssembly is not available')) };
     const engine = createAnswerEngine({ sql: db, llm: null, embedder: broken });
     const report = await engine.ingest('acme', [join(dir, 'docs')]);
     expect(report.added).toBe(1);

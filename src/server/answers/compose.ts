@@ -62,6 +62,41 @@ function listUnits(rows: string[]): string[] {
 }
 
 /**
+ * How much of a sentence answers: none when it is a question the text asks on a line of its own
+ * ("Why don't … in reading view?"), what follows an FAQ's bold question ("**Can I …?** Yes."),
+ * else all of it. A question inside a run of text (a site export's "Questions?" link) asks nothing.
+ */
+function answerLength(sentence: string, lines: Set<string>): number {
+  if (/\?[*_"'”’)]*$/.test(sentence) && (lines.has(sentence) || sentence.startsWith('**'))) return 0;
+  const asked = sentence.match(/^\*\*[^*]*\?\*\*/);
+  return asked ? sentence.length - asked[0].length : Infinity;
+}
+
+/** What a question the text asks is quoted with: a sentence of its answer, or more when the first is a bare "Yes."/"No.". */
+const ANSWER_CHARS = 40;
+/** Up to how long an asked question and its answer are quoted as one unit. */
+const ANSWERED_CHARS = 500;
+
+/**
+ * A paragraph's sentences (its `lines` joined) with each question the text asks joined to the
+ * sentences that answer it: a question alone says nothing, and quoted beside another question's
+ * answer it says something wrong.
+ */
+function withAnswers(said: string[], lines: Set<string>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < said.length; i++) {
+    let unit = said[i]!;
+    let answered = answerLength(unit, lines);
+    while (answered < ANSWER_CHARS && i + 1 < said.length && answerLength(said[i + 1]!, lines) > 0 && unit.length + said[i + 1]!.length < ANSWERED_CHARS) {
+      unit += ` ${said[++i]}`;
+      answered += said[i]!.length;
+    }
+    out.push(unit);
+  }
+  return out;
+}
+
+/**
  * The quotable units of a section's text: each paragraph's sentences (its lines joined first, so
  * a sentence wrapped over two lines is one sentence), and each list or table whole.
  */
@@ -78,7 +113,8 @@ function units(text: string): Unit[] {
   for (const block of blocks) {
     let paragraph: string[] = [];
     const flushParagraph = () => {
-      for (const sentence of sentences(paragraph.join(' ').replace(/\s+/g, ' '))) out.push({ text: readable(sentence), i: out.length, block: false });
+      const said = sentences(paragraph.join(' ').replace(/\s+/g, ' '));
+      for (const sentence of withAnswers(said, new Set(paragraph.map((line) => line.replace(/\s+/g, ' '))))) out.push({ text: readable(sentence), i: out.length, block: false });
       paragraph = [];
     };
     for (const line of block.split('\n')) {

@@ -116,10 +116,23 @@ export function slugify(heading: string): string {
     .replace(/\s/g, '-');
 }
 
-/** Sentences of a paragraph of prose (keeps code spans and URLs whole). */
+/**
+ * Sentences of a paragraph of prose (keeps code spans, bold runs and URLs whole: "**Does it
+ * expire? Will I lose my data?**" is one sentence, not two with an open `**` each).
+ */
 export function sentences(text: string): string[] {
-  return text
-    .split(/(?<=[.!?])\s+(?=[A-Z0-9`*"([])/)
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const out: string[] = [];
+  let open = '';
+  for (const piece of text.split(/(?<=[.!?])\s+(?=[A-Z0-9`*"([])/)) {
+    open = open ? `${open} ${piece}` : piece;
+    if (isBalanced(open)) {
+      if (open.trim()) out.push(open.trim());
+      open = '';
+    }
+  }
+  if (open.trim()) out.push(open.trim());
+  return out;
 }
+
+/** Whether a piece of Markdown closes every bold run and code span it opens. */
+const isBalanced = (text: string) => (text.match(/\*\*/g)?.length ?? 0) % 2 === 0 && (text.replace(/\*\*/g, '').match(/`/g)?.length ?? 0) % 2 === 0;

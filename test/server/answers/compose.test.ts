@@ -43,6 +43,28 @@ describe('how the local answer reads', () => {
     expect(bestSentences(body, terms('what does socket closed mean?'), 2)).toEqual(['Unable to connect to server: check your connection, then reconnect.', 'On iOS, this message displays as `socket closed`.']);
   });
 
+  it("quotes a question the page asks with its answer, never alone or beside another question's answer", () => {
+    const faq = [
+      '**What happens if I cancel my plan?**',
+      'Cancelling deletes your remote vaults, which cannot be restored later.',
+      '',
+      '**What if a payment fails and my plan expires? Will I lose my remote vault?**',
+      'No, your remote vault is kept for 30 days after the plan expires.',
+      '',
+      '**Can I buy a plan for my whole team?**',
+      'Yes. One admin account can buy seats for every member of the team.',
+    ].join('\n');
+    const quoted = bestSentences(faq, terms('my payment failed and my plan expired, is my remote vault gone?'), 2);
+    // The question is quoted whole (its bold run closed) with the sentence that answers it.
+    expect(quoted[0]).toBe('**What if a payment fails and my plan expires? Will I lose my remote vault?** No, your remote vault is kept for 30 days after the plan expires.');
+    for (const unit of quoted) expect(unit.match(/\*\*/g)?.length ?? 0, unit).toBeOneOf([0, 2, 4]);
+    // A bare "Yes." goes on to the sentence that says what yes means.
+    expect(bestSentences(faq, terms('can one admin buy seats for the team?'), 1)).toEqual(['**Can I buy a plan for my whole team?** Yes. One admin account can buy seats for every member of the team.']);
+    // A question on a line of its own (not bold) is quoted with its answer too.
+    const plain = 'Why do line breaks disappear in reading view?\nA single Enter is ignored in Markdown: end the line with two spaces instead.';
+    expect(bestSentences(plain, terms('line breaks disappear in reading view'), 1)).toEqual(['Why do line breaks disappear in reading view? A single Enter is ignored in Markdown: end the line with two spaces instead.']);
+  });
+
   it('keeps a sentence wrapped over two lines whole, and a Markdown table as a table', () => {
     const body = 'Sync has two plans.\nThe Plus plan allows files up\nto 200 MB each.\n\n| | Standard | Plus |\n\n| Maximum file size | 5 MB | 200 MB |\n| Total storage | 1 GB | 10 GB |';
     const quoted = bestSentences(body, terms('what is the maximum file size on the plus plan'), 2);

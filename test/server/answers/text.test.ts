@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stem, tokenize } from '../../../src/server/answers/text.js';
+import { sentences, stem, tokenize } from '../../../src/server/answers/text.js';
 
 describe('words as users say them', () => {
   it('stems inflected, irregular and derived forms to the same term', () => {
@@ -19,5 +19,9 @@ describe('words as users say them', () => {
   it('keeps identifiers whole beside their stemmed parts', () => {
     expect(tokenize('maxTokens')).toEqual(['maxtokens', 'max', stem('tokens')]);
     expect(tokenize('HTTP2 v1.2')).toContain('http2');
+  });
+
+  it('splits prose into sentences, never inside a bold run or a code span', () => {
+    expect(sentences('**Does it expire? Will I lose data?** No. Run `a. B` to check. Done!')).toEqual(['**Does it expire? Will I lose data?** No.', 'Run `a. B` to check.', 'Done!']);
   });
 });

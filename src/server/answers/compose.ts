@@ -32,10 +32,23 @@ interface Unit {
 }
 
 /**
- * Wiki-style links (`[[Page|label]]`) read as their label, and callout markers (`[!note]-`) go;
- * other Markdown is kept.
+ * Prose as a visitor reads it, with other Markdown kept: wiki-style links (`[[Page|label]]`) read
+ * as their label, or as "Page › Heading"; an embedded image or icon (`![[send.svg#icon]]`) goes,
+ * as do callout markers (`[!note]-`). Code spans are left as written: they show the syntax itself.
  */
-const readable = (text: string) => text.replace(/\[\[([^\]|]*\|)?([^\]]*)\]\]/g, '$2').replace(/\[![\w-]+\][-+]?\s*/g, '');
+const readable = (text: string) =>
+  text
+    .split(/(`[^`]*`)/)
+    .map((part, i) =>
+      i % 2 === 1
+        ? part
+        : part
+            .replace(/\s*!\[\[[^\]]*\.(?:png|jpe?g|gif|svg|webp|avif|bmp)(?:[#|][^\]]*)?\]\]/gi, '')
+            .replace(/!?\[\[([^\]|]*)\|([^\]]*)\]\]/g, '$2')
+            .replace(/!?\[\[([^\]]*)\]\]/g, (_, target: string) => target.replace(/#\^[\w-]+$/, '').split('#').filter(Boolean).join(' › '))
+            .replace(/\[![\w-]+\][-+]?\s*/g, ''),
+    )
+    .join('');
 
 /** A table's rows as Markdown: the header row, its separator (site exports lose it), the rest. */
 function tableMarkdown(rows: string[]): string {

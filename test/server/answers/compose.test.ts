@@ -65,6 +65,15 @@ describe('how the local answer reads', () => {
     expect(bestSentences(plain, terms('line breaks disappear in reading view'), 1)).toEqual(['Why do line breaks disappear in reading view? A single Enter is ignored in Markdown: end the line with two spaces instead.']);
   });
 
+  it('reads wiki links as their label or page › heading, drops embedded icons and keeps code spans as written', () => {
+    const body = 'In the ribbon, click **Publish changes** ![[lucide-send.svg#icon]]. Type `![[Document.pdf#page=3]]` to open a PDF on page 3. See [[Internal links#Link to a block|block links]] and [[Sync#Regions]].';
+    expect(bestSentences(body, terms('publish changes ribbon open pdf page 3 block links regions'), 3).sort()).toEqual([
+      'In the ribbon, click **Publish changes**.',
+      'See block links and Sync › Regions.',
+      'Type `![[Document.pdf#page=3]]` to open a PDF on page 3.',
+    ]);
+  });
+
   it('keeps a sentence wrapped over two lines whole, and a Markdown table as a table', () => {
     const body = 'Sync has two plans.\nThe Plus plan allows files up\nto 200 MB each.\n\n| | Standard | Plus |\n\n| Maximum file size | 5 MB | 200 MB |\n| Total storage | 1 GB | 10 GB |';
     const quoted = bestSentences(body, terms('what is the maximum file size on the plus plan'), 2);

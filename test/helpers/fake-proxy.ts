@@ -119,15 +119,23 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
         };
         const wait = /wait=(\d+)/.exec(String(req.headers.prefer ?? ''));
         if (b.longPoll && wait) {
-          const delay = conversation.status === 'processing' ? Math.max(0, Math.min(Number(wait[1]) * 1000, conversation.readyAt - Date.now())) : 0;
+          // As the real server: the poll is held until the answer is ready or the wait is over. A
+          // timer can fire a millisecond before `Date.now()` reaches its time: it is then set again.
+          const deadline = Date.now() + Number(wait[1]) * 1000;
+          let timer: ReturnType<typeof setTimeout> | undefined;
           const answer = () => {
             clearTimeout(timer);
             conversation.held.delete(answer);
             respond({ 'preference-applied': `wait=${wait[1]}` });
           };
-          // A poll still held when the tests end does not keep the process alive.
-          const timer = setTimeout(answer, delay).unref();
+          const hold = () => {
+            const left = conversation.status === 'processing' ? Math.min(deadline, conversation.readyAt) - Date.now() : 0;
+            if (left <= 0) return answer();
+            // A poll still held when the tests end does not keep the process alive.
+            timer = setTimeout(hold, left).unref();
+          };
           conversation.held.add(answer);
+          hold();
           return;
         }
         return respond();

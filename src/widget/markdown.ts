@@ -1,6 +1,15 @@
 /**
- * @module A small Markdown parser producing a plain AST (never HTML). Raw HTML in the source stays
+ * @module A small CommonMark/GFM parser producing a plain AST (never HTML). Raw HTML in the source stays
  * text; the renderer decides what becomes a link.
+ *
+ * Why hand-written: every Markdown library for the browser (markdown-it, marked, micromark) produces an
+ * HTML string, which would have to reach the page through `innerHTML` — a sink the widget's strict CSP
+ * and Trusted Types forbid — and each would cost more than the widget's whole size budget. This parser
+ * returns a tree that the renderer turns into Lit text bindings. It follows CommonMark and GFM tables;
+ * test/markdown-differential.test.ts proves it against markdown-it and lists what it leaves out on
+ * purpose. Every loop is linear in the input: blocks recurse at most MAX_DEPTH containers deep, inline
+ * emphasis and links use CommonMark's delimiter stack with its "openers bottom", and code spans find
+ * their closers from one index of backtick runs.
  */
 
 export type Inline =
@@ -23,236 +32,737 @@ export type Block =
   | { t: 'table'; align: Align[]; head: Inline[][]; rows: Inline[][][] }
   | { t: 'hr' };
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([\w#+.-]*)/;
-const HEADING = /^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
-const LIST_ITEM = /^( *)([-*+]|\d{1,9}[.)])\s+(.*)$/;
-const HR = /^ {0,3}([-*_])(\s*\1){2,}\s*$/;
-const TABLE_SEP = /^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$/;
+/** Containers (quotes, list items) nest at most this deep; deeper text stays a paragraph. */
+const MAX_DEPTH = 8;
+/** An image's description is cut here (nested images would otherwise copy it again at every level). */
+const MAX_ALT = 500;
 
+/** Counts parses, so a test can tell a cached render from a fresh one. */
+export const parseStats = { count: 0 };
+
+// ---------------------------------------------------------------------------------------------------
+// Blocks
+
+const isBlank = (line: string) => !line.trim();
+
+function indentOf(line: string): number {
+  let n = 0;
+  while (line.charCodeAt(n) === 32) n++;
+  return n;
+}
+
+/** Tabs in a line's indentation become spaces to the next multiple of four, as CommonMark counts them. */
+function expandTabs(line: string): string {
+  if (!line.includes('\t')) return line;
+  let out = '';
+  let i = 0;
+  for (; i < line.length && (line[i] === ' ' || line[i] === '\t'); i++) out += line[i] === ' ' ? ' ' : ' '.repeat(4 - (out.length % 4));
+  return out + line.slice(i);
+}
+
+interface Fence {
+  ch: string;
+  len: number;
+  indent: number;
+  info: string;
+}
+
+function openFence(line: string): Fence | null {
+  const indent = indentOf(line);
+  if (indent > 3) return null;
+  const ch = line[indent];
+  if (ch !== '`' && ch !== '~') return null;
+  let end = indent;
+  while (line[end] === ch) end++;
+  const len = end - indent;
+  if (len < 3) return null;
+  const info = line.slice(end).trim();
+  if (ch === '`' && info.includes('`')) return null;
+  return { ch, len, indent, info };
+}
+
+function closesFence(line: string, fence: Fence): boolean {
+  const indent = indentOf(line);
+  if (indent > 3) return false;
+  let end = indent;
+  while (line[end] === fence.ch) end++;
+  return end - indent >= fence.len && !line.slice(end).trim();
+}
+
+function atxHeading(line: string): { level: number; text: string } | null {
+  const indent = indentOf(line);
+  if (indent > 3) return null;
+  let end = indent;
+  while (line[end] === '#') end++;
+  const level = end - indent;
+  if (level < 1 || level > 6 || (end < line.length && line[end] !== ' ' && line[end] !== '\t')) return null;
+  let text = line.slice(end).trim();
+  // A closing run of #s is dropped only when a space precedes it: "Using C#" keeps its "#".
+  let j = text.length;
+  while (j > 0 && text[j - 1] === '#') j--;
+  if (j === 0) text = '';
+  else if (j < text.length && (text[j - 1] === ' ' || text[j - 1] === '\t')) text = text.slice(0, j).trim();
+  return { level, text };
+}
+
+function isThematicBreak(line: string): boolean {
+  if (indentOf(line) > 3) return false;
+  let marker = '';
+  let count = 0;
+  for (const ch of line) {
+    if (ch === ' ' || ch === '\t') continue;
+    if (ch !== '*' && ch !== '-' && ch !== '_') return false;
+    if (marker && ch !== marker) return false;
+    marker = ch;
+    count++;
+  }
+  return count >= 3;
+}
+
+function setextLevel(line: string): number {
+  if (indentOf(line) > 3) return 0;
+  const text = line.trim();
+  const ch = text[0];
+  if (ch !== '=' && ch !== '-') return 0;
+  for (const c of text) if (c !== ch) return 0;
+  return ch === '=' ? 1 : 2;
+}
+
+interface Marker {
+  /** '-', '+', '*', or the delimiter of an ordered list ('.' or ')'). */
+  kind: string;
+  ordered: boolean;
+  start: number;
+  /** Where the item's content begins: lines indented this far belong to it. */
+  contentIndent: number;
+  /** The text on the marker's line, after the marker. */
+  first: string;
+  empty: boolean;
+}
+
+function listMarker(line: string): Marker | null {
+  const indent = indentOf(line);
+  if (indent > 3) return null;
+  let end = indent;
+  let ordered = false;
+  let kind = line[indent] ?? '';
+  if (kind === '-' || kind === '+' || kind === '*') end++;
+  else {
+    while (end - indent < 10 && line.charCodeAt(end) >= 48 && line.charCodeAt(end) <= 57) end++;
+    const digits = end - indent;
+    kind = line[end] ?? '';
+    if (digits < 1 || digits > 9 || (kind !== '.' && kind !== ')')) return null;
+    ordered = true;
+    end++;
+  }
+  if (end < line.length && line[end] !== ' ') return null;
+  const start = ordered ? parseInt(line.slice(indent, end - 1), 10) : 1;
+  const rest = line.slice(end);
+  const spaces = indentOf(rest);
+  if (!rest.trim()) return { kind, ordered, start, contentIndent: end + 1, first: '', empty: true };
+  // Five or more spaces after the marker: the content is indented code, one space in.
+  const gap = spaces > 4 ? 1 : spaces;
+  return { kind, ordered, start, contentIndent: end + gap, first: rest.slice(gap), empty: false };
+}
+
+const isQuote = (line: string) => indentOf(line) <= 3 && line[indentOf(line)] === '>';
+
+function stripQuote(line: string): string {
+  const at = indentOf(line) + 1;
+  return line[at] === ' ' ? line.slice(at + 1) : line.slice(at);
+}
+
+/** Splits a table row at unescaped pipes (GFM); a leading and a trailing pipe are optional. */
 function splitRow(line: string): string[] {
-  let row = line.trim();
-  if (row.startsWith('|')) row = row.slice(1);
-  if (row.endsWith('|') && !row.endsWith('\\|')) row = row.slice(0, -1);
   const cells: string[] = [];
   let current = '';
-  let inCode = false;
-  for (let i = 0; i < row.length; i++) {
-    const ch = row[i]!;
-    if (ch === '\\' && row[i + 1] === '|') {
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!;
+    if (ch === '\\' && line[i + 1] === '|') {
       current += '|';
       i++;
-    } else if (ch === '`') {
-      inCode = !inCode;
-      current += ch;
-    } else if (ch === '|' && !inCode) {
-      cells.push(current.trim());
+    } else if (ch === '|') {
+      cells.push(current);
       current = '';
     } else current += ch;
   }
-  cells.push(current.trim());
-  return cells;
+  cells.push(current);
+  if (cells[0]!.trim() === '') cells.shift();
+  if (cells.length && cells.at(-1)!.trim() === '') cells.pop();
+  return cells.map((cell) => cell.trim());
 }
 
-/** Parses Markdown into blocks. Linear in the input; nesting is bounded. */
-export function parseMarkdown(source: string, depth = 0): Block[] {
-  const lines = source.replace(/\r\n?/g, '\n').split('\n');
-  const blocks: Block[] = [];
+function delimiterRow(line: string): Align[] | null {
+  if (indentOf(line) > 3) return null;
+  const text = line.trim();
+  if (!/^[|:-][-|: \t]*$/.test(text) || !text.includes('-') || /^-\s/.test(text)) return null;
+  const cells = text.split('|');
+  const align: Align[] = [];
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells[i]!.trim();
+    if (!cell) {
+      if (i === 0 || i === cells.length - 1) continue;
+      return null;
+    }
+    if (!/^:?-+:?$/.test(cell)) return null;
+    const left = cell.startsWith(':');
+    const right = cell.endsWith(':');
+    align.push(left && right ? 'center' : right ? 'right' : left ? 'left' : null);
+  }
+  return align;
+}
+
+/** The header and alignment of a table starting at `lines[i]`, or null. */
+function tableStart(lines: string[], i: number): { head: string[]; align: Align[] } | null {
+  const line = lines[i]!;
+  if (!line.includes('|') || indentOf(line) > 3 || i + 1 >= lines.length) return null;
+  const align = delimiterRow(lines[i + 1]!);
+  if (!align) return null;
+  const head = splitRow(line.trim());
+  return head.length && head.length === align.length ? { head, align } : null;
+}
+
+/** A line that ends a paragraph (and so is never a lazy continuation of one). */
+function interruptsParagraph(lines: string[], i: number): boolean {
+  const line = lines[i]!;
+  if (isBlank(line) || openFence(line) || atxHeading(line) || isThematicBreak(line) || isQuote(line)) return true;
+  const item = listMarker(line);
+  return !!item && !item.empty && (!item.ordered || item.start === 1);
+}
+
+/** A line that ends a table's body: a blank line or the start of another block. */
+function endsTable(line: string): boolean {
+  return isBlank(line) || indentOf(line) >= 4 || !!(openFence(line) || atxHeading(line) || isThematicBreak(line) || isQuote(line) || listMarker(line));
+}
+
+/** The body of an open fence, and the line after it. */
+function fenceBody(lines: string[], i: number, fence: Fence): { text: string; next: number } {
+  const body: string[] = [];
+  for (; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (closesFence(line, fence)) return { text: body.join('\n'), next: i + 1 };
+    body.push(line.slice(Math.min(fence.indent, indentOf(line))));
+  }
+  return { text: body.join('\n'), next: i };
+}
+
+function parseBlocks(lines: string[], depth: number): Block[] {
+  const out: Block[] = [];
+  let para: string[] = [];
+  const endParagraph = () => {
+    if (para.length) out.push({ t: 'p', c: parseInline(para.join('\n').trim()) });
+    para = [];
+  };
   let i = 0;
   while (i < lines.length) {
     const line = lines[i]!;
-    if (!line.trim()) {
+    if (isBlank(line)) {
+      endParagraph();
       i++;
       continue;
     }
-    const fence = FENCE.exec(line);
-    if (fence) {
-      const marker = fence[1]!;
-      const body: string[] = [];
-      i++;
-      while (i < lines.length && !lines[i]!.trimStart().startsWith(marker)) body.push(lines[i++]!);
-      i++;
-      blocks.push({ t: 'code', lang: fence[2] ?? '', text: body.join('\n') });
-      continue;
-    }
-    const heading = HEADING.exec(line);
-    if (heading) {
-      blocks.push({ t: 'h', level: heading[1]!.length, c: parseInline(heading[2]!) });
-      i++;
-      continue;
-    }
-    if (HR.test(line)) {
-      blocks.push({ t: 'hr' });
-      i++;
-      continue;
-    }
-    if (/^ {0,3}>/.test(line)) {
-      const body: string[] = [];
-      while (i < lines.length && /^ {0,3}>/.test(lines[i]!)) body.push(lines[i++]!.replace(/^ {0,3}> ?/, ''));
-      blocks.push(depth < 8 ? { t: 'quote', c: parseMarkdown(body.join('\n'), depth + 1) } : { t: 'p', c: [body.join(' ')] });
-      continue;
-    }
-    if (line.includes('|') && i + 1 < lines.length && TABLE_SEP.test(lines[i + 1]!) && lines[i + 1]!.includes('-')) {
-      const head = splitRow(line);
-      const align: Align[] = splitRow(lines[i + 1]!).map((cell) => {
-        const left = cell.startsWith(':');
-        const right = cell.endsWith(':');
-        return left && right ? 'center' : right ? 'right' : left ? 'left' : null;
-      });
-      i += 2;
-      const rows: Inline[][][] = [];
-      while (i < lines.length && lines[i]!.includes('|') && lines[i]!.trim()) {
-        const cells = splitRow(lines[i++]!);
-        rows.push(head.map((_, k) => parseInline(cells[k] ?? '')));
+    const indent = indentOf(line);
+    if (indent >= 4) {
+      if (para.length) {
+        para.push(line.trimStart());
+        i++;
+        continue;
       }
-      blocks.push({ t: 'table', align: head.map((_, k) => align[k] ?? null), head: head.map((h) => parseInline(h)), rows });
+      const body: string[] = [];
+      while (i < lines.length && (isBlank(lines[i]!) || indentOf(lines[i]!) >= 4)) body.push(lines[i++]!.slice(4));
+      while (body.length && isBlank(body.at(-1)!)) body.pop();
+      out.push({ t: 'code', lang: '', text: body.join('\n') });
       continue;
     }
-    const item = LIST_ITEM.exec(line);
-    if (item) {
-      const indent = item[1]!.length;
-      const ordered = /\d/.test(item[2]!);
-      const start = ordered ? parseInt(item[2]!, 10) : 1;
-      const items: string[][] = [];
+    const fence = openFence(line);
+    if (fence) {
+      endParagraph();
+      const { text, next } = fenceBody(lines, i + 1, fence);
+      out.push({ t: 'code', lang: unescape(fence.info).split(/\s/)[0]!, text });
+      i = next;
+      continue;
+    }
+    const heading = atxHeading(line);
+    if (heading) {
+      endParagraph();
+      out.push({ t: 'h', level: heading.level, c: parseInline(heading.text) });
+      i++;
+      continue;
+    }
+    const setext = para.length ? setextLevel(line) : 0;
+    if (setext) {
+      out.push({ t: 'h', level: setext, c: parseInline(para.join('\n').trim()) });
+      para = [];
+      i++;
+      continue;
+    }
+    if (isThematicBreak(line)) {
+      endParagraph();
+      out.push({ t: 'hr' });
+      i++;
+      continue;
+    }
+    if (isQuote(line)) {
+      endParagraph();
+      const body: string[] = [];
+      let fenced: Fence | null = null;
       while (i < lines.length) {
         const current = lines[i]!;
-        const m = LIST_ITEM.exec(current);
-        if (m && m[1]!.length <= indent + 1 && /\d/.test(m[2]!) === ordered) {
-          items.push([m[3]!]);
-          i++;
-        } else if (current.trim() && (/^\s/.test(current) || !LIST_ITEM.exec(current)) && items.length && !(HEADING.test(current) || FENCE.test(current) || HR.test(current))) {
-          // Continuation or a nested list: indented lines belong to the current item.
-          if (!/^\s/.test(current) && lines[i - 1]?.trim() === '') break;
-          items.at(-1)!.push(current.slice(Math.min(indent + 2, current.length - current.trimStart().length)));
-          i++;
-        } else if (!current.trim() && i + 1 < lines.length && /^\s+\S/.test(lines[i + 1]!) ) {
-          items.at(-1)!.push('');
-          i++;
-        } else break;
+        if (isQuote(current)) body.push(stripQuote(current));
+        // A lazy line continues the quote's paragraph.
+        else if (!fenced && body.length && !isBlank(body.at(-1)!) && !interruptsParagraph(lines, i) && indentOf(body.at(-1)!) < 4) body.push(current);
+        else break;
+        const last = body.at(-1)!;
+        if (fenced) fenced = closesFence(last, fenced) ? null : fenced;
+        else fenced = openFence(last);
+        i++;
       }
-      blocks.push({ t: 'list', ordered, start, items: items.map((body) => (depth < 8 ? parseMarkdown(body.join('\n'), depth + 1) : [{ t: 'p', c: [body.join(' ')] }])) });
+      out.push(depth < MAX_DEPTH ? { t: 'quote', c: parseBlocks(body, depth + 1) } : { t: 'p', c: parseInline(body.join('\n').trim()) });
       continue;
     }
-    const para: string[] = [];
-    while (i < lines.length && lines[i]!.trim() && !FENCE.test(lines[i]!) && !HEADING.test(lines[i]!) && !/^ {0,3}>/.test(lines[i]!) && !(para.length && LIST_ITEM.test(lines[i]!)) && !HR.test(lines[i]!)) {
-      para.push(lines[i++]!);
+    const item = listMarker(line);
+    if (item && (!para.length || (!item.empty && (!item.ordered || item.start === 1)))) {
+      endParagraph();
+      i = parseList(lines, i, item, depth, out);
+      continue;
     }
-    if (para.length === 0) para.push(lines[i++]!);
-    blocks.push({ t: 'p', c: parseInline(para.map((l) => l.trim()).join('\n')) });
-  }
-  return blocks;
-}
-
-/** Parses inline Markdown: code spans, links, images, emphasis, hard breaks. */
-export function parseInline(text: string, depth = 0): Inline[] {
-  const out: Inline[] = [];
-  let buffer = '';
-  const flush = () => {
-    if (buffer) out.push(buffer);
-    buffer = '';
-  };
-  let i = 0;
-  while (i < text.length) {
-    const ch = text[i]!;
-    if (ch === '\\' && i + 1 < text.length && /[\\`*_{}[\]()#+\-.!|<>~]/.test(text[i + 1]!)) {
-      buffer += text[i + 1];
+    const table = line.includes('|') ? tableStart(lines, i) : null;
+    if (table) {
+      endParagraph();
+      const { head, align } = table;
       i += 2;
+      const rows: Inline[][][] = [];
+      while (i < lines.length && !endsTable(lines[i]!)) {
+        const cells = splitRow(lines[i++]!.trim());
+        rows.push(head.map((_, k) => parseInline(cells[k] ?? '')));
+      }
+      out.push({ t: 'table', align, head: head.map((h) => parseInline(h)), rows });
       continue;
     }
-    if (ch === '`') {
-      const ticks = /^`+/.exec(text.slice(i))![0];
-      const end = text.indexOf(ticks, i + ticks.length);
-      if (end > 0) {
-        flush();
-        out.push({ t: 'code', text: text.slice(i + ticks.length, end).replace(/^ (.*) $/, '$1') });
-        i = end + ticks.length;
-        continue;
-      }
-    }
-    if (ch === '!' && text[i + 1] === '[') {
-      const link = readLink(text, i + 1);
-      if (link) {
-        flush();
-        out.push({ t: 'image', href: link.href, alt: link.label });
-        i = link.end;
-        continue;
-      }
-    }
-    if (ch === '[') {
-      const link = readLink(text, i);
-      if (link) {
-        flush();
-        out.push({ t: 'link', href: link.href, c: depth < 4 ? parseInline(link.label, depth + 1) : [link.label] });
-        i = link.end;
-        continue;
-      }
-    }
-    if (ch === '<') {
-      const auto = /^<((?:https?:\/\/|mailto:)[^\s<>]+)>/.exec(text.slice(i));
-      if (auto) {
-        flush();
-        out.push({ t: 'link', href: auto[1]!, c: [auto[1]!.replace(/^mailto:/, '')] });
-        i += auto[0].length;
-        continue;
-      }
-    }
-    if ((ch === '*' || ch === '_') && depth < 4) {
-      const double = text[i + 1] === ch;
-      const marker = double ? ch + ch : ch;
-      const close = findClose(text, i + marker.length, marker);
-      const intraword = ch === '_' && /\w/.test(text[i - 1] ?? '');
-      if (close > i + marker.length && !intraword && !/\s/.test(text[i + marker.length]!)) {
-        flush();
-        const inner = parseInline(text.slice(i + marker.length, close), depth + 1);
-        out.push(double ? { t: 'strong', c: inner } : { t: 'em', c: inner });
-        i = close + marker.length;
-        continue;
-      }
-    }
-    if (ch === '\n') {
-      const hard = buffer.endsWith('  ') || buffer.endsWith('\\');
-      buffer = buffer.replace(/( {2,}|\\)$/, '');
-      if (hard) {
-        flush();
-        out.push({ t: 'br' });
-      } else buffer += ' ';
-      i++;
-      continue;
-    }
-    buffer += ch;
+    para.push(line.trimStart());
     i++;
   }
-  flush();
+  endParagraph();
   return out;
 }
 
-function findClose(text: string, from: number, marker: string): number {
-  let i = from;
-  while (i < text.length) {
-    const at = text.indexOf(marker, i);
-    if (at < 0) return -1;
-    // Underscores inside words (snake_case, __dunder) never close emphasis.
-    const intraword = marker[0] === '_' && /[\p{L}\p{N}]/u.test(text[at + marker.length] ?? '');
-    if (!intraword && !/\s/.test(text[at - 1] ?? ' ') && (marker.length === 2 || text[at + 1] !== marker)) return at;
-    i = at + marker.length;
+/** Parses the list whose first item is at `lines[i]` into `out`; returns the line after it. */
+function parseList(lines: string[], i: number, first: Marker, depth: number, out: Block[]): number {
+  const items: string[][] = [];
+  let marker: Marker | null = first;
+  while (marker && marker.kind === first.kind && marker.ordered === first.ordered) {
+    const body = [marker.first];
+    i++;
+    let fenced = openFence(marker.first);
+    if (!(marker.empty && i < lines.length && isBlank(lines[i]!))) {
+      while (i < lines.length) {
+        const line = lines[i]!;
+        let taken: string;
+        if (isBlank(line)) taken = '';
+        else if (indentOf(line) >= marker.contentIndent) taken = line.slice(marker.contentIndent);
+        // A lazy line continues the item's paragraph.
+        else if (!fenced && !isBlank(body.at(-1)!) && !interruptsParagraph(lines, i) && !listMarker(line) && indentOf(body.at(-1)!) < 4) taken = line;
+        else break;
+        body.push(taken);
+        if (fenced) fenced = closesFence(taken, fenced) ? null : fenced;
+        else if (!isBlank(taken)) fenced = openFence(taken);
+        i++;
+      }
+    }
+    // Blank lines after the item belong to whatever follows it.
+    while (body.length > 1 && isBlank(body.at(-1)!)) {
+      body.pop();
+      i--;
+    }
+    items.push(body);
+    let next = i;
+    while (next < lines.length && isBlank(lines[next]!)) next++;
+    marker = next < lines.length && !isThematicBreak(lines[next]!) ? listMarker(lines[next]!) : null;
+    if (marker) i = next;
   }
-  return -1;
+  out.push({
+    t: 'list',
+    ordered: first.ordered,
+    start: first.start,
+    items: items.map((body) => (depth < MAX_DEPTH ? parseBlocks(body, depth + 1) : [{ t: 'p', c: parseInline(body.join('\n').trim()) }])),
+  });
+  return i;
 }
 
-function readLink(text: string, open: number): { label: string; href: string; end: number } | null {
-  let depth = 0;
-  let close = -1;
-  for (let i = open; i < text.length && i < open + 1000; i++) {
-    if (text[i] === '\\') i++;
-    else if (text[i] === '[') depth++;
-    else if (text[i] === ']' && --depth === 0) {
-      close = i;
-      break;
+/** Parses Markdown into blocks. Linear in the input; containers nest at most eight deep. */
+export function parseMarkdown(source: string): Block[] {
+  parseStats.count++;
+  const lines = source.replace(/\r\n?/g, '\n').replace(/\0/g, '\uFFFD').split('\n').map(expandTabs);
+  return parseBlocks(lines, 0);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Inlines
+
+const ENTITIES: Record<string, string> = {
+  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', mdash: '—', ndash: '–', hellip: '…',
+  copy: '©', reg: '®', trade: '™', laquo: '«', raquo: '»', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”',
+  sbquo: '‚', bdquo: '„', times: '×', divide: '÷', deg: '°', plusmn: '±', middot: '·', bull: '•', euro: '€',
+  pound: '£', yen: '¥', cent: '¢', sect: '§', para: '¶', larr: '←', rarr: '→', uarr: '↑', darr: '↓', harr: '↔',
+  rArr: '⇒', lArr: '⇐', hArr: '⇔', le: '≤', ge: '≥', ne: '≠', asymp: '≈', infin: '∞', minus: '−', frac12: '½',
+  frac14: '¼', frac34: '¾', check: '✓', iexcl: '¡', iquest: '¿', shy: '\u00ad', ensp: '\u2002', emsp: '\u2003',
+  thinsp: '\u2009', zwj: '\u200d', zwnj: '\u200c', prime: '′', Prime: '″', dagger: '†', Dagger: '‡', permil: '‰',
+  micro: 'µ', alpha: 'α', beta: 'β', gamma: 'γ', delta: 'δ', pi: 'π', sigma: 'σ', mu: 'μ', lambda: 'λ',
+  Omega: 'Ω', auml: 'ä', ouml: 'ö', uuml: 'ü', Auml: 'Ä', Ouml: 'Ö', Uuml: 'Ü', szlig: 'ß', eacute: 'é',
+  egrave: 'è', agrave: 'à', ccedil: 'ç', ntilde: 'ñ', aacute: 'á', iacute: 'í', oacute: 'ó', uacute: 'ú',
+};
+
+const ENTITY = /&(?:#[xX]([0-9a-fA-F]{1,6})|#([0-9]{1,7})|([A-Za-z][A-Za-z0-9]{0,31}));/y;
+// eslint-disable-next-line no-control-regex -- CommonMark: an autolink holds no control characters
+const AUTOLINK = /<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>\x00-\x1f\x7f]*)>/y;
+const EMAIL = /<([a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*)>/y;
+const ASCII_PUNCT = /[!-/:-@[-`{-~]/;
+const PUNCT = /[\p{P}\p{S}]/u;
+const SPACE = /\s/u;
+
+/** The character an entity names at `text[i]` ('&'), and its length; null when it names none the widget knows. */
+function entityAt(text: string, i: number): [string, number] | null {
+  ENTITY.lastIndex = i;
+  const m = ENTITY.exec(text);
+  if (!m) return null;
+  if (m[3]) return ENTITIES[m[3]] ? [ENTITIES[m[3]]!, m[0].length] : null;
+  const code = parseInt(m[1] ?? m[2]!, m[1] ? 16 : 10);
+  const valid = code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff);
+  return [valid ? String.fromCodePoint(code) : '\uFFFD', m[0].length];
+}
+
+/** Backslash escapes and entities resolved, as in link destinations and code info strings. */
+function unescape(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === '\\' && ASCII_PUNCT.test(text[i + 1] ?? '')) out += text[++i];
+    else if (ch === '&' && entityAt(text, i)) {
+      const [value, length] = entityAt(text, i)!;
+      out += value;
+      i += length - 1;
+    } else out += ch;
+  }
+  return out;
+}
+
+/** The plain text of inlines (an image's description, a code block's language). */
+function inlineText(nodes: Inline[]): string {
+  let out = '';
+  for (const node of nodes) {
+    if (out.length >= MAX_ALT) break;
+    if (typeof node === 'string') out += node;
+    else if (node.t === 'code') out += node.text;
+    else if (node.t === 'image') out += node.alt;
+    else if (node.t === 'br') out += '\n';
+    else out += inlineText(node.c);
+  }
+  return out.slice(0, MAX_ALT);
+}
+
+/** One piece of a paragraph while it is parsed: text, a finished node, or a run of `*`/`_`. */
+interface Item {
+  v: Inline;
+  prev: Item | null;
+  next: Item | null;
+}
+
+interface Delimiter {
+  item: Item;
+  ch: string;
+  /** Characters left in the run, and the run's original length (for the rule of three). */
+  n: number;
+  orig: number;
+  open: boolean;
+  close: boolean;
+  prev: Delimiter | null;
+  next: Delimiter | null;
+}
+
+interface Bracket {
+  item: Item;
+  image: boolean;
+  active: boolean;
+  /** The delimiter on top of the stack when this bracket opened: emphasis inside a link stops there. */
+  delimiter: Delimiter | null;
+  prev: Bracket | null;
+}
+
+/** An inline link's destination after `](`, from `text[i]` ('('); null when there is none. */
+function linkTail(text: string, i: number): { href: string; end: number } | null {
+  let p = i + 1;
+  const skip = () => {
+    const from = p;
+    let lines = 0;
+    while (p < text.length && (text[p] === ' ' || text[p] === '\t' || (text[p] === '\n' && ++lines === 1))) p++;
+    return p > from;
+  };
+  skip();
+  let href = '';
+  if (text[p] === '<') {
+    const from = ++p;
+    while (p < text.length && text[p] !== '>' && text[p] !== '<' && text[p] !== '\n') p += text[p] === '\\' ? 2 : 1;
+    if (text[p] !== '>') return null;
+    href = text.slice(from, p++);
+  } else {
+    const from = p;
+    let parens = 0;
+    for (; p < text.length; p++) {
+      const code = text.charCodeAt(p);
+      if (code <= 0x20 || code === 0x7f) break;
+      if (code === 0x5c && ASCII_PUNCT.test(text[p + 1] ?? '')) p++;
+      else if (code === 0x28 && ++parens > 32) return null;
+      else if (code === 0x29 && parens-- === 0) break;
+    }
+    if (parens > 0) return null;
+    href = text.slice(from, p);
+  }
+  if (skip() && (text[p] === '"' || text[p] === "'" || text[p] === '(')) {
+    const close = text[p] === '(' ? ')' : text[p]!;
+    for (p++; p < text.length && text[p] !== close; p++) {
+      if (text[p] === '\\') p++;
+      else if (close === ')' && text[p] === '(') return null;
+    }
+    if (p >= text.length) return null;
+    p++;
+    skip();
+  }
+  return text[p] === ')' ? { href: unescape(href), end: p + 1 } : null;
+}
+
+/** Parses inline Markdown: code spans, links, images, autolinks, emphasis, entities, hard breaks. */
+export function parseInline(text: string): Inline[] {
+  let head: Item | null = null;
+  let tail: Item | null = null;
+  let delimiters: Delimiter | null = null;
+  let brackets: Bracket | null = null;
+  let buffer = '';
+  // Backtick runs by length, found once, and how far each length's closers have been used up.
+  let runs: Map<number, number[]> | null = null;
+  const used = new Map<number, number>();
+
+  const append = (v: Inline): Item => {
+    const item: Item = { v, prev: tail, next: null };
+    if (tail) tail.next = item;
+    else head = item;
+    tail = item;
+    return item;
+  };
+  const flush = () => {
+    if (buffer) append(buffer);
+    buffer = '';
+  };
+  const unlink = (item: Item) => {
+    if (item.prev) item.prev.next = item.next;
+    else head = item.next;
+    if (item.next) item.next.prev = item.prev;
+    else tail = item.prev;
+  };
+  const removeDelimiter = (d: Delimiter) => {
+    if (d.prev) d.prev.next = d.next;
+    if (d.next) d.next.prev = d.prev;
+    else delimiters = d.prev;
+  };
+  const collect = (from: Item | null, to: Item | null): Inline[] => {
+    const nodes: Inline[] = [];
+    for (let item = from; item && item !== to; item = item.next) {
+      const last = nodes.at(-1);
+      if (typeof item.v === 'string' && typeof last === 'string') nodes[nodes.length - 1] = last + item.v;
+      else nodes.push(item.v);
+    }
+    return nodes;
+  };
+
+  /** CommonMark's "process emphasis" over the delimiters above `bottom`. */
+  const processEmphasis = (bottom: Delimiter | null) => {
+    const openersBottom = new Map<string, Delimiter | null>();
+    let closer: Delimiter | null = delimiters === bottom ? null : delimiters;
+    while (closer && closer.prev !== bottom) closer = closer.prev;
+    while (closer) {
+      if (!closer.close) {
+        closer = closer.next;
+        continue;
+      }
+      const key = `${closer.ch}${closer.open ? 1 : 0}${closer.orig % 3}`;
+      const floor = openersBottom.has(key) ? openersBottom.get(key)! : bottom;
+      let opener: Delimiter | null = closer.prev;
+      while (opener && opener !== bottom && opener !== floor) {
+        const oddMatch = (closer.open || opener.close) && (opener.orig + closer.orig) % 3 === 0 && (opener.orig % 3 !== 0 || closer.orig % 3 !== 0);
+        if (opener.ch === closer.ch && opener.open && !oddMatch) break;
+        opener = opener.prev;
+      }
+      if (opener && opener !== bottom && opener !== floor) {
+        const use = opener.n >= 2 && closer.n >= 2 ? 2 : 1;
+        opener.n -= use;
+        closer.n -= use;
+        opener.item.v = (opener.item.v as string).slice(use);
+        closer.item.v = (closer.item.v as string).slice(use);
+        const inner = collect(opener.item.next, closer.item);
+        const node: Item = { v: use === 2 ? { t: 'strong', c: inner } : { t: 'em', c: inner }, prev: opener.item, next: closer.item };
+        opener.item.next = node;
+        closer.item.prev = node;
+        opener.next = closer;
+        closer.prev = opener;
+        if (opener.n === 0) {
+          unlink(opener.item);
+          removeDelimiter(opener);
+        }
+        if (closer.n === 0) {
+          unlink(closer.item);
+          const next: Delimiter | null = closer.next;
+          removeDelimiter(closer);
+          closer = next;
+        }
+      } else {
+        openersBottom.set(key, closer.prev);
+        const next: Delimiter | null = closer.next;
+        if (!closer.open) removeDelimiter(closer);
+        closer = next;
+      }
+    }
+    while (delimiters && delimiters !== bottom) removeDelimiter(delimiters);
+  };
+
+  const closeBracket = (i: number): number => {
+    const opener = brackets;
+    if (!opener) {
+      buffer += ']';
+      return i + 1;
+    }
+    brackets = opener.prev;
+    const tailLink = opener.active && text[i + 1] === '(' ? linkTail(text, i + 1) : null;
+    if (!tailLink) {
+      buffer += ']';
+      return i + 1;
+    }
+    flush();
+    processEmphasis(opener.delimiter);
+    const children = collect(opener.item.next, null);
+    const before = opener.item.prev;
+    tail = before;
+    if (before) before.next = null;
+    else head = null;
+    append(opener.image ? { t: 'image', href: tailLink.href, alt: inlineText(children) } : { t: 'link', href: tailLink.href, c: children });
+    // Links may not contain links: every "[" before this one is now plain text.
+    if (!opener.image) for (let b = brackets; b; b = b.prev) if (!b.image) b.active = false;
+    return tailLink.end;
+  };
+
+  const codeSpan = (i: number): number => {
+    let n = 0;
+    while (text[i + n] === '`') n++;
+    if (!runs) {
+      runs = new Map();
+      for (let p = i; p < text.length; ) {
+        if (text[p] !== '`') {
+          p++;
+          continue;
+        }
+        const from = p;
+        while (text[p] === '`') p++;
+        const list = runs.get(p - from) ?? [];
+        list.push(from);
+        runs.set(p - from, list);
+      }
+    }
+    const list = runs.get(n) ?? [];
+    let k = used.get(n) ?? 0;
+    while (k < list.length && list[k]! <= i) k++;
+    used.set(n, k);
+    if (k >= list.length) {
+      buffer += '`'.repeat(n);
+      return i + n;
+    }
+    const close = list[k]!;
+    let content = text.slice(i + n, close).replace(/\n/g, ' ');
+    if (content.length > 2 && content.startsWith(' ') && content.endsWith(' ') && content.trim()) content = content.slice(1, -1);
+    flush();
+    append({ t: 'code', text: content });
+    return close + n;
+  };
+
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (ch === '\\') {
+      const next = text[i + 1] ?? '';
+      if (next === '\n') {
+        flush();
+        append({ t: 'br' });
+        i += 2;
+        while (text[i] === ' ' || text[i] === '\t') i++;
+      } else if (ASCII_PUNCT.test(next)) {
+        buffer += next;
+        i += 2;
+      } else {
+        buffer += ch;
+        i++;
+      }
+    } else if (ch === '`') {
+      i = codeSpan(i);
+    } else if (ch === '*' || ch === '_') {
+      let end = i;
+      while (text[end] === ch) end++;
+      const before = i > 0 ? text[i - 1]! : ' ';
+      const after = end < text.length ? text[end]! : ' ';
+      const spaceBefore = SPACE.test(before);
+      const spaceAfter = SPACE.test(after);
+      const punctBefore = PUNCT.test(before);
+      const punctAfter = PUNCT.test(after);
+      const left = !spaceAfter && (!punctAfter || spaceBefore || punctBefore);
+      const right = !spaceBefore && (!punctBefore || spaceAfter || punctAfter);
+      const open = ch === '*' ? left : left && (!right || punctBefore);
+      const close = ch === '*' ? right : right && (!left || punctAfter);
+      flush();
+      const item = append(text.slice(i, end));
+      if (open || close) {
+        const d: Delimiter = { item, ch, n: end - i, orig: end - i, open, close, prev: delimiters, next: null };
+        if (delimiters) delimiters.next = d;
+        delimiters = d;
+      }
+      i = end;
+    } else if (ch === '[' || (ch === '!' && text[i + 1] === '[')) {
+      flush();
+      const image = ch === '!';
+      brackets = { item: append(image ? '![' : '['), image, active: true, delimiter: delimiters, prev: brackets };
+      i += image ? 2 : 1;
+    } else if (ch === ']') {
+      i = closeBracket(i);
+    } else if (ch === '<' && (AUTOLINK.lastIndex = i, AUTOLINK.test(text))) {
+      AUTOLINK.lastIndex = i;
+      const href = AUTOLINK.exec(text)![1]!;
+      flush();
+      append({ t: 'link', href, c: [href] });
+      i += href.length + 2;
+    } else if (ch === '<' && (EMAIL.lastIndex = i, EMAIL.test(text))) {
+      EMAIL.lastIndex = i;
+      const address = EMAIL.exec(text)![1]!;
+      flush();
+      append({ t: 'link', href: `mailto:${address}`, c: [address] });
+      i += address.length + 2;
+    } else if (ch === '&' && entityAt(text, i)) {
+      const [value, length] = entityAt(text, i)!;
+      buffer += value;
+      i += length;
+    } else if (ch === '\n') {
+      const hard = buffer.endsWith('  ');
+      let end = buffer.length;
+      while (buffer.charCodeAt(end - 1) === 32) end--;
+      buffer = buffer.slice(0, end);
+      if (hard) {
+        flush();
+        append({ t: 'br' });
+      } else buffer += ' ';
+      i++;
+      while (text[i] === ' ' || text[i] === '\t') i++;
+    } else {
+      buffer += ch;
+      i++;
     }
   }
-  if (close < 0 || text[close + 1] !== '(') return null;
-  const m = /^\(\s*<?([^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)>?(?:\s+"[^"]*")?\s*\)/.exec(text.slice(close + 1));
-  if (!m) return null;
-  return { label: text.slice(open + 1, close), href: m[1]!, end: close + 1 + m[0].length };
+  flush();
+  processEmphasis(null);
+  return collect(head, null);
 }
 
 /** Only http, https and mailto links are followed; anything else renders as text. */

@@ -1,4 +1,8 @@
-/** @module Markdown AST to Lit templates: every piece of text is a text binding, so nothing is ever parsed as HTML. */
+/**
+ * @module Markdown AST to Lit templates: every piece of text is a text binding, so nothing is ever parsed
+ * as HTML. Hand-written with the parser (see markdown.ts for why no library): a library's HTML string
+ * would need `innerHTML`, which the strict CSP and Trusted Types forbid.
+ */
 import { html, nothing, type TemplateResult } from 'lit';
 import { parseMarkdown, safeUrl, type Block, type Inline } from './markdown.js';
 
@@ -37,20 +41,28 @@ function citations(text: string, options: RenderOptions): unknown {
   return parts;
 }
 
-function inline(nodes: Inline[], options: RenderOptions): unknown[] {
+/** Emphasis nested deeper than this renders as its text (`*`×8,000 would otherwise nest 4,000 elements). */
+const MAX_INLINE_DEPTH = 16;
+
+function plain(nodes: Inline[]): string {
+  return nodes.map((node) => (typeof node === 'string' ? node : node.t === 'code' ? node.text : node.t === 'image' ? node.alt : node.t === 'br' ? ' ' : plain(node.c))).join('');
+}
+
+function inline(nodes: Inline[], options: RenderOptions, depth = 0): unknown[] {
+  if (depth > MAX_INLINE_DEPTH) return [plain(nodes)];
   return nodes.map((node) => {
     if (typeof node === 'string') return citations(node, options);
     switch (node.t) {
       case 'code':
         return html`<code>${node.text}</code>`;
       case 'strong':
-        return html`<strong>${inline(node.c, options)}</strong>`;
+        return html`<strong>${inline(node.c, options, depth + 1)}</strong>`;
       case 'em':
-        return html`<em>${inline(node.c, options)}</em>`;
+        return html`<em>${inline(node.c, options, depth + 1)}</em>`;
       case 'br':
         return html`<br />`;
       case 'link':
-        return link(node.href, inline(node.c, options), options);
+        return link(node.href, inline(node.c, options, depth + 1), options);
       case 'image':
         // Images in answers are never fetched: they become links the reader may choose to open.
         return link(node.href, `${options.imageLabel}: ${node.alt || node.href}`, options);

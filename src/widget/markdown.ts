@@ -44,6 +44,9 @@ export const parseStats = { count: 0 };
 // Blocks
 
 const isBlank = (line: string) => !line.trim();
+/** Marks a lazy continuation line: it continues a paragraph and can be nothing else (no input has \0). */
+const LAZY = '\0';
+const lazyLine = (line: string) => LAZY + (line[0] === LAZY ? line.slice(1) : line).trimStart();
 
 function indentOf(line: string): number {
   let n = 0;
@@ -195,7 +198,8 @@ function splitRow(line: string): string[] {
 function delimiterRow(line: string): Align[] | null {
   if (indentOf(line) > 3) return null;
   const text = line.trim();
-  if (!/^[|:-][-|: \t]*$/.test(text) || !text.includes('-') || /^-\s/.test(text)) return null;
+  // As markdown-it: two characters at least, and "- " is a list item, not a column.
+  if (!/^[|:-][-|: \t]*$/.test(text) || !text.includes('-') || /^-(\s|$)/.test(line.trimStart())) return null;
   const cells = text.split('|');
   const align: Align[] = [];
   for (let i = 0; i < cells.length; i++) {
@@ -223,8 +227,7 @@ function tableStart(lines: string[], i: number): { head: string[]; align: Align[
 }
 
 /** A line that ends a paragraph (and so is never a lazy continuation of one). */
-function interruptsParagraph(lines: string[], i: number): boolean {
-  const line = lines[i]!;
+function interruptsParagraph(line: string): boolean {
   if (isBlank(line) || openFence(line) || atxHeading(line) || isThematicBreak(line) || isQuote(line)) return true;
   const item = listMarker(line);
   return !!item && !item.empty && (!item.ordered || item.start === 1);
@@ -233,6 +236,23 @@ function interruptsParagraph(lines: string[], i: number): boolean {
 /** A line that ends a table's body: a blank line or the start of another block. */
 function endsTable(line: string): boolean {
   return isBlank(line) || indentOf(line) >= 4 || !!(openFence(line) || atxHeading(line) || isThematicBreak(line) || isQuote(line) || listMarker(line));
+}
+
+/** Whether a container's last line leaves a paragraph open (so that a lazy line may continue it). */
+function endsInParagraph(line: string, depth = 0): boolean {
+  if (line[0] === LAZY) return true;
+  if (isBlank(line) || indentOf(line) >= 4 || atxHeading(line) || isThematicBreak(line) || openFence(line) || depth > MAX_DEPTH) return false;
+  const item = listMarker(line);
+  if (item) return !item.empty && endsInParagraph(item.first, depth + 1);
+  return isQuote(line) ? endsInParagraph(stripQuote(line), depth + 1) : true;
+}
+
+/** Whether a paragraph is open after `line`, given whether one was open before it. */
+function paragraphAfter(open: boolean, line: string): boolean {
+  if (line[0] === LAZY) return true;
+  if (isBlank(line)) return false;
+  if (open && (indentOf(line) >= 4 || (!interruptsParagraph(line) && !setextLevel(line)))) return true;
+  return endsInParagraph(line);
 }
 
 /** The body of an open fence, and the line after it. */
@@ -261,10 +281,15 @@ function parseBlocks(lines: string[], depth: number): Block[] {
       i++;
       continue;
     }
+    if (line[0] === LAZY) {
+      para.push(line.slice(1));
+      i++;
+      continue;
+    }
     const indent = indentOf(line);
     if (indent >= 4) {
       if (para.length) {
-        para.push(line.trimStart());
+        para.push(line);
         i++;
         continue;
       }
@@ -306,15 +331,17 @@ function parseBlocks(lines: string[], depth: number): Block[] {
       endParagraph();
       const body: string[] = [];
       let fenced: Fence | null = null;
+      let open = false;
       while (i < lines.length) {
         const current = lines[i]!;
         if (isQuote(current)) body.push(stripQuote(current));
-        // A lazy line continues the quote's paragraph.
-        else if (!fenced && body.length && !isBlank(body.at(-1)!) && !interruptsParagraph(lines, i) && indentOf(body.at(-1)!) < 4) body.push(current);
+        // A lazy line continues the quote's paragraph; a line that starts any block (even an empty item) does not.
+        else if (open && !interruptsParagraph(current) && !listMarker(current)) body.push(lazyLine(current));
         else break;
         const last = body.at(-1)!;
         if (fenced) fenced = closesFence(last, fenced) ? null : fenced;
         else fenced = openFence(last);
+        open = !fenced && paragraphAfter(open, last);
         i++;
       }
       out.push(depth < MAX_DEPTH ? { t: 'quote', c: parseBlocks(body, depth + 1) } : { t: 'p', c: parseInline(body.join('\n').trim()) });
@@ -339,7 +366,7 @@ function parseBlocks(lines: string[], depth: number): Block[] {
       out.push({ t: 'table', align, head: head.map((h) => parseInline(h)), rows });
       continue;
     }
-    para.push(line.trimStart());
+    para.push(line);
     i++;
   }
   endParagraph();
@@ -354,18 +381,20 @@ function parseList(lines: string[], i: number, first: Marker, depth: number, out
     const body = [marker.first];
     i++;
     let fenced = openFence(marker.first);
+    let open = !fenced && paragraphAfter(false, marker.first);
     if (!(marker.empty && i < lines.length && isBlank(lines[i]!))) {
       while (i < lines.length) {
         const line = lines[i]!;
         let taken: string;
         if (isBlank(line)) taken = '';
         else if (indentOf(line) >= marker.contentIndent) taken = line.slice(marker.contentIndent);
-        // A lazy line continues the item's paragraph.
-        else if (!fenced && !isBlank(body.at(-1)!) && !interruptsParagraph(lines, i) && !listMarker(line) && indentOf(body.at(-1)!) < 4) taken = line;
+        // A lazy line continues the item's paragraph; a line that starts any block (even an empty item) does not.
+        else if (open && !interruptsParagraph(line) && !listMarker(line)) taken = lazyLine(line);
         else break;
         body.push(taken);
         if (fenced) fenced = closesFence(taken, fenced) ? null : fenced;
         else if (!isBlank(taken)) fenced = openFence(taken);
+        open = !fenced && paragraphAfter(open, taken);
         i++;
       }
     }
@@ -393,6 +422,8 @@ function parseList(lines: string[], i: number, first: Marker, depth: number, out
 export function parseMarkdown(source: string): Block[] {
   parseStats.count++;
   const lines = source.replace(/\r\n?/g, '\n').replace(/\0/g, '\uFFFD').split('\n').map(expandTabs);
+  // A final line ending ends the last line; it does not start an empty one.
+  if (lines.at(-1) === '') lines.pop();
   return parseBlocks(lines, 0);
 }
 
@@ -745,14 +776,14 @@ export function parseInline(text: string): Inline[] {
       buffer += value;
       i += length;
     } else if (ch === '\n') {
-      const hard = buffer.endsWith('  ');
+      // The buffer holds this line's text only (it is flushed at every line end), so this stays linear.
       let end = buffer.length;
       while (buffer.charCodeAt(end - 1) === 32) end--;
+      const hard = buffer.length - end >= 2;
       buffer = buffer.slice(0, end);
-      if (hard) {
-        flush();
-        append({ t: 'br' });
-      } else buffer += ' ';
+      flush();
+      if (hard) append({ t: 'br' });
+      else buffer = ' ';
       i++;
       while (text[i] === ' ' || text[i] === '\t') i++;
     } else {

@@ -110,7 +110,21 @@ function block(node: Block, options: RenderOptions): TemplateResult {
   }
 }
 
+/** Parses kept, by text: every render of the panel (each keystroke in the composer) re-renders every answer. */
+const parsed = new Map<string, Block[]>();
+/** Answers kept parsed, the least recently shown dropped first (a conversation shows a few dozen). */
+const MAX_PARSED = 200;
+
+function parse(source: string): Block[] {
+  let blocks = parsed.get(source);
+  if (blocks) parsed.delete(source);
+  else blocks = parseMarkdown(source);
+  parsed.set(source, blocks);
+  if (parsed.size > MAX_PARSED) parsed.delete(parsed.keys().next().value!);
+  return blocks;
+}
+
 /** Renders Markdown text as Lit templates. */
 export function renderMarkdown(source: string, options: RenderOptions): TemplateResult {
-  return html`${parseMarkdown(source).map((b) => block(b, options))}`;
+  return html`${parse(source).map((b) => block(b, options))}`;
 }

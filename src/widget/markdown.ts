@@ -430,18 +430,12 @@ export function parseMarkdown(source: string): Block[] {
 // ---------------------------------------------------------------------------------------------------
 // Inlines
 
-const ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', mdash: '—', ndash: '–', hellip: '…',
-  copy: '©', reg: '®', trade: '™', laquo: '«', raquo: '»', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”',
-  sbquo: '‚', bdquo: '„', times: '×', divide: '÷', deg: '°', plusmn: '±', middot: '·', bull: '•', euro: '€',
-  pound: '£', yen: '¥', cent: '¢', sect: '§', para: '¶', larr: '←', rarr: '→', uarr: '↑', darr: '↓', harr: '↔',
-  rArr: '⇒', lArr: '⇐', hArr: '⇔', le: '≤', ge: '≥', ne: '≠', asymp: '≈', infin: '∞', minus: '−', frac12: '½',
-  frac14: '¼', frac34: '¾', check: '✓', iexcl: '¡', iquest: '¿', shy: '\u00ad', ensp: '\u2002', emsp: '\u2003',
-  thinsp: '\u2009', zwj: '\u200d', zwnj: '\u200c', prime: '′', Prime: '″', dagger: '†', Dagger: '‡', permil: '‰',
-  micro: 'µ', alpha: 'α', beta: 'β', gamma: 'γ', delta: 'δ', pi: 'π', sigma: 'σ', mu: 'μ', lambda: 'λ',
-  Omega: 'Ω', auml: 'ä', ouml: 'ö', uuml: 'ü', Auml: 'Ä', Ouml: 'Ö', Uuml: 'Ü', szlig: 'ß', eacute: 'é',
-  egrave: 'è', agrave: 'à', ccedil: 'ç', ntilde: 'ñ', aacute: 'á', iacute: 'í', oacute: 'ó', uacute: 'ú',
-};
+/** The named references answers use (name, then character); any other name stays as written. */
+const ENTITIES: Record<string, string> = Object.fromEntries(
+  'amp& lt< gt> quot" apos\' nbsp\u00a0 mdash— ndash– hellip… copy© reg® trade™ laquo« raquo» lsquo‘ rsquo’ ldquo“ rdquo” times× deg° rarr→ larr← le≤ ge≥ ne≠ euro€ bull• middot·'
+    .split(' ')
+    .map((pair) => [pair.slice(0, -1), pair.slice(-1)]),
+);
 
 const ENTITY = /&(?:#[xX]([0-9a-fA-F]{1,6})|#([0-9]{1,7})|([A-Za-z][A-Za-z0-9]{0,31}));/y;
 // eslint-disable-next-line no-control-regex -- CommonMark: an autolink holds no control characters

@@ -3,17 +3,17 @@
  * and the visitor's wait from Send to the answer's first line on screen against the demo server
  * (`npm start`), all in headless Chromium.
  */
-import { build } from 'vite';
 import { chromium } from 'playwright';
 import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromiumArgs, chromiumPath } from '../../scripts/chromium.mjs';
 import { startStack } from '../e2e/helpers/stack.js';
 import { quantile, type BenchTable } from './table.js';
+import { buildWidget } from '../helpers/build-widget.js';
 
 const QUESTIONS = [
   'How do I embed the widget with a script tag?',
@@ -72,14 +72,8 @@ async function sendToFirstLine(rounds: number): Promise<number[]> {
   return times;
 }
 
-const root = resolve(import.meta.dirname, '../..');
 const kb = (bytes: number) => Math.round((bytes / 1024) * 10) / 10;
 
-async function buildWidget(outDir: string): Promise<void> {
-  for (const mode of ['production', 'iife']) {
-    await build({ root, configFile: join(root, 'vite.config.ts'), mode, logLevel: 'silent', build: { outDir, emptyOutDir: false } });
-  }
-}
 
 export async function run(): Promise<BenchTable[]> {
   const out = mkdtempSync(join(tmpdir(), 'support-chat-bench-'));

@@ -22,7 +22,7 @@ export const DELIBERATE = {
   looseLists: 'Every list item holds paragraphs, tight or loose (the style spaces them the same).',
   strikethrough: 'GFM strikethrough (~~a~~) shows its tildes: answers have no use for it.',
   references: 'Reference-style links and their definitions ([a][b], [b]: url) stay text: answers link inline.',
-  entities: 'Named character references outside a list of about 110 common ones stay as written (numeric ones all work).',
+  entities: 'Named character references outside the 30 that answers use stay as written (numeric ones all work).',
   deepNesting: 'Quotes and list items nest at most 8 deep (markdown-it: 100); deeper content is one paragraph.',
 } as const;
 

@@ -1,16 +1,27 @@
 /**
- * @module The conversation as a reactive controller: its state (messages, status, queue,
- * escalation), persistence in localStorage, following other tabs, polling for answers, and sending
- * (a `@lit/task`). The element renders this state and turns its events into UI.
+ * @module The conversation as a reactive controller: its data (messages, status, queue, escalation),
+ * persistence in localStorage, following other tabs, polling for answers, and sending, driven by one
+ * explicit `phase` that only `_to()` changes. The element renders this state and turns its events into UI.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { Task, TaskStatus } from '@lit/task';
 import type { Conversation, ConversationStatus, Message } from '../../protocol/index.js';
 import { ApiError, NetworkError, ProxyClient, type TimeoutError } from '../client.js';
 import { ConversationPoller } from '../poller.js';
 import { clear, load, loadQueue, save, saveQueue, storageKey, type Rating, type SavedState } from '../storage.js';
 
 export type Escalation = SavedState['escalation'];
+
+/**
+ * Where the conversation stands; every change goes through `_to()`:
+ *
+ *   idle ──send──▶ sending ──accepted──▶ waiting ──answer done (poll or other tab)──▶ idle
+ *     ▲               │                     ▲
+ *     └────failed─────┘          reload or other tab with an answer processing
+ *
+ * Entering `idle` is the one place where a queued message goes out (and `settled` waiters are freed
+ * once the element has rendered it); `flush()` (the browser came back online) asks the same question.
+ */
+export type Phase = 'idle' | 'sending' | 'waiting';
 
 export interface ConversationOptions {
   endpoint: string;
@@ -56,7 +67,11 @@ export class ConversationController implements ReactiveController {
   private readonly _host: ReactiveControllerHost;
   private readonly _options: () => ConversationOptions;
   private readonly _events: ConversationEvents;
+  /** The one state of the machine (see `Phase`). */
+  phase: Phase = 'idle';
+
   private _client: ProxyClient | null = null;
+  /** A stored state is being loaded: storing it again meanwhile would echo it to the other tabs. */
   private _restoring = false;
   private _waiters: (() => void)[] = [];
 
@@ -65,9 +80,6 @@ export class ConversationController implements ReactiveController {
   };
 
   private readonly _poller: ConversationPoller;
-
-  /** Sending one message: a task, so its state (pending) is the element's `sending`. */
-  private readonly _sending: Task<readonly [string], void>;
 
   constructor(host: ReactiveControllerHost, options: () => ConversationOptions, events: ConversationEvents) {
     this._host = host;
@@ -80,7 +92,6 @@ export class ConversationController implements ReactiveController {
       { onUpdate: (c) => this._apply(c), onError: (e) => events.pollFailed(e), onTransient: () => undefined },
       () => ({ timeoutMs: options().pollTimeout }),
     );
-    this._sending = new Task(host, { autoRun: false, task: ([message]: readonly [string]) => this._send(message) });
   }
 
   /** The proxy client for the current endpoint. */
@@ -97,12 +108,25 @@ export class ConversationController implements ReactiveController {
 
   /** A message is being sent. */
   get sending(): boolean {
-    return this._sending.status === TaskStatus.PENDING;
+    return this.phase === 'sending';
   }
 
   /** A message is being sent or its answer is on its way. */
   get busy(): boolean {
-    return this.sending || this.status === 'processing';
+    return this.phase !== 'idle';
+  }
+
+  /** The one transition function: every change of phase, and what entering a phase sets off. */
+  private _to(phase: Phase): void {
+    this.phase = phase;
+    this._host.requestUpdate();
+    // Once idle, the next queued message goes out (after the current event has been handled).
+    if (phase === 'idle') queueMicrotask(() => this.flush());
+  }
+
+  /** The phase that the conversation's status calls for, unless a message is being sent. */
+  private _follow(status: ConversationStatus | 'idle'): void {
+    if (this.phase !== 'sending') this._to(status === 'processing' ? 'waiting' : 'idle');
   }
 
   hostConnected(): void {
@@ -132,21 +156,10 @@ export class ConversationController implements ReactiveController {
 
   /** Sends `message` at once; resolves when the proxy has accepted it (or it failed). */
   async send(message: string): Promise<void> {
-    await this._sending.run([message]);
-  }
-
-  /** Sends the next queued message once no answer is on its way and the browser is online. */
-  flush(): void {
-    if (this.busy || !this._options().online || !this.queue.length) return;
-    const [next, ...rest] = this.queue;
-    this.queue = rest;
-    void this.send(next!);
-  }
-
-  private async _send(message: string): Promise<void> {
-    const previous = { messages: this.messages, status: this.status };
+    const previous = { messages: this.messages, status: this.status, phase: this.phase };
     this.messages = [...this.messages, { role: 'user', content: message, sources: [] }];
     this.status = 'processing';
+    this._to('sending');
     this._events.sent(message, this.conversationId);
     try {
       let result;
@@ -164,15 +177,27 @@ export class ConversationController implements ReactiveController {
       this.conversationId = result.conversation_id;
       this.persist();
       if (!this._options().noPersist) saveQueue(this._key, this.queue);
+      this._to('waiting');
       this._poller.start(result.conversation_id);
       this._events.accepted(message);
     } catch (error) {
       this.messages = previous.messages;
       this.status = previous.status;
+      // Back where it was; a failed message is not sent again by itself (the visitor retries it).
+      this.phase = previous.phase === 'sending' ? 'idle' : previous.phase;
+      this._host.requestUpdate();
       // Offline: the message goes out when the browser is back.
       if (error instanceof NetworkError && !navigator.onLine) this.queue = [message, ...this.queue];
       else this._events.sendFailed(error, message);
     }
+  }
+
+  /** Sends the next queued message if nothing is on its way and the browser is online. */
+  flush(): void {
+    if (this.busy || !this._options().online || !this.queue.length) return;
+    const [next, ...rest] = this.queue;
+    this.queue = rest;
+    void this.send(next!);
   }
 
   private _forget(): void {
@@ -205,7 +230,7 @@ export class ConversationController implements ReactiveController {
     this.queue = [];
     this._forget();
     if (!this._options().noPersist) clear(this._key);
-    this._host.requestUpdate();
+    this._to('idle');
   }
 
   /** Resolves once no message is being sent and no answer is on its way (or `signal` aborts). */
@@ -233,9 +258,8 @@ export class ConversationController implements ReactiveController {
     const answers = conversation.messages.filter((m) => m.role === 'assistant');
     const answer = conversation.status === 'completed' && wasProcessing && answers.length > before ? answers[answers.length - 1]! : null;
     this.persist();
-    this._host.requestUpdate();
+    this._follow(conversation.status);
     this._events.updated(conversation, answer, conversation.status === 'failed' && wasProcessing);
-    if (conversation.status !== 'processing') queueMicrotask(() => this.flush());
   }
 
   /**
@@ -261,7 +285,7 @@ export class ConversationController implements ReactiveController {
     this.ratings = saved.ratings ?? {};
     this._events.restored(saved);
     this._restoring = false;
-    this._host.requestUpdate();
+    this._follow(saved.status);
     if (saved.conversationId && saved.status === 'processing' && !this._poller.running) this._poller.start(saved.conversationId);
   }
 

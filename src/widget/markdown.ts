@@ -440,7 +440,7 @@ const ENTITIES: Record<string, string> = Object.fromEntries(
 const ENTITY = /&(?:#[xX]([0-9a-fA-F]{1,6})|#([0-9]{1,7})|([A-Za-z][A-Za-z0-9]{0,31}));/y;
 // eslint-disable-next-line no-control-regex -- CommonMark: an autolink holds no control characters
 const AUTOLINK = /<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>\x00-\x1f\x7f]*)>/y;
-const EMAIL = /<([a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*)>/y;
+const EMAIL = /<([\w.!#$%&'*+/=?^`{|}~-]+@[a-zA-Z\d](?:[a-zA-Z\d-]{0,61}[a-zA-Z\d])?(?:\.[a-zA-Z\d](?:[a-zA-Z\d-]{0,61}[a-zA-Z\d])?)*)>/y;
 const ASCII_PUNCT = /[!-/:-@[-`{-~]/;
 const PUNCT = /[\p{P}\p{S}]/u;
 const SPACE = /\s/u;
@@ -454,6 +454,14 @@ function entityAt(text: string, i: number): [string, number] | null {
   const code = parseInt(m[1] ?? m[2]!, m[1] ? 16 : 10);
   const valid = code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff);
   return [valid ? String.fromCodePoint(code) : '\uFFFD', m[0].length];
+}
+
+/** The target and text of an autolink (`<https://…>`, `<name@example.com>`) at `text[i]` ('<'). */
+function autolinkAt(text: string, i: number): [string, string] | null {
+  AUTOLINK.lastIndex = EMAIL.lastIndex = i;
+  const uri = AUTOLINK.exec(text)?.[1];
+  const email = uri ? null : EMAIL.exec(text)?.[1];
+  return uri ? [uri, uri] : email ? [`mailto:${email}`, email] : null;
 }
 
 /** Backslash escapes and entities resolved, as in link destinations and code info strings. */
@@ -471,8 +479,8 @@ function unescape(text: string): string {
   return out;
 }
 
-/** The plain text of inlines (an image's description, a code block's language). */
-function inlineText(nodes: Inline[]): string {
+/** The plain text of inlines (an image's description), at most 500 characters. */
+export function inlineText(nodes: Inline[]): string {
   let out = '';
   for (const node of nodes) {
     if (out.length >= MAX_ALT) break;
@@ -753,18 +761,11 @@ export function parseInline(text: string): Inline[] {
       i += image ? 2 : 1;
     } else if (ch === ']') {
       i = closeBracket(i);
-    } else if (ch === '<' && (AUTOLINK.lastIndex = i, AUTOLINK.test(text))) {
-      AUTOLINK.lastIndex = i;
-      const href = AUTOLINK.exec(text)![1]!;
+    } else if (ch === '<' && autolinkAt(text, i)) {
+      const [href, label] = autolinkAt(text, i)!;
       flush();
-      append({ t: 'link', href, c: [href] });
-      i += href.length + 2;
-    } else if (ch === '<' && (EMAIL.lastIndex = i, EMAIL.test(text))) {
-      EMAIL.lastIndex = i;
-      const address = EMAIL.exec(text)![1]!;
-      flush();
-      append({ t: 'link', href: `mailto:${address}`, c: [address] });
-      i += address.length + 2;
+      append({ t: 'link', href, c: [label] });
+      i += label.length + 2;
     } else if (ch === '&' && entityAt(text, i)) {
       const [value, length] = entityAt(text, i)!;
       buffer += value;

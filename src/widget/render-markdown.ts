@@ -4,7 +4,7 @@
  * would need `innerHTML`, which the strict CSP and Trusted Types forbid.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import { parseMarkdown, safeUrl, type Block, type Inline } from './markdown.js';
+import { inlineText, parseMarkdown, safeUrl, type Block, type Inline } from './markdown.js';
 
 export interface RenderOptions {
   copyLabel: string;
@@ -44,12 +44,8 @@ function citations(text: string, options: RenderOptions): unknown {
 /** Emphasis nested deeper than this renders as its text (`*`×8,000 would otherwise nest 4,000 elements). */
 const MAX_INLINE_DEPTH = 16;
 
-function plain(nodes: Inline[]): string {
-  return nodes.map((node) => (typeof node === 'string' ? node : node.t === 'code' ? node.text : node.t === 'image' ? node.alt : node.t === 'br' ? ' ' : plain(node.c))).join('');
-}
-
 function inline(nodes: Inline[], options: RenderOptions, depth = 0): unknown[] {
-  if (depth > MAX_INLINE_DEPTH) return [plain(nodes)];
+  if (depth > MAX_INLINE_DEPTH) return [inlineText(nodes)];
   return nodes.map((node) => {
     if (typeof node === 'string') return citations(node, options);
     switch (node.t) {

@@ -2,6 +2,9 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { resolve } from 'node:path';
 
+/** The command's name, as the package installs it and the README types it. */
+export const PROGRAM = 'support-chat-kit';
+
 /** A usage error: printed without a stack, exit code 2. */
 export class CliError extends Error {
   override name = 'CliError';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { migrations } from '../server/schema.js';
 import { migrate } from '../server/store/migrate.js';
 import { isPostgresUrl, openSql, redactUrl, type DatabaseLocation, type Sql } from '../server/store/sql.js';
-import { CliError, dataDir } from './args.js';
+import { CliError, dataDir, PROGRAM } from './args.js';
 
 /** The options every command takes to find its database. */
 export interface DatabaseFlags {
@@ -46,7 +46,7 @@ export function describeLocation(location: DatabaseLocation): string {
 export async function openDatabase(flags: DatabaseFlags): Promise<Sql> {
   const location = databaseLocation(flags);
   const where = describeLocation(location);
-  console.error(`support-chat: database: ${where}`);
+  console.error(`${PROGRAM}: database: ${where}`);
   let sql: Sql;
   try {
     sql = await openSql(location);

@@ -1,5 +1,5 @@
 /** @module The `support-chat` command: serve, token, kb, tickets, integrations, insights, retention. */
-import { CliError } from './args.js';
+import { CliError, PROGRAM } from './args.js';
 
 const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<number> }>> = {
   serve: () => import('./commands/serve.js'),
@@ -11,7 +11,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<numb
   retention: () => import('./commands/retention.js'),
 };
 
-const USAGE = `Usage: support-chat <command> [options]
+const USAGE = `Usage: ${PROGRAM} <command> [options]
 
 Commands:
   serve [--port 8787] [--host 127.0.0.1] [--role api|worker|all] [--retention-days 90] [--data DIR]
@@ -48,7 +48,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const load = COMMANDS[name];
   if (!load) {
-    console.error(`support-chat: unknown command "${name}"\n\n${USAGE}`);
+    console.error(`${PROGRAM}: unknown command "${name}"\n\n${USAGE}`);
     return 2;
   }
   try {
@@ -56,7 +56,7 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (error) {
     if (error instanceof CliError) {
-      console.error(`support-chat ${name}: ${error.message}`);
+      console.error(`${PROGRAM} ${name}: ${error.message}`);
       return 2;
     }
     throw error;

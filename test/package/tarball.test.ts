@@ -55,19 +55,19 @@ describe('the packed package', () => {
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
   });
 
-  it('runs `npx support-chat` in the project that installed it', () => {
-    const help = spawnSync('npx', ['--no-install', 'support-chat', '--help'], { cwd: app, encoding: 'utf8' });
+  it('runs `npx support-chat-kit` in the project that installed it', () => {
+    const help = spawnSync('npx', ['--no-install', 'support-chat-kit', '--help'], { cwd: app, encoding: 'utf8' });
     expect(help.status).toBe(0);
-    expect(help.stdout).toContain('Usage: support-chat <command>');
-    const created = spawnSync('npx', ['--no-install', 'support-chat', 'token', 'create', '--org', 'acme', '--name', 'site', '--scopes', 'chat:read', '--json', '--data', join(app, 'data')], { cwd: app, encoding: 'utf8' });
+    expect(help.stdout).toContain('Usage: support-chat-kit <command>');
+    const created = spawnSync('npx', ['--no-install', 'support-chat-kit', 'token', 'create', '--org', 'acme', '--name', 'site', '--scopes', 'chat:read', '--json', '--data', join(app, 'data')], { cwd: app, encoding: 'utf8' });
     expect(created.status, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout).token).toMatch(/^sc_live_/);
   });
 
-  it('imports support-chat/proxy and support-chat/server, and answers a request through both', () => {
+  it('imports support-chat-kit/proxy and support-chat-kit/server, and answers a request through both', () => {
     const script = `
-      import { createSupportProxy } from 'support-chat/proxy';
-      import { createServer } from 'support-chat/server';
+      import { createSupportProxy } from 'support-chat-kit/proxy';
+      import { createServer } from 'support-chat-kit/server';
       const server = await createServer({ dataDir: ':memory:', logger: { info() {}, warn() {}, error() {} } });
       const { token } = await server.tokens.create({ orgId: 'acme', name: 'site', scopes: ['chat:read', 'chat:write'] });
       const proxy = createSupportProxy({ apiBaseUrl: 'http://api.invalid', token, secret: 'a'.repeat(32), fetch: (input, init) => server.fetch(new Request(input, init)) });
@@ -84,7 +84,7 @@ describe('the packed package', () => {
     const docs = join(app, 'docs');
     mkdirSync(docs, { recursive: true });
     writeFileSync(join(docs, 'billing.md'), '# Billing\n\n## Refund policy\n\nA refund is issued within 14 days of your request.\n');
-    const ingested = spawnSync('npx', ['--no-install', 'support-chat', 'kb', 'ingest', docs, '--org', 'acme', '--data', join(app, 'data')], { cwd: app, encoding: 'utf8' });
+    const ingested = spawnSync('npx', ['--no-install', 'support-chat-kit', 'kb', 'ingest', docs, '--org', 'acme', '--data', join(app, 'data')], { cwd: app, encoding: 'utf8' });
     expect(ingested.status, ingested.stderr).toBe(0);
     const script = `
       import Database from 'better-sqlite3';
@@ -93,7 +93,7 @@ describe('the packed package', () => {
     `;
     const stored = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });
     expect(stored.stdout.trim(), stored.stderr).toBe('512');
-    const stats = spawnSync('npx', ['--no-install', 'support-chat', 'kb', 'stats', '--org', 'acme', '--data', join(app, 'data')], { cwd: app, encoding: 'utf8' });
+    const stats = spawnSync('npx', ['--no-install', 'support-chat-kit', 'kb', 'stats', '--org', 'acme', '--data', join(app, 'data')], { cwd: app, encoding: 'utf8' });
     expect(stats.stdout).toBe('acme: 1 documents, 1 sections, 1 of 1 prose sections embedded\n');
   });
 

@@ -1,4 +1,4 @@
-/** @module `support-chat insights --org ORG [--since 7d] [--until WHEN] [--json]`: the insights report as tables (or JSON). */
+/** @module `support-chat-kit insights --org ORG [--since 7d] [--until WHEN] [--json]`: the insights report as tables (or JSON). */
 import { parsePeriod, PeriodError } from '../../server/insights/period.js';
 import { insightsReport, type InsightsReport } from '../../server/insights/report.js';
 import { CliError, parse, required } from '../args.js';

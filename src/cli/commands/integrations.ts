@@ -1,4 +1,4 @@
-/** @module `support-chat integrations set|show|remove`: an organization's helpdesk settings. */
+/** @module `support-chat-kit integrations set|show|remove`: an organization's helpdesk settings. */
 import { IntegrationSettingsStore } from '../../server/escalation/index.js';
 import { effectiveSettings, settingsOf } from '../../server/escalation/settings.js';
 import { SECRET_SETTINGS, SETTING_FLAGS } from '../../server/helpdesks/settings.js';

@@ -1,4 +1,4 @@
-/** @module `support-chat kb ingest|stats`: the organization's knowledge base of docs and code. */
+/** @module `support-chat-kit kb ingest|stats`: the organization's knowledge base of docs and code. */
 import { createAnswerEngine, IngestError } from '../../server/answers/index.js';
 import { CliError, parse, required } from '../args.js';
 import { openDatabase } from '../database.js';

@@ -1,4 +1,4 @@
-/** @module `support-chat retention set|show|clear|sweep`: how long an organization's conversations are kept. */
+/** @module `support-chat-kit retention set|show|clear|sweep`: how long an organization's conversations are kept. */
 import { silentLogger } from '../../server/http/log.js';
 import { DEFAULT_RETENTION_DAYS, RetentionInputError, RetentionSettingsStore, RetentionSweep, validRetentionDays } from '../../server/retention/index.js';
 import { ConversationStore } from '../../server/store/conversations.js';

@@ -1,6 +1,6 @@
-/** @module `support-chat serve`: the v0 API over HTTP (and/or the background work) until SIGINT/SIGTERM, then a graceful shutdown. */
+/** @module `support-chat-kit serve`: the v0 API over HTTP (and/or the background work) until SIGINT/SIGTERM, then a graceful shutdown. */
 import { isWorkerConcurrency, SERVER_ROLES, ServerConfigError, startServer, type ServerRole } from '../../server/index.js';
-import { CliError, parse } from '../args.js';
+import { CliError, parse, PROGRAM } from '../args.js';
 import { openDatabase } from '../database.js';
 
 /** `--role`: `api` (HTTP only), `worker` (answers, follow-ups, retention only) or `all` (the default); else a CliError listing them. */
@@ -52,7 +52,7 @@ export async function run(argv: string[]): Promise<number> {
   console.log(role === 'worker' ? 'support-chat worker running (no HTTP)' : `support-chat API listening on ${url}${role === 'api' ? ' (no background work)' : ''}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
-      console.error(`support-chat: ${signal} received, finishing in-flight requests`);
+      console.error(`${PROGRAM}: ${signal} received, finishing in-flight requests`);
       close().then(resolve, resolve);
     };
     process.once('SIGINT', () => stop('SIGINT'));

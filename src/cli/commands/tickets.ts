@@ -1,10 +1,10 @@
-/** @module `support-chat tickets list|sync`: the synced helpdesk tickets of an organization. */
+/** @module `support-chat-kit tickets list|sync`: the synced helpdesk tickets of an organization. */
 import { createAnswerEngine } from '../../server/answers/index.js';
 import { IntegrationError, IntegrationSettingsStore } from '../../server/escalation/index.js';
 import { helpdesks } from '../../server/helpdesks/index.js';
 import { SqlTicketStore } from '../../server/tickets/store.js';
 import { connectorForOrg, syncTickets } from '../../server/tickets/sync.js';
-import { CliError, parse, required } from '../args.js';
+import { CliError, parse, PROGRAM, required } from '../args.js';
 import { openDatabase } from '../database.js';
 
 export async function run(argv: string[]): Promise<number> {
@@ -61,7 +61,7 @@ async function sync(argv: string[]): Promise<number> {
   } catch (error) {
     // Configuration and helpdesk failures are the operator's to fix or retry; no stack trace.
     if (error instanceof IntegrationError) {
-      console.error(`support-chat tickets sync: ${error.message}${error.retryable ? ' (try again later; the sync resumes where it stopped)' : ''}`);
+      console.error(`${PROGRAM} tickets sync: ${error.message}${error.retryable ? ' (try again later; the sync resumes where it stopped)' : ''}`);
       return 1;
     }
     throw error;

@@ -1,6 +1,6 @@
-/** @module `support-chat token create|list|revoke`. */
+/** @module `support-chat-kit token create|list|revoke`. */
 import { TokenInputError, TokenService, type TokenRecord } from '../../server/store/tokens.js';
-import { CliError, parse, required } from '../args.js';
+import { CliError, parse, PROGRAM, required } from '../args.js';
 import { RedisBus } from '../../server/bus/index.js';
 import { openDatabase, type DatabaseFlags } from '../database.js';
 
@@ -101,7 +101,7 @@ async function tellServers(): Promise<void> {
     bus.publish('tokens', 'revoked');
     await bus.flush();
   } catch (error) {
-    console.error(`support-chat: running servers were not told through Redis (${error instanceof Error ? error.message : String(error)}); they refuse the token within a second`);
+    console.error(`${PROGRAM}: running servers were not told through Redis (${error instanceof Error ? error.message : String(error)}); they refuse the token within a second`);
   } finally {
     await bus.close();
   }

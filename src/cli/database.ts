@@ -30,7 +30,7 @@ export function databaseLocation(flags: DatabaseFlags, env: NodeJS.ProcessEnv = 
   const url = flags.database ?? fromEnv;
   if (url === undefined) return { dataDir: dataDir(flags.data) };
   const source = flags.database !== undefined ? '--database' : 'SUPPORT_CHAT_DATABASE_URL';
-  if (!isPostgresUrl(url) || !URL.canParse(url)) throw new CliError(`${source} must be a PostgreSQL URL (postgres://user@host:5432/database), got "${redactUrl(url)}"`);
+  if (!isPostgresUrl(url) || !URL.canParse(url)) throw new CliError(`${source} must be a PostgreSQL URL (postgres://user@host:5432/database), got "${redactUrl(url)}"`, { usage: false });
   return { url };
 }
 
@@ -51,13 +51,13 @@ export async function openDatabase(flags: DatabaseFlags): Promise<Sql> {
   try {
     sql = await openSql(location);
   } catch (error) {
-    throw new CliError(`cannot open the database (${where}): ${reason(error)}`);
+    throw new CliError(`cannot open the database (${where}): ${reason(error)}`, { usage: false });
   }
   try {
     await migrate(sql, migrations);
   } catch (error) {
     await sql.close();
-    throw new CliError(`cannot migrate the database (${where}): ${reason(error)}`);
+    throw new CliError(`cannot migrate the database (${where}): ${reason(error)}`, { usage: false });
   }
   return sql;
 }

@@ -12,7 +12,16 @@ export function parseRole(value: string | undefined): ServerRole {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { port: { type: 'string' }, host: { type: 'string' }, 'retention-days': { type: 'string' }, role: { type: 'string' } }, false);
+  const { values } = parse(
+    argv,
+    {
+      port: { type: 'string', description: 'the port to listen on (default: 8787; 0 picks a free one)' },
+      host: { type: 'string', description: 'the address to listen on (default: 127.0.0.1; 0.0.0.0 for every interface)' },
+      role: { type: 'string', value: 'api|worker|all', description: 'HTTP only, background work only, or both (default: all)' },
+      'retention-days': { type: 'string', value: 'DAYS', description: 'keep conversations this long after their last message (default: 90)' },
+    },
+    false,
+  );
   const role = parseRole(values.role);
   const retentionDays = values['retention-days'] === undefined ? undefined : Number(values['retention-days']);
   if (retentionDays !== undefined && !(Number.isInteger(retentionDays) && retentionDays >= 1 && retentionDays <= 36_500)) {
@@ -23,16 +32,16 @@ export async function run(argv: string[]): Promise<number> {
   const leaseText = process.env.SUPPORT_CHAT_JOB_LEASE_MS;
   const leaseMs = leaseText ? Number(leaseText) : undefined;
   if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs >= 100)) {
-    throw new CliError(`SUPPORT_CHAT_JOB_LEASE_MS must be a whole number of milliseconds ≥ 100, got "${leaseText}"`);
+    throw new CliError(`SUPPORT_CHAT_JOB_LEASE_MS must be a whole number of milliseconds ≥ 100, got "${leaseText}"`, { usage: false });
   }
   const concurrencyText = process.env.SUPPORT_CHAT_WORKER_CONCURRENCY;
   const workerConcurrency = concurrencyText ? Number(concurrencyText) : undefined;
   if (workerConcurrency !== undefined && !isWorkerConcurrency(workerConcurrency)) {
-    throw new CliError(`SUPPORT_CHAT_WORKER_CONCURRENCY must be a whole number from 1 to 256, got "${concurrencyText}"`);
+    throw new CliError(`SUPPORT_CHAT_WORKER_CONCURRENCY must be a whole number from 1 to 256, got "${concurrencyText}"`, { usage: false });
   }
   const redisUrl = process.env.SUPPORT_CHAT_REDIS_URL;
   if (redisUrl !== undefined && redisUrl !== '' && !/^rediss?:\/\/\S+$/.test(redisUrl)) {
-    throw new CliError(`SUPPORT_CHAT_REDIS_URL must be a redis:// or rediss:// URL, got "${redisUrl}"`);
+    throw new CliError(`SUPPORT_CHAT_REDIS_URL must be a redis:// or rediss:// URL, got "${redisUrl}"`, { usage: false });
   }
   const sql = await openDatabase(values);
   let started: Awaited<ReturnType<typeof startServer>>;
@@ -41,11 +50,11 @@ export async function run(argv: string[]): Promise<number> {
   } catch (error) {
     // Ours to close when the server could not be made (already closed, harmlessly, when it was made but could not start).
     await sql.close().catch(() => undefined);
-    if (error instanceof ServerConfigError) throw new CliError(error.message);
+    if (error instanceof ServerConfigError) throw new CliError(error.message, { usage: false });
     // A port in use or an unreachable Redis is the operator's to fix: say so without a stack trace.
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new CliError(`port ${port} is already in use; choose another with --port`);
-    if (error instanceof Error && /^Redis at /.test(error.message)) throw new CliError(`${error.message} (SUPPORT_CHAT_REDIS_URL)`);
+    if (code === 'EADDRINUSE') throw new CliError(`port ${port} is already in use; choose another with --port`, { usage: false });
+    if (error instanceof Error && /^Redis at /.test(error.message)) throw new CliError(`${error.message} (SUPPORT_CHAT_REDIS_URL)`, { usage: false });
     throw error;
   }
   const { url, close } = started;

@@ -3,44 +3,25 @@
  * installed into a new project, its command run and its entry points imported.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { finishInstall, installArgs, npm, pack } from '../helpers/pack.js';
 
-const root = resolve(import.meta.dirname, '../..');
 let work: string;
 let app: string;
 let files: string[];
 
-function npm(args: string[], cwd: string): string {
-  return execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
-}
-
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'support-chat-pack-'));
-  // The repository's files as a fresh clone has them: no dist/, no custom-elements.json.
-  const clone = join(work, 'clone');
-  const tracked = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
-  for (const file of tracked) {
-    if (!existsSync(join(root, file))) continue;
-    mkdirSync(dirname(join(clone, file)), { recursive: true });
-    copyFileSync(join(root, file), join(clone, file));
-  }
-  symlinkSync(join(root, 'node_modules'), join(clone, 'node_modules'), 'dir');
-  // prepack's build prints to stdout before npm's JSON report, which starts on a line of its own.
-  const output = npm(['pack', '--json', '--pack-destination', work], clone);
-  const packed = JSON.parse(output.slice(output.lastIndexOf('\n[\n') + 1)) as { filename: string; files: { path: string }[] }[];
-  files = packed[0]!.files.map((f) => f.path);
+  const packed = pack(work);
+  files = packed.files;
   app = join(work, 'app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-site', version: '1.0.0', private: true, type: 'module' }));
-  // Installed without compiling SQLite again: better-sqlite3's native build is taken from this
-  // checkout when the versions match (compiling it adds minutes and tests nothing of ours).
-  npm(['install', '--prefer-offline', '--ignore-scripts', join(work, packed[0]!.filename)], app);
-  const version = (dir: string) => (JSON.parse(readFileSync(join(dir, 'node_modules/better-sqlite3/package.json'), 'utf8')) as { version: string }).version;
-  if (version(app) === version(root)) cpSync(join(root, 'node_modules/better-sqlite3/build'), join(app, 'node_modules/better-sqlite3/build'), { recursive: true });
-  else npm(['rebuild', 'better-sqlite3'], app);
+  npm(installArgs(packed.tarball), app);
+  finishInstall(app);
 }, 600_000);
 
 afterAll(() => {
@@ -49,7 +30,7 @@ afterAll(() => {
 
 describe('the packed package', () => {
   it('holds the built widget, server, proxy, CLI, types and the custom elements manifest', () => {
-    for (const file of ['dist/support-chat.js', 'dist/support-chat.iife.js', 'dist/node/server/index.js', 'dist/node/proxy/index.js', 'dist/node/cli/index.js', 'dist/types/widget/index.d.ts', 'bin/support-chat.js', 'custom-elements.json', 'package.json', 'README.md', 'dist/node/server/dashboard/assets/index.html', 'dist/node/server/dashboard/assets/dashboard.js']) {
+    for (const file of ['dist/support-chat.js', 'dist/support-chat.iife.js', 'dist/node/server/index.js', 'dist/node/proxy/index.js', 'dist/node/cli/index.js', 'dist/types/widget/index.d.ts', 'bin/support-chat.js', 'custom-elements.json', 'package.json', 'README.md', 'dist/node/server/dashboard/assets/index.html', 'dist/node/server/dashboard/assets/dashboard.js', 'dist/node/cli/templates/server.mjs']) {
       expect(files).toContain(file);
     }
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);

@@ -15,7 +15,7 @@ export async function run(argv: string[]): Promise<number> {
   const { values } = parse(
     argv,
     {
-      port: { type: 'string', description: 'the port to listen on (default: 8787; 0 picks a free one)' },
+      port: { type: 'string', env: 'SUPPORT_CHAT_API_PORT', fallback: '8787; 0 picks a free one', description: 'the port to listen on' },
       host: { type: 'string', description: 'the address to listen on (default: 127.0.0.1; 0.0.0.0 for every interface)' },
       role: { type: 'string', value: 'api|worker|all', description: 'HTTP only, background work only, or both (default: all)' },
       'retention-days': { type: 'string', value: 'DAYS', description: 'keep conversations this long after their last message (default: 90)' },

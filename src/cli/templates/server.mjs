@@ -33,6 +33,7 @@ const page = `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>My site</title>
+  <link rel="icon" href="data:,">
 </head>
 <body>
   <h1>My site</h1>

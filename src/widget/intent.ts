@@ -4,8 +4,8 @@
  *
  * A request for a person is the visitor's own: a bare "human please" or "agent", or a sentence that
  * opens with the visitor asking ("can I talk to someone", "get me a real person", "quiero hablar con
- * una persona"). A question *about* people ("What happens when a visitor wants to talk to a real
- * person?") opens with something else, so every pattern is anchored at the start of the message.
+ * una persona"). A question about how visitors reach people is not one: it opens with something
+ * else (what, how, which…), so every pattern is anchored at the start of the message.
  * Messages are at most 200 characters here and no pattern nests quantifiers, so matching is linear
  * and bounded. Written compactly: every byte here ships in the widget.
  */

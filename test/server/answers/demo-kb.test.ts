@@ -22,7 +22,7 @@ const ask = (question: string) => engine.answer({ orgId: 'demo', messages: [{ ro
 describe("the demo answers its own users from the docs that explain it", () => {
   it.each([
     ['How do I embed the widget on my site?', 'README#embed-the-widget', /data-endpoint="\/api\/support"/],
-    ['How do I run the proxy in Next.js?', 'README#run-the-proxy', /Next\.js/],
+    ['How do I run the proxy in Next.js?', 'docs/proxy#nextjs', /Next\.js/],
     ['How do I use the proxy with Express?', 'docs/proxy#mounting', /expressMiddleware\(proxy\)/],
     ['Can conversations be escalated to Linear?', 'docs/integrations#escalation', /Linear/],
     ['What are the rate limits?', 'docs/server#rate-limits', /X-RateLimit-Limit/],

@@ -25,7 +25,7 @@ export default tseslint.config(
     ...lit.configs['flat/recommended'],
   },
   {
-    files: ['scripts/**/*.mjs', '.ci/**/*.mjs', 'bin/**/*.js', 'eslint.config.js'],
+    files: ['scripts/**/*.mjs', '.ci/**/*.mjs', 'bin/**/*.js', 'src/cli/templates/*.mjs', 'eslint.config.js'],
     languageOptions: { globals: globals.node },
   },
   {

@@ -23,6 +23,7 @@ function renderTicket(ticket) {
     { className: 'ticket', id: ticket.id },
     el('h2', {}, ticket.title),
     el('p', { className: 'meta' }, `${ticket.id} · ${ticket.customer.name} <${ticket.customer.email}> · ${new Date(ticket.created_at).toLocaleString()}`),
+    ...(ticket.note ? [el('h3', {}, 'Note from the customer'), el('p', { className: 'note' }, ticket.note)] : []),
     el('h3', {}, 'Summary'),
     el('p', { className: 'summary' }, ticket.summary),
     el('h3', {}, 'Transcript'),

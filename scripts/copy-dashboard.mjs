@@ -6,3 +6,5 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 cpSync(join(root, 'src/server/dashboard/assets'), join(root, 'dist/node/server/dashboard/assets'), { recursive: true });
+// And the files `support-chat-kit init` writes into a site (server.mjs).
+cpSync(join(root, 'src/cli/templates'), join(root, 'dist/node/cli/templates'), { recursive: true });

@@ -6,16 +6,25 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+// `npm start -- --port 4000 [--api-port 4001]` works in every shell; PORT and API_PORT in the environment too.
+let flags;
+try {
+  flags = parseArgs({ args: process.argv.slice(2), options: { port: { type: 'string' }, 'api-port': { type: 'string' } }, strict: true }).values;
+} catch (error) {
+  console.error(`npm start: ${error.message.split('. ')[0]}; usage: npm start -- [--port 3000] [--api-port 3001]`);
+  process.exit(2);
+}
 const dataDir = resolve(process.env.SUPPORT_CHAT_DATA ?? join(repoRoot, '.support-chat'));
-const port = Number(process.env.PORT ?? 3000);
-const apiPort = Number(process.env.API_PORT ?? (port === 0 ? 0 : port + 1));
+const port = Number(flags.port ?? process.env.PORT ?? 3000);
+const apiPort = Number(flags['api-port'] ?? process.env.API_PORT ?? (port === 0 ? 0 : port + 1));
 const org = 'demo';
 const cli = join(repoRoot, 'bin', 'support-chat.js');
 
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`PORT must be a port number, got "${process.env.PORT}"`);
+  console.error(`--port (or PORT) must be a port number, got "${flags.port ?? process.env.PORT}"`);
   process.exit(2);
 }
 
@@ -29,7 +38,9 @@ function newestMtime(path) {
 }
 
 function run(command, args, options = {}) {
-  const result = spawnSync(command, args, { cwd: repoRoot, stdio: 'inherit', ...options });
+  // npm is npm.cmd on Windows, which Node runs only through a shell.
+  const windowsNpm = command === 'npm' && process.platform === 'win32';
+  const result = spawnSync(windowsNpm ? 'npm.cmd' : command, args, { cwd: repoRoot, stdio: 'inherit', shell: windowsNpm, ...options });
   if (result.status !== 0) {
     console.error(`\n${[command, ...args].join(' ')} failed (exit ${result.status})`);
     process.exit(result.status ?? 1);
@@ -66,7 +77,7 @@ function cliJson(args) {
 
 // 3. The knowledge base: this project's own README, docs and source. Unchanged files are skipped.
 const publicUrl = `http://localhost:${port}`;
-// SUPPORT_CHAT_KB (paths separated by ':') replaces the default README, docs and src.
+// SUPPORT_CHAT_KB (paths separated by ':', ';' on Windows) replaces the default README, docs and src.
 const kbPaths = process.env.SUPPORT_CHAT_KB ? process.env.SUPPORT_CHAT_KB.split(delimiter).filter(Boolean) : ['README.md', 'docs', 'src'];
 const sourceRoots = kbPaths.map((p) => resolve(repoRoot, p)).filter((p) => existsSync(p));
 console.log(`Indexing the knowledge base (${kbPaths.join(', ')})…`);

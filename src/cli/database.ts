@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { migrations } from '../server/schema.js';
 import { migrate } from '../server/store/migrate.js';
 import { isPostgresUrl, openSql, redactUrl, type DatabaseLocation, type Sql } from '../server/store/sql.js';
-import { CliError, dataDir } from './args.js';
+import { CliError, dataDir, PROGRAM } from './args.js';
 
 /** The options every command takes to find its database. */
 export interface DatabaseFlags {
@@ -30,7 +30,7 @@ export function databaseLocation(flags: DatabaseFlags, env: NodeJS.ProcessEnv = 
   const url = flags.database ?? fromEnv;
   if (url === undefined) return { dataDir: dataDir(flags.data) };
   const source = flags.database !== undefined ? '--database' : 'SUPPORT_CHAT_DATABASE_URL';
-  if (!isPostgresUrl(url) || !URL.canParse(url)) throw new CliError(`${source} must be a PostgreSQL URL (postgres://user@host:5432/database), got "${redactUrl(url)}"`);
+  if (!isPostgresUrl(url) || !URL.canParse(url)) throw new CliError(`${source} must be a PostgreSQL URL (postgres://user@host:5432/database), got "${redactUrl(url)}"`, { usage: false });
   return { url };
 }
 
@@ -46,18 +46,18 @@ export function describeLocation(location: DatabaseLocation): string {
 export async function openDatabase(flags: DatabaseFlags): Promise<Sql> {
   const location = databaseLocation(flags);
   const where = describeLocation(location);
-  console.error(`support-chat: database: ${where}`);
+  console.error(`${PROGRAM}: database: ${where}`);
   let sql: Sql;
   try {
     sql = await openSql(location);
   } catch (error) {
-    throw new CliError(`cannot open the database (${where}): ${reason(error)}`);
+    throw new CliError(`cannot open the database (${where}): ${reason(error)}`, { usage: false });
   }
   try {
     await migrate(sql, migrations);
   } catch (error) {
     await sql.close();
-    throw new CliError(`cannot migrate the database (${where}): ${reason(error)}`);
+    throw new CliError(`cannot migrate the database (${where}): ${reason(error)}`, { usage: false });
   }
   return sql;
 }

@@ -1,7 +1,12 @@
-/** @module The `support-chat` command: serve, token, kb, tickets, integrations, insights, retention. */
-import { CliError } from './args.js';
+/** @module The `support-chat-kit` command: init, serve, token, kb, tickets, integrations, insights, retention. */
+import { existsSync } from 'node:fs';
+import { CliError, collectUsage, currentCommand, currentUsage, enterCommand, HelpShown, PROGRAM } from './args.js';
 
-const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<number> }>> = {
+type Command = { run(argv: string[]): Promise<number> };
+
+/** Every command, in the order the usage lists them; each says its options by declaring them (see `parse`). */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  init: () => import('./commands/init.js'),
   serve: () => import('./commands/serve.js'),
   token: () => import('./commands/token.js'),
   kb: () => import('./commands/kb.js'),
@@ -11,52 +16,49 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<numb
   retention: () => import('./commands/retention.js'),
 };
 
-const USAGE = `Usage: support-chat <command> [options]
+const NOTES = `Settings: every command reads ./.env when it exists (as init writes it); the environment wins.
+Data lives in --data DIR (default: $SUPPORT_CHAT_DATA, else ./.support-chat), or in the
+PostgreSQL database of --database URL (default: $SUPPORT_CHAT_DATABASE_URL).
+--org defaults to $SUPPORT_CHAT_ORG. Each integration setting comes from the organization's own
+settings, else from the environment (PLAIN_API_KEY, LINEAR_TEAM_ID, SUPPORT_CHAT_WEBHOOK_URL, …).
 
-Commands:
-  serve [--port 8787] [--host 127.0.0.1] [--role api|worker|all] [--retention-days 90] [--data DIR]
-  token create --org ORG --name NAME --scopes chat:read,chat:write [--expires-in DAYS] [--data DIR] [--json]
-  token list [--org ORG] [--data DIR] [--json]
-  token revoke PREFIX_OR_ID [--data DIR]
-  kb ingest PATH... --org ORG [--base-url URL] [--data DIR]
-  tickets list --org ORG [--source SOURCE] [--json] [--data DIR]
-  tickets sync --source plain|pylon|linear --org ORG [--full] [--json] [--data DIR]
-  integrations set plain|pylon|linear|webhook --org ORG [--api-key KEY] [--api-url URL]
-      [--workspace-id ID] [--team-id ID] [--webhook-secret SECRET] [--url URL] [--secret SECRET]
-  integrations show [INTEGRATION] --org ORG [--json]
-  integrations remove INTEGRATION --org ORG
-  insights --org ORG [--since 7d|ISO-8601] [--until ISO-8601] [--json]
-  retention set --org ORG --days N
-  retention show|clear --org ORG [--json]
-  retention sweep [--retention-days 90] [--json]
+${PROGRAM} COMMAND --help describes one command and its options.`;
 
-Each integration setting comes from the organization's own settings, else from the
-environment (PLAIN_API_KEY, LINEAR_TEAM_ID, SUPPORT_CHAT_WEBHOOK_URL, …).
+/** The usage of every command, each line made from the options the command declares. */
+export async function usage(): Promise<string> {
+  const lines: string[] = [];
+  for (const [name, load] of Object.entries(COMMANDS)) {
+    const command = await load();
+    const got = await collectUsage([name], () => command.run([]));
+    lines.push(...(got.length ? got : [`${PROGRAM} ${name}`]));
+  }
+  return `Usage: ${PROGRAM} <command> [options]\n\nCommands:\n${lines.map((l) => `  ${l.slice(PROGRAM.length + 1)}`).join('\n')}\n\n${NOTES}`;
+}
 
-Data lives in --data DIR (default: $SUPPORT_CHAT_DATA or ./.support-chat), or in the
-PostgreSQL database of --database URL (default: $SUPPORT_CHAT_DATABASE_URL), for example
-postgres://user:password@host:5432/database.
-
-serve --role api answers HTTP requests only, --role worker runs the background work only
-(answers, follow-ups, retention), --role all (the default) does both.`;
-
+/** Runs one command line; resolves with the exit code (0 done or help, 1 failed, 2 bad arguments). */
 export async function main(argv: string[]): Promise<number> {
+  // Node ≥ 20.12 reads a .env file itself; what the environment already has wins.
+  if (existsSync('.env')) process.loadEnvFile('.env');
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    console.log(USAGE);
+    if (name) console.log(await usage());
+    else console.error(`${PROGRAM}: name a command: one of ${Object.keys(COMMANDS).join(', ')} (${PROGRAM} --help lists them with their options)`);
     return name ? 0 : 2;
   }
-  const load = COMMANDS[name];
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!load) {
-    console.error(`support-chat: unknown command "${name}"\n\n${USAGE}`);
+    console.error(`${PROGRAM}: unknown command "${name}": one of ${Object.keys(COMMANDS).join(', ')} (${PROGRAM} --help lists them with their options)`);
     return 2;
   }
+  enterCommand(name);
   try {
     const command = await load();
     return await command.run(rest);
   } catch (error) {
+    if (error instanceof HelpShown) return 0;
     if (error instanceof CliError) {
-      console.error(`support-chat ${name}: ${error.message}`);
+      const line = currentUsage();
+      console.error(`${PROGRAM} ${currentCommand()}: ${error.message}${error.usage && line ? `; usage: ${line}` : ''}`);
       return 2;
     }
     throw error;

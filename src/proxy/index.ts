@@ -1,5 +1,5 @@
 /**
- * @module `support-chat/proxy`: the site owner's backend-for-frontend. Holds the API token, binds
+ * @module `support-chat-kit/proxy`: the site owner's backend-for-frontend. Holds the API token, binds
  * conversations to visitors, checks input and rate-limits visitors before spending quota.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';

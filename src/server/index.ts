@@ -1,5 +1,5 @@
 /**
- * @module `support-chat/server`: the Conversational Support API v0, on SQLite (one machine) or
+ * @module `support-chat-kit/server`: the Conversational Support API v0, on SQLite (one machine) or
  * PostgreSQL and Redis (API processes and answer workers on many machines).
  *
  * @example

@@ -1,6 +1,8 @@
 /**
  * @module What the live region says when an answer is ready: its first sentence of prose, never
- * code (a screen reader reads `SUPPORT_CHAT_LLM_BASE_URL` as one long word), never citation markers.
+ * code (a screen reader reads `SUPPORT_CHAT_LLM_BASE_URL` as one long word), never tables, pipes or
+ * citation markers. A block with fewer than three words once its code is left out is not prose
+ * ("Attributes `a`, `b` (`c` | `d`)"): the next block is read instead.
  */
 import { parseMarkdown, type Block, type Inline } from './markdown.js';
 
@@ -29,7 +31,7 @@ function firstProse(blocks: Block[]): string {
   for (const block of blocks) {
     if (block.t === 'p' || block.t === 'h') {
       const found = text(block.c);
-      if (found.trim()) return found;
+      if ((found.match(/\p{L}{2,}/gu) ?? []).length > 2) return found;
     } else if (block.t === 'quote') {
       const found = firstProse(block.c);
       if (found) return found;
@@ -46,7 +48,7 @@ function firstProse(blocks: Block[]): string {
 /** The first sentence of an answer's prose, at most about 160 characters; '' when it has none. */
 export function firstSentence(markdown: string): string {
   const prose = firstProse(parseMarkdown(markdown))
-    .replace(/\[\d{1,2}\]/g, '')
+    .replace(/\[\d{1,2}\]|\(\s*\)|\|/g, '')
     .replace(/\s+/g, ' ')
     .replace(/\s+([.,;:!?])/g, '$1')
     .trim();

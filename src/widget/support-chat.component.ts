@@ -368,7 +368,7 @@ export class SupportChat extends LitElement {
               pending: escalation.pending,
               creating: escalation.creating,
               onSubmit: (e) => escalation.submitForm(e) && this._notices.clear(),
-              onCancel: () => escalation.cancelForm(() => this._inputEl),
+              onCancel: () => escalation.cancelForm(() => this._inputEl, (text) => this._composer.set(text)),
             })
           : nothing}
         ${chat.queue.map((text) => pending(t, text, this._net.online))}

@@ -49,6 +49,8 @@ describe('the product, end to end', () => {
     await page.screenshot({ path: join(shots, 'launcher-light.png') });
     await openLauncher(page);
     await page.screenshot({ path: join(shots, 'launcher-open-light.png') });
+    // Starter questions from the script tag's data-starters.
+    expect(await page.locator('[part~="starter"]').allTextContents()).toEqual(['How do I add the widget to my site?', 'Where does my API token go?', 'Can a visitor talk to a person?', 'Can I host it myself?']);
 
     await ask(page, 'How do I embed the widget with a script tag?');
     await expect.poll(() => page.locator('[part~="message"][data-role="user"]').count()).toBe(1);
@@ -85,6 +87,7 @@ describe('the product, end to end', () => {
     await page.screenshot({ path: join(shots, 'escalation-form-light.png') });
     await form.getByLabel(/name/i).fill('Ada Lovelace');
     await form.getByLabel(/email/i).fill('ada@example.com');
+    await form.getByLabel(/anything to add/i).fill('My invoice total looks wrong.');
     await form.getByRole('button', { name: /send|submit|request/i }).click();
 
     const ticket = page.locator('[part~="ticket"]');
@@ -101,6 +104,8 @@ describe('the product, end to end', () => {
     expect(await entry.textContent()).toContain('How do I embed the widget with a script tag?');
     expect(await entry.textContent()).toContain('ada@example.com');
     expect(await entry.locator('.summary').textContent()).not.toBe('');
+    // The note the visitor added reaches the inbox.
+    expect(await entry.locator('.note').textContent()).toBe('My invoice total looks wrong.');
 
     expect(problems).toEqual([]);
     await context.close();

@@ -12,7 +12,7 @@ export function runCli(args: string[], dataDir: string, env: NodeJS.ProcessEnv =
   return result.stdout;
 }
 
-/** Starts `support-chat serve --port 0 --data DIR` with its defaults; resolves with its URL once it listens. */
+/** Starts `support-chat-kit serve --port 0 --data DIR` with its defaults; resolves with its URL once it listens. */
 export async function startServe(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', cli, 'serve', '--port', '0', '--data', dataDir], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolveUrl, reject) => {

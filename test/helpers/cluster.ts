@@ -1,5 +1,5 @@
 /**
- * @module A scaled-out deployment on one machine, made of real `support-chat serve` processes:
+ * @module A scaled-out deployment on one machine, made of real `support-chat-kit serve` processes:
  * API processes (`--role api`) behind a round-robin balancer, answer workers (`--role worker`),
  * one fresh PostgreSQL schema and Redis. The LLM and the helpdesk are local stand-ins configured
  * through the environment, as an operator configures them.
@@ -74,7 +74,7 @@ const READY: Record<Role, RegExp> = {
   worker: /^support-chat\b.*$/m,
 };
 
-/** Starts `support-chat serve --role ROLE` and resolves once it says it is ready. */
+/** Starts `support-chat-kit serve --role ROLE` and resolves once it says it is ready. */
 export async function startRole(role: Role, env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<ServeProcess> {
   const args = ['--import', 'tsx', cli, 'serve', '--role', role, '--port', '0'];
   const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -3,44 +3,25 @@
  * installed into a new project, its command run and its entry points imported.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { finishInstall, installArgs, npm, pack } from '../helpers/pack.js';
 
-const root = resolve(import.meta.dirname, '../..');
 let work: string;
 let app: string;
 let files: string[];
 
-function npm(args: string[], cwd: string): string {
-  return execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
-}
-
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'support-chat-pack-'));
-  // The repository's files as a fresh clone has them: no dist/, no custom-elements.json.
-  const clone = join(work, 'clone');
-  const tracked = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
-  for (const file of tracked) {
-    if (!existsSync(join(root, file))) continue;
-    mkdirSync(dirname(join(clone, file)), { recursive: true });
-    copyFileSync(join(root, file), join(clone, file));
-  }
-  symlinkSync(join(root, 'node_modules'), join(clone, 'node_modules'), 'dir');
-  // prepack's build prints to stdout before npm's JSON report, which starts on a line of its own.
-  const output = npm(['pack', '--json', '--pack-destination', work], clone);
-  const packed = JSON.parse(output.slice(output.lastIndexOf('\n[\n') + 1)) as { filename: string; files: { path: string }[] }[];
-  files = packed[0]!.files.map((f) => f.path);
+  const packed = pack(work);
+  files = packed.files;
   app = join(work, 'app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-site', version: '1.0.0', private: true, type: 'module' }));
-  // Installed without compiling SQLite again: better-sqlite3's native build is taken from this
-  // checkout when the versions match (compiling it adds minutes and tests nothing of ours).
-  npm(['install', '--prefer-offline', '--ignore-scripts', join(work, packed[0]!.filename)], app);
-  const version = (dir: string) => (JSON.parse(readFileSync(join(dir, 'node_modules/better-sqlite3/package.json'), 'utf8')) as { version: string }).version;
-  if (version(app) === version(root)) cpSync(join(root, 'node_modules/better-sqlite3/build'), join(app, 'node_modules/better-sqlite3/build'), { recursive: true });
-  else npm(['rebuild', 'better-sqlite3'], app);
+  npm(installArgs(packed.tarball), app);
+  finishInstall(app);
 }, 600_000);
 
 afterAll(() => {
@@ -49,25 +30,25 @@ afterAll(() => {
 
 describe('the packed package', () => {
   it('holds the built widget, server, proxy, CLI, types and the custom elements manifest', () => {
-    for (const file of ['dist/support-chat.js', 'dist/support-chat.iife.js', 'dist/node/server/index.js', 'dist/node/proxy/index.js', 'dist/node/cli/index.js', 'dist/types/widget/index.d.ts', 'bin/support-chat.js', 'custom-elements.json', 'package.json', 'README.md', 'dist/node/server/dashboard/assets/index.html', 'dist/node/server/dashboard/assets/dashboard.js']) {
+    for (const file of ['dist/support-chat.js', 'dist/support-chat.iife.js', 'dist/node/server/index.js', 'dist/node/proxy/index.js', 'dist/node/cli/index.js', 'dist/types/widget/index.d.ts', 'bin/support-chat.js', 'custom-elements.json', 'package.json', 'README.md', 'dist/node/server/dashboard/assets/index.html', 'dist/node/server/dashboard/assets/dashboard.js', 'dist/node/cli/templates/server.mjs']) {
       expect(files).toContain(file);
     }
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
   });
 
-  it('runs `npx support-chat` in the project that installed it', () => {
-    const help = spawnSync('npx', ['--no-install', 'support-chat', '--help'], { cwd: app, encoding: 'utf8' });
+  it('runs `npx support-chat-kit` in the project that installed it', () => {
+    const help = spawnSync('npx', ['--no-install', 'support-chat-kit', '--help'], { cwd: app, encoding: 'utf8' });
     expect(help.status).toBe(0);
-    expect(help.stdout).toContain('Usage: support-chat <command>');
-    const created = spawnSync('npx', ['--no-install', 'support-chat', 'token', 'create', '--org', 'acme', '--name', 'site', '--scopes', 'chat:read', '--json', '--data', join(app, 'data')], { cwd: app, encoding: 'utf8' });
+    expect(help.stdout).toContain('Usage: support-chat-kit <command>');
+    const created = spawnSync('npx', ['--no-install', 'support-chat-kit', 'token', 'create', '--org', 'acme', '--name', 'site', '--scopes', 'chat:read', '--json', '--data', join(app, 'data')], { cwd: app, encoding: 'utf8' });
     expect(created.status, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout).token).toMatch(/^sc_live_/);
   });
 
-  it('imports support-chat/proxy and support-chat/server, and answers a request through both', () => {
+  it('imports support-chat-kit/proxy and support-chat-kit/server, and answers a request through both', () => {
     const script = `
-      import { createSupportProxy } from 'support-chat/proxy';
-      import { createServer } from 'support-chat/server';
+      import { createSupportProxy } from 'support-chat-kit/proxy';
+      import { createServer } from 'support-chat-kit/server';
       const server = await createServer({ dataDir: ':memory:', logger: { info() {}, warn() {}, error() {} } });
       const { token } = await server.tokens.create({ orgId: 'acme', name: 'site', scopes: ['chat:read', 'chat:write'] });
       const proxy = createSupportProxy({ apiBaseUrl: 'http://api.invalid', token, secret: 'a'.repeat(32), fetch: (input, init) => server.fetch(new Request(input, init)) });
@@ -84,7 +65,7 @@ describe('the packed package', () => {
     const docs = join(app, 'docs');
     mkdirSync(docs, { recursive: true });
     writeFileSync(join(docs, 'billing.md'), '# Billing\n\n## Refund policy\n\nA refund is issued within 14 days of your request.\n');
-    const ingested = spawnSync('npx', ['--no-install', 'support-chat', 'kb', 'ingest', docs, '--org', 'acme', '--data', join(app, 'data')], { cwd: app, encoding: 'utf8' });
+    const ingested = spawnSync('npx', ['--no-install', 'support-chat-kit', 'kb', 'ingest', docs, '--org', 'acme', '--data', join(app, 'data')], { cwd: app, encoding: 'utf8' });
     expect(ingested.status, ingested.stderr).toBe(0);
     const script = `
       import Database from 'better-sqlite3';
@@ -93,7 +74,7 @@ describe('the packed package', () => {
     `;
     const stored = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });
     expect(stored.stdout.trim(), stored.stderr).toBe('512');
-    const stats = spawnSync('npx', ['--no-install', 'support-chat', 'kb', 'stats', '--org', 'acme', '--data', join(app, 'data')], { cwd: app, encoding: 'utf8' });
+    const stats = spawnSync('npx', ['--no-install', 'support-chat-kit', 'kb', 'stats', '--org', 'acme', '--data', join(app, 'data')], { cwd: app, encoding: 'utf8' });
     expect(stats.stdout).toBe('acme: 1 documents, 1 sections, 1 of 1 prose sections embedded\n');
   });
 

@@ -1,5 +1,5 @@
 /**
- * A scaled-out deployment as an operator runs it: three `support-chat serve --role api` processes
+ * A scaled-out deployment as an operator runs it: three `support-chat-kit serve --role api` processes
  * behind a round-robin balancer, two `--role worker` processes, PostgreSQL and Redis, an LLM and a
  * helpdesk webhook configured through the environment. Runs when PostgreSQL and Redis answer
  * (SUPPORT_CHAT_TEST_DATABASE_URL, SUPPORT_CHAT_TEST_REDIS_URL), and says so when it is skipped.

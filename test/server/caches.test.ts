@@ -80,7 +80,7 @@ describe('hot-path caches', () => {
     expect(await lookedUp()).toBe(401);
   });
 
-  it('over HTTP, refuses a token on the first request after `support-chat token revoke` ran in another process', async () => {
+  it('over HTTP, refuses a token on the first request after `support-chat-kit token revoke` ran in another process', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'support-chat-cache-'));
     const { url, server, close } = await startServer({ dataDir: dir, port: 0, engine: createTestEngine(), logger: silentLogger, startWorker: false });
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }), close);

@@ -21,7 +21,7 @@ function run(args: string[], dataDir: string, env: NodeJS.ProcessEnv = process.e
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-describe('support-chat token', () => {
+describe('support-chat-kit token', () => {
   it('creates a token shown once, lists it without the secret, and revokes it', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'support-chat-cli-'));
     dirs.push(dataDir);
@@ -59,16 +59,16 @@ describe('support-chat --database', () => {
   it('refuses a URL that is not PostgreSQL in one line with exit code 2, from the flag or the environment, without the password', () => {
     const flag = run(['token', 'list', '--database', 'mysql://app:hunter2@db.internal/support'], scratch());
     expect(flag.code).toBe(2);
-    expect(flag.stderr.trim()).toBe('support-chat token: --database must be a PostgreSQL URL (postgres://user@host:5432/database), got "mysql://app:***@db.internal/support"');
+    expect(flag.stderr.trim()).toBe('support-chat-kit token list: --database must be a PostgreSQL URL (postgres://user@host:5432/database), got "mysql://app:***@db.internal/support"');
     const env = run(['kb', 'stats', '--org', 'acme'], scratch(), { ...process.env, SUPPORT_CHAT_DATABASE_URL: 'db.internal/support' });
     expect(env.code).toBe(2);
-    expect(env.stderr.trim()).toBe('support-chat kb: SUPPORT_CHAT_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/database), got "db.internal/support"');
+    expect(env.stderr.trim()).toBe('support-chat-kit kb stats: SUPPORT_CHAT_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/database), got "db.internal/support"');
   });
 
   it('says in one line that a PostgreSQL server it cannot reach cannot be opened, with exit code 2', () => {
     const result = run(['retention', 'show', '--org', 'acme', '--database', 'postgres://app:hunter2@127.0.0.1:1/support'], scratch());
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('support-chat retention: cannot open the database (PostgreSQL at postgres://app:***@127.0.0.1:1/support): connect ECONNREFUSED');
+    expect(result.stderr).toContain('support-chat-kit retention show: cannot open the database (PostgreSQL at postgres://app:***@127.0.0.1:1/support): connect ECONNREFUSED');
     expect(result.stderr).not.toContain('hunter2');
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
@@ -77,7 +77,7 @@ describe('support-chat --database', () => {
     const dir = scratch();
     const result = run(['serve', '--role', 'scheduler'], dir);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe('support-chat serve: --role must be one of api, worker, all, got "scheduler"');
+    expect(result.stderr.trim()).toBe('support-chat-kit serve: --role must be one of api, worker, all, got "scheduler"; usage: support-chat-kit serve [--port PORT] [--host HOST] [--role api|worker|all] [--retention-days DAYS]');
     expect(existsSync(join(dir, 'support-chat.db'))).toBe(false);
   });
 
@@ -85,7 +85,7 @@ describe('support-chat --database', () => {
     const dir = scratch();
     const result = run(['serve'], dir, { ...process.env, SUPPORT_CHAT_WORKER_CONCURRENCY: '0' });
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe('support-chat serve: SUPPORT_CHAT_WORKER_CONCURRENCY must be a whole number from 1 to 256, got "0"');
+    expect(result.stderr.trim()).toBe('support-chat-kit serve: SUPPORT_CHAT_WORKER_CONCURRENCY must be a whole number from 1 to 256, got "0"');
     expect(existsSync(join(dir, 'support-chat.db'))).toBe(false);
   });
 

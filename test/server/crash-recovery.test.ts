@@ -1,5 +1,5 @@
 /**
- * Crash recovery of `support-chat serve` exactly as a user runs it: the CLI with its defaults, a
+ * Crash recovery of `support-chat-kit serve` exactly as a user runs it: the CLI with its defaults, a
  * knowledge base ingested with `kb ingest`, and an LLM configured through the environment (a
  * local chat-completions server that can hang, so the process is killed mid-answer).
  */
@@ -33,7 +33,7 @@ function cliEnv(): NodeJS.ProcessEnv {
   return { ...process.env, SUPPORT_CHAT_LLM_BASE_URL: llm.baseUrl, SUPPORT_CHAT_LLM_API_KEY: 'test-key', SUPPORT_CHAT_LLM_MODEL: 'test-model' };
 }
 
-/** `support-chat serve --port 0` as shipped, with the LLM configured. */
+/** `support-chat-kit serve --port 0` as shipped, with the LLM configured. */
 async function serve(): Promise<{ url: string; child: ChildProcess }> {
   const started = await startServe(dataDir, cliEnv());
   children.push(started.child);
@@ -85,7 +85,7 @@ function jobRow(): { state: string; attempts: number; lease_until: number | null
   }
 }
 
-describe('support-chat serve, killed mid-answer', () => {
+describe('support-chat-kit serve, killed mid-answer', () => {
   it('leases the job for the default lease, and the restarted server completes the answer at once', async () => {
     const token = setup();
     llm.script.push('hang');

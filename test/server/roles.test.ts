@@ -60,7 +60,7 @@ describe.runIf(!missing)('roles on PostgreSQL', () => {
     expect(((await polled.json()) as { status: string }).status).toBe('completed');
   });
 
-  it('refuses a token revoked by `support-chat token revoke` on the next request when Redis tells the servers', async () => {
+  it('refuses a token revoked by `support-chat-kit token revoke` on the next request when Redis tells the servers', async () => {
     const databaseUrl = freshPostgresUrl();
     const server = await createServer({ databaseUrl, role: 'api', engine: createTestEngine(), logger: silentLogger, env: { SUPPORT_CHAT_REDIS_URL: REDIS_URL } });
     cleanups.push(() => server.close());

@@ -77,6 +77,55 @@ describe('talking to a human', () => {
   });
 });
 
+describe('asking about a person is not asking for one', () => {
+  it('answers a question about escalation instead of opening the form', async () => {
+    const m = await mount({ answerDelayMs: 10 }, { mode: 'inline' });
+    await typeAndSend(m, 'What happens when a visitor wants to talk to a real person?');
+    await m.answered();
+    expect(m.part('escalation-form')).toBeNull();
+    expect(JSON.parse((await requests(m, /^\/chat$/))[0]!.body)).toEqual({ message: 'What happens when a visitor wants to talk to a real person?' });
+  });
+
+  it('gives back what the visitor typed when they cancel the form it opened, with focus in their field', async () => {
+    const m = await mount({ answerDelayMs: 10 }, { mode: 'inline' });
+    await typeAndSend(m, 'can I talk to someone about my invoice');
+    await m.el.updateComplete;
+    expect(m.part('escalation-form')).not.toBeNull();
+    expect(m.part('composer')!.hidden).toBe(true);
+    [...m.part('escalation-form')!.querySelectorAll('button')].find((b) => b.textContent === 'Cancel')!.click();
+    const input = m.part('input') as HTMLTextAreaElement;
+    await waitUntil(() => input.value === 'can I talk to someone about my invoice', 'the visitor’s message was not given back');
+    await waitUntil(() => active(m) === input, 'focus did not return to the field');
+    expect(m.part('escalation-form')).toBeNull();
+    expect(m.part('composer')!.hidden).toBe(false);
+    expect(await requests(m, /^\/chat$/)).toHaveLength(0);
+    // Sent as it was, it asks again: the form opens once more, with the same words kept for the ticket.
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true }));
+    await m.el.updateComplete;
+    expect(m.part('escalation-form')).not.toBeNull();
+  });
+
+  it('keeps a draft in the field while the form is open, whether it is sent or cancelled', async () => {
+    const m = await mount({ answerDelayMs: 10 }, { mode: 'inline' });
+    await typeAndSend(m, 'my question');
+    await m.answered();
+    await m.el.updateComplete;
+    const input = m.part('input') as HTMLTextAreaElement;
+    input.value = 'a draft about refunds';
+    m.part('escalation')!.querySelector('button')!.click();
+    await m.el.updateComplete;
+    [...m.part('escalation-form')!.querySelectorAll('button')].find((b) => b.textContent === 'Cancel')!.click();
+    await m.el.updateComplete;
+    expect(input.value).toBe('a draft about refunds');
+    m.part('escalation')!.querySelector('button')!.click();
+    await m.el.updateComplete;
+    const form = await fillForm(m, { name: 'Ada', email: 'ada@example.com' });
+    form.requestSubmit();
+    await waitUntil(() => m.part('ticket'));
+    expect((m.part('input') as HTMLTextAreaElement).value).toBe('a draft about refunds');
+  });
+});
+
 describe('the escalation form', () => {
   async function open(m: Mounted): Promise<void> {
     await typeAndSend(m, 'my question');

@@ -1,12 +1,21 @@
-/** @module `support-chat insights --org ORG [--since 7d] [--until WHEN] [--json]`: the insights report as tables (or JSON). */
+/** @module `support-chat-kit insights --org ORG [--since 7d] [--until WHEN] [--json]`: the insights report as tables (or JSON). */
 import { parsePeriod, PeriodError } from '../../server/insights/period.js';
 import { insightsReport, type InsightsReport } from '../../server/insights/report.js';
-import { CliError, parse, required } from '../args.js';
+import { CliError, ORG_OPTION, parse } from '../args.js';
 import { openDatabase } from '../database.js';
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { org: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, json: { type: 'boolean' } }, false);
-  const orgId = required(values.org, 'org');
+  const { values } = parse(
+    argv,
+    {
+      org: ORG_OPTION,
+      since: { type: 'string', value: '7d|ISO-8601', description: 'from (default: 7 days ago)' },
+      until: { type: 'string', value: 'ISO-8601', description: 'to (default: now)' },
+      json: { type: 'boolean', description: 'print the report as JSON' },
+    },
+    false,
+  );
+  const orgId = values.org!;
   let period: { since: Date; until: Date };
   try {
     period = parsePeriod({ since: values.since, until: values.until }, Date.now(), true);

@@ -1,10 +1,10 @@
-/** @module `support-chat integrations set|show|remove`: an organization's helpdesk settings. */
+/** @module `support-chat-kit integrations set|show|remove`: an organization's helpdesk settings. */
 import { IntegrationSettingsStore } from '../../server/escalation/index.js';
 import { effectiveSettings, settingsOf } from '../../server/escalation/settings.js';
 import { SECRET_SETTINGS, SETTING_FLAGS } from '../../server/helpdesks/settings.js';
 import type { IntegrationSettings, SettingKey } from '../../server/helpdesks/types.js';
 import { helpdesks } from '../../server/helpdesks/index.js';
-import { CliError, parse, required } from '../args.js';
+import { CliError, dispatch, ORG_OPTION, parse } from '../args.js';
 import { openDatabase } from '../database.js';
 
 const FLAG_KEYS = Object.fromEntries(Object.entries(SETTING_FLAGS).map(([key, flag]) => [flag.slice(2), key as SettingKey])) as Record<string, SettingKey>;
@@ -25,18 +25,14 @@ function masked(settings: IntegrationSettings): Record<string, string> {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const [action, ...rest] = argv;
-  if (action === 'set') return set(rest);
-  if (action === 'show') return show(rest);
-  if (action === 'remove') return remove(rest);
-  throw new CliError(`unknown action "${action ?? ''}"; use set, show or remove`);
+  return dispatch(argv, { set, show, remove });
 }
 
 async function set(argv: string[]): Promise<number> {
   const options = Object.fromEntries(Object.keys(FLAG_KEYS).map((flag) => [flag, { type: 'string' as const }]));
-  const { values, positionals } = parse(argv, { org: { type: 'string' }, ...options });
+  const { values, positionals } = parse(argv, { org: ORG_OPTION, ...options }, helpdesks.all().map((h) => h.name).join('|'));
   const integration = integrationOf(positionals[0]);
-  const orgId = required(values.org, 'org');
+  const orgId = values.org!;
   const patch: IntegrationSettings = {};
   for (const [flag, key] of Object.entries(FLAG_KEYS)) {
     const value = (values as Record<string, string | undefined>)[flag];
@@ -60,8 +56,8 @@ async function set(argv: string[]): Promise<number> {
 }
 
 async function show(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { org: { type: 'string' }, json: { type: 'boolean' } });
-  const orgId = required(values.org, 'org');
+  const { values, positionals } = parse(argv, { org: ORG_OPTION, json: { type: 'boolean', description: 'print JSON' } }, '[INTEGRATION]');
+  const orgId = values.org!;
   const only = positionals[0] ? [integrationOf(positionals[0])] : helpdesks.all().map((h) => h.name);
   const sql = await openDatabase(values);
   try {
@@ -82,9 +78,9 @@ async function show(argv: string[]): Promise<number> {
 }
 
 async function remove(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { org: { type: 'string' } });
+  const { values, positionals } = parse(argv, { org: ORG_OPTION }, 'INTEGRATION');
   const integration = integrationOf(positionals[0]);
-  const orgId = required(values.org, 'org');
+  const orgId = values.org!;
   const sql = await openDatabase(values);
   try {
     const removed = await new IntegrationSettingsStore(sql).remove(orgId, integration);

@@ -1,6 +1,7 @@
-/** @module `support-chat kb ingest|stats`: the organization's knowledge base of docs and code. */
+/** @module `support-chat-kit kb ingest|stats`: the organization's knowledge base of docs and code. */
 import { createAnswerEngine, IngestError } from '../../server/answers/index.js';
-import { CliError, parse, required } from '../args.js';
+import { existsSync } from 'node:fs';
+import { CliError, dispatch, ORG_OPTION, parse, PROGRAM } from '../args.js';
 import { openDatabase } from '../database.js';
 
 function progressBar(done: number, total: number, file: string): void {
@@ -11,23 +12,31 @@ function progressBar(done: number, total: number, file: string): void {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const [action, ...rest] = argv;
-  if (action === 'ingest') return ingest(rest);
-  if (action === 'stats') return stats(rest);
-  throw new CliError(`unknown action "${action ?? ''}"; use ingest or stats`);
+  return dispatch(argv, { ingest, stats });
 }
 
 async function ingest(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { org: { type: 'string' }, 'base-url': { type: 'string' } });
-  const orgId = required(values.org, 'org');
+  const { values, positionals } = parse(
+    argv,
+    {
+      org: ORG_OPTION,
+      'base-url': { type: 'string', value: 'URL', env: 'SUPPORT_CHAT_BASE_URL', description: "where the files are published: a docs site, or a repository's blob URL (https://github.com/OWNER/REPO/blob/main/)" },
+    },
+    'PATH...',
+  );
+  const orgId = values.org!;
   if (positionals.length === 0) throw new CliError('name at least one file or folder to ingest');
+  // A folder a site does not have (./src on a docs-only site) is worth a warning, not a failed run.
+  const present = positionals.filter((path) => existsSync(path));
+  for (const path of positionals) if (!present.includes(path)) console.error(`${PROGRAM}: skipping ${path}: no such file or folder`);
+  if (present.length === 0) throw new CliError(`none of ${positionals.join(', ')} exists; name the folder of your docs`);
   const baseUrl = values['base-url'];
   if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new CliError(`--base-url must be an http(s) URL, got "${baseUrl}"`);
   const sql = await openDatabase(values);
   const engine = createAnswerEngine({ sql, llm: null });
   const tty = process.stderr.isTTY;
   try {
-    const report = await engine.ingest(orgId, positionals, { baseUrl, onProgress: tty ? progressBar : undefined });
+    const report = await engine.ingest(orgId, present, { baseUrl, onProgress: tty ? progressBar : undefined });
     if (tty) process.stderr.write('\n');
     for (const skipped of report.skipped) console.error(`skipped ${skipped.path}: ${skipped.reason}`);
     console.log(
@@ -43,8 +52,8 @@ async function ingest(argv: string[]): Promise<number> {
 }
 
 async function stats(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { org: { type: 'string' } }, false);
-  const orgId = required(values.org, 'org');
+  const { values } = parse(argv, { org: ORG_OPTION }, false);
+  const orgId = values.org!;
   const sql = await openDatabase(values);
   try {
     const s = await createAnswerEngine({ sql, llm: null }).stats(orgId);

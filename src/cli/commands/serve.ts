@@ -1,6 +1,6 @@
-/** @module `support-chat serve`: the v0 API over HTTP (and/or the background work) until SIGINT/SIGTERM, then a graceful shutdown. */
+/** @module `support-chat-kit serve`: the v0 API over HTTP (and/or the background work) until SIGINT/SIGTERM, then a graceful shutdown. */
 import { isWorkerConcurrency, SERVER_ROLES, ServerConfigError, startServer, type ServerRole } from '../../server/index.js';
-import { CliError, parse } from '../args.js';
+import { CliError, parse, PROGRAM } from '../args.js';
 import { openDatabase } from '../database.js';
 
 /** `--role`: `api` (HTTP only), `worker` (answers, follow-ups, retention only) or `all` (the default); else a CliError listing them. */
@@ -12,7 +12,16 @@ export function parseRole(value: string | undefined): ServerRole {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { port: { type: 'string' }, host: { type: 'string' }, 'retention-days': { type: 'string' }, role: { type: 'string' } }, false);
+  const { values } = parse(
+    argv,
+    {
+      port: { type: 'string', env: 'SUPPORT_CHAT_API_PORT', fallback: '8787; 0 picks a free one', description: 'the port to listen on' },
+      host: { type: 'string', description: 'the address to listen on (default: 127.0.0.1; 0.0.0.0 for every interface)' },
+      role: { type: 'string', value: 'api|worker|all', description: 'HTTP only, background work only, or both (default: all)' },
+      'retention-days': { type: 'string', value: 'DAYS', description: 'keep conversations this long after their last message (default: 90)' },
+    },
+    false,
+  );
   const role = parseRole(values.role);
   const retentionDays = values['retention-days'] === undefined ? undefined : Number(values['retention-days']);
   if (retentionDays !== undefined && !(Number.isInteger(retentionDays) && retentionDays >= 1 && retentionDays <= 36_500)) {
@@ -23,16 +32,16 @@ export async function run(argv: string[]): Promise<number> {
   const leaseText = process.env.SUPPORT_CHAT_JOB_LEASE_MS;
   const leaseMs = leaseText ? Number(leaseText) : undefined;
   if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs >= 100)) {
-    throw new CliError(`SUPPORT_CHAT_JOB_LEASE_MS must be a whole number of milliseconds ≥ 100, got "${leaseText}"`);
+    throw new CliError(`SUPPORT_CHAT_JOB_LEASE_MS must be a whole number of milliseconds ≥ 100, got "${leaseText}"`, { usage: false });
   }
   const concurrencyText = process.env.SUPPORT_CHAT_WORKER_CONCURRENCY;
   const workerConcurrency = concurrencyText ? Number(concurrencyText) : undefined;
   if (workerConcurrency !== undefined && !isWorkerConcurrency(workerConcurrency)) {
-    throw new CliError(`SUPPORT_CHAT_WORKER_CONCURRENCY must be a whole number from 1 to 256, got "${concurrencyText}"`);
+    throw new CliError(`SUPPORT_CHAT_WORKER_CONCURRENCY must be a whole number from 1 to 256, got "${concurrencyText}"`, { usage: false });
   }
   const redisUrl = process.env.SUPPORT_CHAT_REDIS_URL;
   if (redisUrl !== undefined && redisUrl !== '' && !/^rediss?:\/\/\S+$/.test(redisUrl)) {
-    throw new CliError(`SUPPORT_CHAT_REDIS_URL must be a redis:// or rediss:// URL, got "${redisUrl}"`);
+    throw new CliError(`SUPPORT_CHAT_REDIS_URL must be a redis:// or rediss:// URL, got "${redisUrl}"`, { usage: false });
   }
   const sql = await openDatabase(values);
   let started: Awaited<ReturnType<typeof startServer>>;
@@ -41,18 +50,18 @@ export async function run(argv: string[]): Promise<number> {
   } catch (error) {
     // Ours to close when the server could not be made (already closed, harmlessly, when it was made but could not start).
     await sql.close().catch(() => undefined);
-    if (error instanceof ServerConfigError) throw new CliError(error.message);
+    if (error instanceof ServerConfigError) throw new CliError(error.message, { usage: false });
     // A port in use or an unreachable Redis is the operator's to fix: say so without a stack trace.
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new CliError(`port ${port} is already in use; choose another with --port`);
-    if (error instanceof Error && /^Redis at /.test(error.message)) throw new CliError(`${error.message} (SUPPORT_CHAT_REDIS_URL)`);
+    if (code === 'EADDRINUSE') throw new CliError(`port ${port} is already in use; choose another with --port`, { usage: false });
+    if (error instanceof Error && /^Redis at /.test(error.message)) throw new CliError(`${error.message} (SUPPORT_CHAT_REDIS_URL)`, { usage: false });
     throw error;
   }
   const { url, close } = started;
   console.log(role === 'worker' ? 'support-chat worker running (no HTTP)' : `support-chat API listening on ${url}${role === 'api' ? ' (no background work)' : ''}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
-      console.error(`support-chat: ${signal} received, finishing in-flight requests`);
+      console.error(`${PROGRAM}: ${signal} received, finishing in-flight requests`);
       close().then(resolve, resolve);
     };
     process.once('SIGINT', () => stop('SIGINT'));

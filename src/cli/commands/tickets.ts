@@ -1,22 +1,19 @@
-/** @module `support-chat tickets list|sync`: the synced helpdesk tickets of an organization. */
+/** @module `support-chat-kit tickets list|sync`: the synced helpdesk tickets of an organization. */
 import { createAnswerEngine } from '../../server/answers/index.js';
 import { IntegrationError, IntegrationSettingsStore } from '../../server/escalation/index.js';
 import { helpdesks } from '../../server/helpdesks/index.js';
 import { SqlTicketStore } from '../../server/tickets/store.js';
 import { connectorForOrg, syncTickets } from '../../server/tickets/sync.js';
-import { CliError, parse, required } from '../args.js';
+import { CliError, dispatch, ORG_OPTION, parse, PROGRAM } from '../args.js';
 import { openDatabase } from '../database.js';
 
 export async function run(argv: string[]): Promise<number> {
-  const [action, ...rest] = argv;
-  if (action === 'list') return list(rest);
-  if (action === 'sync') return sync(rest);
-  throw new CliError(`unknown action "${action ?? ''}"; use list or sync`);
+  return dispatch(argv, { list, sync });
 }
 
 async function list(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { org: { type: 'string' }, source: { type: 'string' }, json: { type: 'boolean' } }, false);
-  const orgId = required(values.org, 'org');
+  const { values } = parse(argv, { org: ORG_OPTION, source: { type: 'string', description: 'only this helpdesk (plain, pylon, linear)' }, json: { type: 'boolean', description: 'print JSON' } }, false);
+  const orgId = values.org!;
   const sql = await openDatabase(values);
   try {
     // Listing reads no derived data, so there is nothing to forget here.
@@ -38,9 +35,18 @@ async function list(argv: string[]): Promise<number> {
 }
 
 async function sync(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { org: { type: 'string' }, source: { type: 'string' }, full: { type: 'boolean' }, json: { type: 'boolean' } }, false);
-  const orgId = required(values.org, 'org');
-  const source = required(values.source, 'source').toLowerCase();
+  const { values } = parse(
+    argv,
+    {
+      org: ORG_OPTION,
+      source: { type: 'string', value: 'plain|pylon|linear', required: true, description: 'the helpdesk to import from' },
+      full: { type: 'boolean', description: 'import everything again, not only what changed' },
+      json: { type: 'boolean', description: 'print the report as JSON' },
+    },
+    false,
+  );
+  const orgId = values.org!;
+  const source = values.source!.toLowerCase();
   if (!helpdesks.get(source)?.sync) throw new CliError(`--source must be one of ${helpdesks.syncable().join(', ')}, got "${source}"`);
   const sql = await openDatabase(values);
   try {
@@ -61,7 +67,7 @@ async function sync(argv: string[]): Promise<number> {
   } catch (error) {
     // Configuration and helpdesk failures are the operator's to fix or retry; no stack trace.
     if (error instanceof IntegrationError) {
-      console.error(`support-chat tickets sync: ${error.message}${error.retryable ? ' (try again later; the sync resumes where it stopped)' : ''}`);
+      console.error(`${PROGRAM} tickets sync: ${error.message}${error.retryable ? ' (try again later; the sync resumes where it stopped)' : ''}`);
       return 1;
     }
     throw error;

@@ -1,6 +1,6 @@
-/** @module `support-chat token create|list|revoke`. */
+/** @module `support-chat-kit token create|list|revoke`. */
 import { TokenInputError, TokenService, type TokenRecord } from '../../server/store/tokens.js';
-import { CliError, parse, required } from '../args.js';
+import { CliError, dispatch, ORG_OPTION, parse, PROGRAM } from '../args.js';
 import { RedisBus } from '../../server/bus/index.js';
 import { openDatabase, type DatabaseFlags } from '../database.js';
 
@@ -23,27 +23,29 @@ function toJson(record: TokenRecord) {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const [action, ...rest] = argv;
   try {
-    if (action === 'create') return await create(rest);
-    if (action === 'list') return await list(rest);
-    if (action === 'revoke') return await revoke(rest);
+    return await dispatch(argv, { create, list, revoke });
   } catch (error) {
     if (error instanceof TokenInputError) throw new CliError(error.message);
     throw error;
   }
-  throw new CliError(`unknown action "${action ?? ''}"; use create, list or revoke`);
 }
 
 async function create(argv: string[]): Promise<number> {
   const { values } = parse(
     argv,
-    { org: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, 'expires-in': { type: 'string' }, json: { type: 'boolean' } },
+    {
+      org: ORG_OPTION,
+      name: { type: 'string', required: true, description: "what the token is for (\"website\")" },
+      scopes: { type: 'string', value: 'SCOPE,...', required: true, description: 'chat:read, chat:write, chat:escalate, tickets:read, insights:read, …' },
+      'expires-in': { type: 'string', value: 'DAYS', description: 'expires after this many days (default: never)' },
+      json: { type: 'boolean', description: 'print the token and its record as JSON' },
+    },
     false,
   );
-  const orgId = required(values.org, 'org');
-  const name = required(values.name, 'name');
-  const scopes = required(values.scopes, 'scopes')
+  const orgId = values.org!;
+  const name = values.name!;
+  const scopes = values.scopes!
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
@@ -69,7 +71,7 @@ async function create(argv: string[]): Promise<number> {
 }
 
 async function list(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { org: { type: 'string' }, json: { type: 'boolean' } }, false);
+  const { values } = parse(argv, { org: { type: 'string', env: 'SUPPORT_CHAT_ORG', description: "only this organization's tokens" }, json: { type: 'boolean', description: 'print JSON' } }, false);
   const { sql, tokens } = await service(values);
   try {
     const records = await tokens.list(values.org);
@@ -101,20 +103,20 @@ async function tellServers(): Promise<void> {
     bus.publish('tokens', 'revoked');
     await bus.flush();
   } catch (error) {
-    console.error(`support-chat: running servers were not told through Redis (${error instanceof Error ? error.message : String(error)}); they refuse the token within a second`);
+    console.error(`${PROGRAM}: running servers were not told through Redis (${error instanceof Error ? error.message : String(error)}); they refuse the token within a second`);
   } finally {
     await bus.close();
   }
 }
 
 async function revoke(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, {});
+  const { values, positionals } = parse(argv, {}, 'PREFIX_OR_ID');
   const target = positionals[0];
-  if (!target || positionals.length > 1) throw new CliError('usage: token revoke PREFIX_OR_ID');
+  if (!target || positionals.length > 1) throw new CliError('name one token by its prefix or id');
   const { sql, tokens } = await service(values);
   try {
     const revoked = await tokens.revoke(target);
-    if (revoked.length === 0) throw new CliError(`no active token matches "${target}"`);
+    if (revoked.length === 0) throw new CliError(`no active token matches "${target}"; ${PROGRAM} token list shows them`, { usage: false });
     console.log(`Revoked ${revoked[0]!.id} (${revoked[0]!.prefix}…).`);
     await tellServers();
   } finally {

@@ -207,12 +207,22 @@ function joinUrl(base: string, path: string): string {
   return base.endsWith('/') ? base + encoded : `${base}/${encoded}`;
 }
 
+/**
+ * A base URL into a repository's file browser (GitHub's and GitLab's `…/blob/BRANCH/`), where a
+ * page is its file: Markdown keeps its extension there, as a docs site's does not.
+ */
+export function servesFiles(baseUrl: string): boolean {
+  if (!URL.canParse(baseUrl)) return false;
+  return new URL(baseUrl).pathname.split('/').includes('blob');
+}
+
 /** Parses one file by its kind; null for kinds we do not index. */
 export function parseFile(text: string, relPath: string, baseUrl: string): ParsedFile | null {
   const ext = extname(relPath).toLowerCase();
   const fallbackTitle = basename(relPath, ext);
   if (ext === '.md' || ext === '.markdown' || ext === '.mdx') {
-    return parseMarkdown(text, { url: joinUrl(baseUrl, relPath.slice(0, -ext.length)), fallbackTitle, mdx: ext === '.mdx' });
+    const page = servesFiles(baseUrl) ? relPath : relPath.slice(0, -ext.length);
+    return parseMarkdown(text, { url: joinUrl(baseUrl, page), fallbackTitle, mdx: ext === '.mdx' });
   }
   if (ext === '.html' || ext === '.htm') return parseHtml(text, { url: joinUrl(baseUrl, relPath), fallbackTitle });
   if (ext === '.txt' || ext === '.rst') return parseText(text, { url: joinUrl(baseUrl, relPath), fallbackTitle });

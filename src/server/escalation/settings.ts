@@ -1,6 +1,6 @@
 /**
  * @module Integration settings per organization (API key, endpoint URL, Linear team, webhook
- * secrets), stored in the database by `support-chat integrations set`, with the environment as the
+ * secrets), stored in the database by `support-chat-kit integrations set`, with the environment as the
  * fallback for every setting an organization has not set itself.
  */
 import { helpdesks } from '../helpdesks/index.js';

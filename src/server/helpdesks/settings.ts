@@ -15,11 +15,11 @@ export const SETTING_FLAGS: Record<SettingKey, string> = {
 /** Settings that are secrets: never printed back. */
 export const SECRET_SETTINGS: ReadonlySet<SettingKey> = new Set(['apiKey', 'webhookSecret', 'secret']);
 
-/** "set PLAIN_API_KEY (or run support-chat integrations set plain --org ORG --api-key …)". */
+/** "set PLAIN_API_KEY (or run support-chat-kit integrations set plain --org ORG --api-key …)". */
 export function missingSettingHint(helpdesk: Pick<Helpdesk, 'name' | 'settings'>, keys: SettingKey[]): string {
   const variables = keys.map((k) => helpdesk.settings[k]).join(' and ');
   const flags = keys.map((k) => `${SETTING_FLAGS[k]} …`).join(' ');
-  return `set ${variables} (or run support-chat integrations set ${helpdesk.name} --org ORG ${flags})`;
+  return `set ${variables} (or run support-chat-kit integrations set ${helpdesk.name} --org ORG ${flags})`;
 }
 
 /** The settings with `keys` present, or an IntegrationError (retryable: false) naming what is missing. */

@@ -108,12 +108,23 @@ export class EscalationController implements ReactiveController {
     this._focus('input[name="name"]');
   }
 
-  /** Closes the form; focus stays in the widget, back on the offer that opened it (or on `fallback`). */
-  cancelForm(fallback: () => HTMLElement | null): void {
+  /**
+   * Closes the form; focus stays in the widget, back on the offer that opened it (or on `fallback`).
+   * When the visitor's own message opened it, that message goes back to them through `restore`
+   * (their field), and focus with it: nothing they typed is lost.
+   */
+  cancelForm(fallback: () => HTMLElement | null, restore?: (text: string) => void): void {
     this.formOpen = false;
     this.errors = {};
+    const typed = this.request;
+    this.request = '';
     this._host.requestUpdate();
-    this._focus('.offer', fallback);
+    if (typed && restore) {
+      void this._host.updateComplete.then(() => {
+        restore(typed);
+        fallback()?.focus();
+      });
+    } else this._focus('.offer', fallback);
   }
 
   /** The form's submit: its errors (focus on the first), or the request. Says whether the request went out. */

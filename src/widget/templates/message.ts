@@ -6,6 +6,7 @@ import { renderMarkdown } from '../render-markdown.js';
 import type { Rating } from '../storage.js';
 import { format, type Strings } from '../strings.js';
 import { noteField } from './note.js';
+import { thumbDown, thumbUp } from './icons.js';
 
 export interface MessageView {
   t: Strings;
@@ -32,7 +33,7 @@ function feedback(index: number, v: MessageView): TemplateResult {
   return html`${(['up', 'down'] as const).map(
       (r) =>
         html`<button type="button" class="text-button" part="feedback" aria-pressed=${v.rating?.rating === r ? 'true' : 'false'} aria-label=${r === 'up' ? t.helpful : t.notHelpful} @click=${() => v.onRate(r)}>
-          ${r === 'up' ? '👍' : '👎'}
+          ${r === 'up' ? thumbUp : thumbDown}
         </button>`,
     )}
     ${v.commenting

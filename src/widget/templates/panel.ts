@@ -22,7 +22,7 @@ export function header(t: Strings, v: { headingId: string; heading: string; onRe
   return html`<div class="header" part="header">
     <h2 id=${v.headingId}>${v.heading}</h2>
     ${v.onReset ? html`<button type="button" class="icon-button" @click=${v.onReset}>${t.newConversation}</button>` : nothing}
-    ${v.onClose ? html`<button type="button" class="icon-button" aria-label=${t.close} @click=${v.onClose}>✕</button>` : nothing}
+    ${v.onClose ? html`<button type="button" class="icon-button" aria-label=${t.close} @click=${v.onClose}>×</button>` : nothing}
   </div>`;
 }
 

@@ -22,15 +22,15 @@ const ask = (question: string) => engine.answer({ orgId: 'demo', messages: [{ ro
 describe("the demo answers its own users from the docs that explain it", () => {
   it.each([
     ['How do I embed the widget on my site?', 'README#embed-the-widget', /data-endpoint="\/api\/support"/],
-    ['How do I run the proxy in Next.js?', 'README#run-the-proxy', /Next\.js/],
+    ['How do I run the proxy in Next.js?', 'docs/proxy#nextjs', /Next\.js/],
     ['How do I use the proxy with Express?', 'docs/proxy#mounting', /expressMiddleware\(proxy\)/],
     ['Can conversations be escalated to Linear?', 'docs/integrations#escalation', /Linear/],
     ['What are the rate limits?', 'docs/server#rate-limits', /X-RateLimit-Limit/],
     ['Does it support dark mode?', 'README#embed-the-widget', /`theme` \(`light` \| `dark` \| `auto`\)/],
     ['Which languages does it support?', 'docs/widget#attributes-and-properties', /`lang`/],
     ['How do I configure an LLM?', 'docs/engine#answers-with-an-llm', /SUPPORT_CHAT_LLM_BASE_URL/],
-    ['How do I add my own docs?', 'docs/engine#add-your-own-docs', /npx support-chat kb ingest/],
-    ['Where is the data stored?', 'README#run-the-server', /Data lives in `--data DIR`/],
+    ['How do I add my own docs?', 'docs/engine#add-your-own-docs', /npx support-chat-kit kb ingest/],
+    ['Where is the data stored?', 'README#where-the-data-is-stored', /Data lives in `--data DIR`/],
     ['Is it accessible?', 'docs/widget#behaviour', /\*\*Accessibility\.\*\* Labelled launcher/],
   ])('%s', async (question, source, phrase) => {
     const answer = await ask(question);

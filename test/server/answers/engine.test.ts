@@ -58,7 +58,7 @@ describe('ingestion', () => {
   it('reads MDX without its imports and components, HTML without scripts, and plain text', async () => {
     const e = await ingested();
     const limits = (await e.search('acme', 'rate limit 429 Retry-After'))[0]!.section;
-    expect(limits.url).toBe('https://github.com/acme/sync/blob/main/docs/api#rate-limits');
+    expect(limits.url).toBe('https://github.com/acme/sync/blob/main/docs/api.mdx#rate-limits');
     expect(limits.body).toContain('Each token may send 120 requests per minute.');
     expect(limits.body).not.toContain('import');
     const hooks = (await e.search('acme', 'verify webhook signature'))[0]!.section;

@@ -51,3 +51,12 @@ describe('source titles', () => {
     expect(titles('docs/proxy.md', '# The proxy\n\nIntro.\n\n## Mounting\n\nMount it.')).toEqual(['The proxy', 'Mounting — The proxy']);
   });
 });
+
+describe('Markdown page URLs', () => {
+  it('keep the file name under a repository blob URL and drop the extension under a docs site', () => {
+    const text = '# Billing\n\nA refund is issued within 14 days.\n';
+    expect(parseFile(text, 'docs/billing.md', 'https://github.com/acme/app/blob/main/')!.sections[0]!.url).toBe('https://github.com/acme/app/blob/main/docs/billing.md');
+    expect(parseFile(text, 'docs/billing.md', 'https://gitlab.com/acme/app/-/blob/main/')!.sections[0]!.url).toBe('https://gitlab.com/acme/app/-/blob/main/docs/billing.md');
+    expect(parseFile(text, 'docs/billing.md', 'https://docs.acme.dev/')!.sections[0]!.url).toBe('https://docs.acme.dev/docs/billing');
+  });
+});

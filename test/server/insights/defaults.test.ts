@@ -1,6 +1,6 @@
 /**
  * @module Feedback, insights, deletion, the retention sweep and the dashboard on a server started
- * as a user starts it: `support-chat serve` with its defaults (the local answer engine over an
+ * as a user starts it: `support-chat-kit serve` with its defaults (the local answer engine over an
  * ingested knowledge base, the worker and the sweep running, SQLite in a data directory).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -160,7 +160,7 @@ describe.skipIf(!TEST_POSTGRES_URL)('the sweep on PostgreSQL', () => {
   });
 });
 
-describe('support-chat retention and insights commands', () => {
+describe('support-chat-kit retention and insights commands', () => {
   const cli = resolve(import.meta.dirname, '../../../src/cli/index.ts');
   const run = (args: string[], dataDir: string) => {
     const result = spawnSync(process.execPath, ['--import', 'tsx', cli, ...args, '--data', dataDir], { encoding: 'utf8' });

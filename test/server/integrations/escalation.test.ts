@@ -254,7 +254,7 @@ describe('Linear', () => {
     const res = await escalate(server, token, id, { integration: 'linear' });
     expect(res.status).toBe(500);
     expect(res.body.error.retryable).toBe(false);
-    expect(res.body.error.message).toMatch(/^Linear integration is not configured: set LINEAR_TEAM_ID \(or run support-chat integrations set linear --org ORG --team-id …\)$/);
+    expect(res.body.error.message).toMatch(/^Linear integration is not configured: set LINEAR_TEAM_ID \(or run support-chat-kit integrations set linear --org ORG --team-id …\)$/);
     expect(linear.requests).toHaveLength(0);
     // Still escalatable once configured.
     await new IntegrationSettingsStore(server.server.sql).set('acme', 'linear', { teamId: linear.teamId });

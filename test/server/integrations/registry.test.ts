@@ -133,7 +133,7 @@ describe('helpdesk registry', () => {
     expect(await integration.createTicket(draft)).toEqual({ ticketId: 'acme_conv_1', ticketUrl: 'https://desk.acme.test/conv_1' });
     expect(created).toEqual([{ name: 'acme-desk', conversationId: 'conv_1' }]);
     await expect(createIntegrationResolver({ env: {} })('acme', 'acme-desk' as Integration)).rejects.toThrow(
-      'Acme Desk integration is not configured: set ACME_DESK_API_KEY (or run support-chat integrations set acme-desk --org ORG --api-key …)',
+      'Acme Desk integration is not configured: set ACME_DESK_API_KEY (or run support-chat-kit integrations set acme-desk --org ORG --api-key …)',
     );
 
     const t = await serve(env);
@@ -157,7 +157,7 @@ function effective(helpdesk: Helpdesk, env: Record<string, string>): Record<stri
   return Object.fromEntries(Object.entries(helpdesk.settings).map(([key, variable]) => [key, env[variable]!]).filter(([, v]) => v));
 }
 
-describe('support-chat tickets sync --source', () => {
+describe('support-chat-kit tickets sync --source', () => {
   it('names the registered helpdesks that can be synced when given another', async () => {
     const cli = resolve(import.meta.dirname, '../../../src/cli/index.ts');
     const dataDir = mkdtempSync(join(tmpdir(), 'support-chat-registry-'));

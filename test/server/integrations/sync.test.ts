@@ -196,7 +196,7 @@ describe('Linear sync', () => {
   });
 });
 
-describe('support-chat tickets sync', () => {
+describe('support-chat-kit tickets sync', () => {
   const cli = resolve(import.meta.dirname, '../../../src/cli/index.ts');
   const run = promisify(execFile);
 

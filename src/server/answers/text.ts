@@ -1,6 +1,15 @@
 /** @module Tokenizing for retrieval: identifiers split (camelCase, snake_case, kebab-case), stopwords dropped, words stemmed. */
 import lemmatizer from 'wink-lemmatizer';
 import porter2 from 'wink-porter2-stemmer';
+import { LruCache } from '../lru.js';
+
+/**
+ * Longest token read, in UTF-16 units: a longer one (a pasted hash, a visitor's `x` × 16,000) is
+ * cut to its start before it is split, lowercased and stemmed. The stemmer's and the splitter's
+ * regular expressions take time quadratic in a word's length; cut, no token costs more than a
+ * fixed amount, and no real word or identifier part is that long.
+ */
+export const MAX_TOKEN_CHARS = 100;
 
 const STOPWORDS = new Set(
   `a about above after again against all am an and any are as at be because been before being below between both but by
@@ -39,12 +48,21 @@ export function isQuestionFraming(term: string): boolean {
  * the regular endings. Words with digits and very short words are kept as they are.
  */
 export function stem(word: string): string {
+  // Cut again here: lowercasing may lengthen a word ('İ' is 'i̇').
+  word = clipToken(word);
   if (word.length <= 2 || /\d/.test(word)) return word;
   // Plurals of acronyms ("SDKs", "URLs", "PRs"): Porter2 keeps an s that no vowel precedes.
   if (/^[^aeiouy]+s$/.test(word)) return word.slice(0, -1);
   const verb = lemmatizer.verb(word);
   const lemma = verb !== word ? verb : lemmatizer.noun(word);
   return porter2(lemma);
+}
+
+/** A token cut to `MAX_TOKEN_CHARS` (never between the two halves of a surrogate pair). */
+function clipToken(token: string): string {
+  if (token.length <= MAX_TOKEN_CHARS) return token;
+  const end = /[\uD800-\uDBFF]/.test(token[MAX_TOKEN_CHARS - 1]!) ? MAX_TOKEN_CHARS - 1 : MAX_TOKEN_CHARS;
+  return token.slice(0, end);
 }
 
 /** Splits an identifier into its words: `parseHTTPResponse_v2` → `parse`, `http`, `response`, `v2`. */
@@ -75,20 +93,14 @@ function tokenTerms(token: string): string[] {
 }
 
 /** Raw token → its terms, for the words seen lately: a knowledge base repeats its vocabulary. */
-const termsOf = new Map<string, string[]>();
-const TERMS_CACHE_SIZE = 100_000;
+const termsOf = new LruCache<string, string[]>(100_000);
 
 /** A raw token: letters and digits, joined by `_`, `-`, `.` or `:` inside an identifier. */
 const TOKEN = /[\p{L}\p{N}]+(?:[_\-.:][\p{L}\p{N}]+)*/gu;
 
 function termsOfToken(token: string): string[] {
-  let terms = termsOf.get(token);
-  if (!terms) {
-    terms = tokenTerms(token);
-    if (termsOf.size >= TERMS_CACHE_SIZE) termsOf.clear();
-    termsOf.set(token, terms);
-  }
-  return terms;
+  const clipped = clipToken(token);
+  return termsOf.getOrSet(clipped, () => tokenTerms(clipped));
 }
 
 /**
@@ -101,9 +113,17 @@ export function tokenize(text: string): string[] {
   return out;
 }
 
-/** The words of a text as written, each with its terms (see `tokenize`): a misspelled word is read whole. */
-export function words(text: string): { word: string; terms: string[] }[] {
-  return (text.match(TOKEN) ?? []).map((word) => ({ word, terms: termsOfToken(word) }));
+/**
+ * The words of a text as written, each with its terms (see `tokenize`): a misspelled word is read
+ * whole. At most `max` words, the first ones.
+ */
+export function words(text: string, max = Infinity): { word: string; terms: string[] }[] {
+  const out: { word: string; terms: string[] }[] = [];
+  for (const [word] of text.matchAll(TOKEN)) {
+    if (out.length >= max) break;
+    out.push({ word: clipToken(word), terms: termsOfToken(word) });
+  }
+  return out;
 }
 
 /** GitHub's heading anchors: lowercase, punctuation dropped (except - and _), spaces to hyphens. */

@@ -269,7 +269,9 @@ export class SearchIndex {
 
   /**
    * Ranks sections for a query. `history` (earlier user turns) adds its terms at a lower weight,
-   * so a follow-up like "and on Windows?" keeps the topic of the conversation.
+   * so a follow-up like "and on Windows?" keeps the topic of the conversation. Earlier turns are
+   * read as written, not respelled: respelling every earlier turn again made each answer of a long
+   * conversation cost more than the last.
    */
   search(query: string, options: { history?: string[]; limit?: number } = {}): Hit[] {
     const limit = options.limit ?? 10;
@@ -279,7 +281,7 @@ export class SearchIndex {
     const history = options.history ?? [];
     history.forEach((turn, i) => {
       const w = HISTORY_WEIGHT * 0.7 ** (history.length - 1 - i);
-      for (const t of this.terms(turn)) if (!weights.has(t)) weights.set(t, w);
+      for (const t of tokenize(turn, MAX_QUERY_WORDS)) if (!weights.has(t)) weights.set(t, w);
     });
     if (weights.size === 0 || this.size === 0) return [];
 

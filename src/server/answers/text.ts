@@ -104,12 +104,16 @@ function termsOfToken(token: string): string[] {
 }
 
 /**
- * Terms of a text, in order. Identifiers yield their parts and, when compound, the whole
- * identifier too, so both `maxTokens` and "max tokens" match.
+ * Terms of a text, in order (of its first `maxWords` words). Identifiers yield their parts and,
+ * when compound, the whole identifier too, so both `maxTokens` and "max tokens" match.
  */
-export function tokenize(text: string): string[] {
+export function tokenize(text: string, maxWords = Infinity): string[] {
   const out: string[] = [];
-  for (const token of text.match(TOKEN) ?? []) for (const term of termsOfToken(token)) out.push(term);
+  let read = 0;
+  for (const [token] of text.matchAll(TOKEN)) {
+    if (read++ >= maxWords) break;
+    for (const term of termsOfToken(token)) out.push(term);
+  }
   return out;
 }
 

@@ -123,3 +123,13 @@ describe('bounded work per question', () => {
     expect(index.terms('zyxwvutsrqponmlkjihgfedcbk')).not.toEqual(index.terms('zyxwvutsrqponmlkjihgfedcbak'));
   });
 });
+
+describe('earlier turns', () => {
+  const index = new SearchIndex([section(0, 'Widget', 'Embed the widget with one script tag.'), section(1, 'Proxy', 'The proxy holds the token.')]);
+
+  it('keep the subject of a follow-up, read as written: never respelled again at each later turn', () => {
+    expect(index.search('and on windows?', { history: ['the widget'] })[0]!.index).toBe(0);
+    expect(index.search('and on windows?', { history: ['the widgte'] })).toEqual([]);
+    expect(index.search('the widgte')[0]!.index).toBe(0);
+  });
+});

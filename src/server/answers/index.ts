@@ -2,6 +2,7 @@
  * @module The answer engine: retrieval over the organization's docs and code, answers composed
  * locally from the best passages, or by an OpenAI-compatible LLM grounded in them when configured.
  */
+import { setImmediate } from 'node:timers/promises';
 import type { Message, Source } from '../../protocol/index.js';
 import type { Sql } from '../store/sql.js';
 import { composeAnswer, extractiveSummary, extractiveTitle, NO_ANSWER } from './compose.js';
@@ -9,6 +10,7 @@ import { KnowledgeStore, type IngestOptions, type IngestReport, type SearchHit, 
 import { sentenceEncoder, type Embedder } from './embeddings.js';
 import { complete, llmConfigFromEnv, type ChatMessage, type LlmConfig } from './llm.js';
 import { relevantHits, toSource } from './sources.js';
+import { loadSpecificity } from './specificity.js';
 import type { Answer, AnswerEngine, AnswerRequest, SummaryRequest } from './types.js';
 
 export { kbMigrations, IngestError, type IngestReport, type SearchHit } from './knowledge-base.js';
@@ -112,9 +114,12 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
   return {
     async answer(request: AnswerRequest): Promise<Answer> {
       const { question, earlier } = history(request.messages);
+      await loadSpecificity();
       // One check that the organization's index is current serves the whole answer.
       const kb = await store.snapshot(request.orgId);
       const hits = kb.search(question, { history: earlier, limit: 10, vector: await store.embedQuestion(question) });
+      // Retrieval and composition are each a few milliseconds of work: other requests go between them.
+      await setImmediate();
       if (llm) {
         // The LLM decides, under the grounded prompt, whether the best passages answer: no local gate.
         const grounded = relevantHits(hits);
@@ -155,7 +160,10 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
     forgetTicket: (orgId, source, externalId) => store.forgetTicket(orgId, source, externalId),
 
     ingest: (orgId, paths, ingestOptions) => store.ingest(orgId, paths, ingestOptions),
-    search: (orgId, query, searchOptions) => store.search(orgId, query, searchOptions),
+    search: async (orgId, query, searchOptions) => {
+      await loadSpecificity();
+      return store.search(orgId, query, searchOptions);
+    },
     indexTicket: (orgId, ticket) => store.indexTicket(orgId, ticket),
     stats: (orgId) => store.stats(orgId),
     vocabulary: (orgId) => store.vocabulary(orgId),

@@ -31,8 +31,11 @@ const HISTORY_WEIGHT = 0.6;
  * every caller): a question names its subject in far fewer.
  */
 export const MAX_QUERY_WORDS = 300;
-/** Most words of one text read as misspellings (the first unknown ones): each costs about a thousand lookups. */
-const MAX_RESPELLED_WORDS = 40;
+/**
+ * Most words of one text read as misspellings (the first unknown ones): each costs about a
+ * thousand lookups (a few tenths of a millisecond), and a question has far fewer.
+ */
+export const MAX_RESPELLED_WORDS = 12;
 /** Longest word read as a misspelling, in letters: English words are shorter, and the edits of a word grow with its length. */
 const MAX_RESPELLED_CHARS = 20;
 /** How many misspelled words, section pairs and headings each index keeps (least recently used dropped first). */

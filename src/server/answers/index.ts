@@ -68,7 +68,8 @@ export function mapCitations(text: string, sources: Source[]): { content: string
     const position = order.indexOf(Number(d));
     return position >= 0 ? `[${position + 1}]` : '';
   });
-  return { content: content.replace(/[ \t]+([.,;:])/g, '$1'), sources: order.map((n) => sources[n - 1]!) };
+  // From the start of a run of blanks only: tried inside a long run, the pattern read the run again each time.
+  return { content: content.replace(/(?<![ \t])[ \t]+([.,;:])/g, '$1'), sources: order.map((n) => sources[n - 1]!) };
 }
 
 /**

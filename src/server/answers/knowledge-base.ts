@@ -177,9 +177,12 @@ function docsFirst<T extends { score: number; coverage: number; section: { kind:
   return out;
 }
 
-/** The bold labels that open list items ("- **CSP.** Works under…" gives "CSP"). */
+/**
+ * The bold labels that open list items ("- **CSP.** Works under…" gives "CSP"). Blanks within the
+ * line only: `^\s*` crossed line ends, and so read a run of empty lines again from each of them.
+ */
 export function runInLabels(body: string): string[] {
-  return [...body.matchAll(/^\s*(?:[-*+]|\d+[.)])\s+\*\*([^*\n]{1,40}?)[.:]?\*\*/gm)].map((m) => m[1]!);
+  return [...body.matchAll(/^[^\S\n]*(?:[-*+]|\d+[.)])[^\S\n]+\*\*([^*\n]{1,40}?)[.:]?\*\*/gm)].map((m) => m[1]!);
 }
 
 /** Thrown for paths that cannot be ingested at all (missing, unreadable). */

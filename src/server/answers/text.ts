@@ -69,7 +69,7 @@ function clipToken(token: string): string {
 function identifierParts(token: string): string[] {
   return token
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/(?<=[A-Z])(?=[A-Z][a-z])/g, ' ')
     .split(/[\s_\-.:]+/)
     .filter(Boolean);
 }
@@ -135,7 +135,7 @@ export function slugify(heading: string): string {
   return heading
     .trim()
     .toLowerCase()
-    .replace(/<[^>]*>/g, '')
+    .replace(/<[^<>]*>/g, '')
     .replace(/[^\p{L}\p{N}\s_-]/gu, '')
     .replace(/\s/g, '-');
 }
@@ -147,16 +147,20 @@ export function slugify(heading: string): string {
 export function sentences(text: string): string[] {
   const out: string[] = [];
   let open = '';
+  // The bold marks and backticks of the pieces joined so far, counted piece by piece (counted
+  // again over the joined text at each piece, a long unbalanced run cost time quadratic in it).
+  let bold = 0;
+  let ticks = 0;
   for (const piece of text.split(/(?<=[.!?])\s+(?=[A-Z0-9`*"([])/)) {
     open = open ? `${open} ${piece}` : piece;
-    if (isBalanced(open)) {
+    bold += piece.match(/\*\*/g)?.length ?? 0;
+    ticks += piece.match(/`/g)?.length ?? 0;
+    if (bold % 2 === 0 && ticks % 2 === 0) {
       if (open.trim()) out.push(open.trim());
       open = '';
+      bold = ticks = 0;
     }
   }
   if (open.trim()) out.push(open.trim());
   return out;
 }
-
-/** Whether a piece of Markdown closes every bold run and code span it opens. */
-const isBalanced = (text: string) => (text.match(/\*\*/g)?.length ?? 0) % 2 === 0 && (text.replace(/\*\*/g, '').match(/`/g)?.length ?? 0) % 2 === 0;

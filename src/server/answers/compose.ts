@@ -35,6 +35,8 @@ interface Unit {
  * Prose as a visitor reads it, with other Markdown kept: wiki-style links (`[[Page|label]]`) read
  * as their label, or as "Page › Heading"; an embedded image or icon (`![[send.svg#icon]]`) goes,
  * as do callout markers (`[!note]-`). Code spans are left as written: they show the syntax itself.
+ * A link's target holds no bracket, so a run of `[[` without a close is read once, not once per
+ * `[[` (tried at every one, `[^\]]*` ran to the end of the text: quadratic).
  */
 const readable = (text: string) =>
   text
@@ -43,9 +45,9 @@ const readable = (text: string) =>
       i % 2 === 1
         ? part
         : part
-            .replace(/\s*!\[\[[^\]]*\.(?:png|jpe?g|gif|svg|webp|avif|bmp)(?:[#|][^\]]*)?\]\]/gi, '')
-            .replace(/!?\[\[([^\]|]*)\|([^\]]*)\]\]/g, '$2')
-            .replace(/!?\[\[([^\]]*)\]\]/g, (_, target: string) => target.replace(/#\^[\w-]+$/, '').split('#').filter(Boolean).join(' › '))
+            .replace(/(?<!\s)\s*!\[\[[^[\]]*\.(?:png|jpe?g|gif|svg|webp|avif|bmp)(?:[#|][^[\]]*)?\]\]/gi, '')
+            .replace(/!?\[\[([^[\]|]*)\|([^[\]]*)\]\]/g, '$2')
+            .replace(/!?\[\[([^[\]]*)\]\]/g, (_, target: string) => target.replace(/#\^[\w-]+$/, '').split('#').filter(Boolean).join(' › '))
             .replace(/\[![\w-]+\][-+]?\s*/g, ''),
     )
     .join('');
@@ -243,7 +245,8 @@ function joinUnits(quoted: string[]): string {
 /** A sentence's letters and digits, lowercased: exported tabs repeat passages with their spaces lost ("CriteriaBadThe"). */
 const normalized = (sentence: string) => sentence.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 
-const IMPORT_LINE = /^\s*(?:import\b|export\s+\*|export\s+\{[^}]*\}\s+from\b|from\s+\S+\s+import\b|use\s+[\w:{}, *]+;|#include\b|require\b|package\s|using\s+[\w.]+;|extern\s+crate\b|mod\s+\w+;)|^\s*(?:const|let|var)\s+.*=\s*require\(/;
+/** An import line. No two neighbouring repeats match the same characters (`use\s+[\w, ]+` did): linear in the line. */
+const IMPORT_LINE = /^\s*(?:import\b|export\s+\*|export\s+\{[^}]*\}\s+from\b|from\s+\S+\s+import\b|use\s[\s\w:{},*]*;|#include\b|require\b|package\s|using\s+[\w.]+;|extern\s+crate\b|mod\s+\w+;)|^\s*(?:const|let|var)\s.*=\s*require\(/;
 
 /** Bracket depth change of a line of code (strings and comments are not told apart: good enough to find statement ends). */
 const depthChange = (line: string) => (line.match(/[({[]/g)?.length ?? 0) - (line.match(/[)}\]]/g)?.length ?? 0);
@@ -286,7 +289,7 @@ export function codeExcerpt(code: string, lines: number, terms: Set<string>): st
     end++;
     if (end - start >= lines && depth <= 0 && /[;})\],]\s*$|^\s*$/.test(all[end - 1]!)) break;
   }
-  return all.slice(start, end).join('\n').replace(/\s+$/, '');
+  return all.slice(start, end).join('\n').trimEnd();
 }
 
 function fence(code: string, lang: string): string {

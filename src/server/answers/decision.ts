@@ -1,5 +1,6 @@
 /** @module Whether to answer at all: signals of how well the best sections fit the question, and the decision over them. */
 import { runInLabels, type SearchHit, type Vocabulary } from './knowledge-base.js';
+import { MAX_QUERY_WORDS } from './search-index.js';
 import { specificity } from './specificity.js';
 import { isQuestionFraming, tokenize } from './text.js';
 
@@ -72,14 +73,15 @@ export function termsOfSection(hit: SearchHit): SectionTerms {
 export function answerSignals(question: string, hits: SearchHit[], vocabulary: Vocabulary, earlier: string[] = []): AnswerSignals | null {
   const best = hits[0];
   if (!best) return null;
-  const subjectOf = (text: string) => {
+  const subjectOf = (text: string, read = (words: string) => vocabulary.terms(words)) => {
     // A hyphenated word ("pre-filling", "end-to-end") is judged by its words; identifiers stay whole too.
-    const asked = [...new Set(vocabulary.terms(text.replace(/(\p{L})-(?=\p{L})/gu, '$1 ')))];
+    const asked = [...new Set(read(text.replace(/(\p{L})-(?=\p{L})/gu, '$1 ')))];
     const subject = asked.filter((t) => !isQuestionFraming(t));
     return subject.length > 0 ? subject : asked;
   };
   const weights = new Map<string, number>();
-  for (const turn of earlier) for (const term of subjectOf(turn)) weights.set(term, 0.5);
+  // Earlier turns are read as written, not respelled again (see `SearchIndex.search`).
+  for (const turn of earlier) for (const term of subjectOf(turn, (words) => tokenize(words, MAX_QUERY_WORDS))) weights.set(term, 0.5);
   for (const term of subjectOf(question)) weights.set(term, 1);
   const { all, heading, named, counts } = termsOfSection(best);
   const others = hits.slice(1, 3).map((hit) => termsOfSection(hit).all);

@@ -48,11 +48,16 @@ export function sectionText(section: Pick<Section, 'title' | 'context' | 'body' 
   return `${heading}\n${asWords(section.body || section.code).slice(0, EMBEDDED_CHARS)}`;
 }
 
+/**
+ * A fence's info string holds no backtick, a link's label no bracket and its target no
+ * parenthesis, and a table rule's blanks stay on its line: so no pattern reads a run of fences,
+ * brackets or blank lines again from each of its starts.
+ */
 function asWords(markdown: string): string {
   return markdown
-    .replace(/```[^\n]*\n[\s\S]*?(?:```|$)/g, ' ')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/^\s*\|?\s*:?-{3,}.*$/gm, ' ')
+    .replace(/```[^\n`]*\n[\s\S]*?(?:```|$)/g, ' ')
+    .replace(/\[([^[\]]*)\]\([^()]*\)/g, '$1')
+    .replace(/^[^\S\n]*(?:\|[^\S\n]*)?:?-{3,}.*$/gm, ' ')
     .replace(/[|*_`>#]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();

@@ -2,6 +2,7 @@
  * @module The answer engine: retrieval over the organization's docs and code, answers composed
  * locally from the best passages, or by an OpenAI-compatible LLM grounded in them when configured.
  */
+import { setImmediate } from 'node:timers/promises';
 import type { Message, Source } from '../../protocol/index.js';
 import type { Sql } from '../store/sql.js';
 import { composeAnswer, extractiveSummary, extractiveTitle, NO_ANSWER } from './compose.js';
@@ -9,6 +10,7 @@ import { KnowledgeStore, type IngestOptions, type IngestReport, type SearchHit, 
 import { sentenceEncoder, type Embedder } from './embeddings.js';
 import { complete, llmConfigFromEnv, type ChatMessage, type LlmConfig } from './llm.js';
 import { relevantHits, toSource } from './sources.js';
+import { loadSpecificity } from './specificity.js';
 import type { Answer, AnswerEngine, AnswerRequest, SummaryRequest } from './types.js';
 
 export { kbMigrations, IngestError, type IngestReport, type SearchHit } from './knowledge-base.js';
@@ -66,12 +68,33 @@ export function mapCitations(text: string, sources: Source[]): { content: string
     const position = order.indexOf(Number(d));
     return position >= 0 ? `[${position + 1}]` : '';
   });
-  return { content: content.replace(/[ \t]+([.,;:])/g, '$1'), sources: order.map((n) => sources[n - 1]!) };
+  // From the start of a run of blanks only: tried inside a long run, the pattern read the run again each time.
+  return { content: content.replace(/(?<![ \t])[ \t]+([.,;:])/g, '$1'), sources: order.map((n) => sources[n - 1]!) };
 }
 
-function history(messages: Message[]): { question: string; earlier: string[] } {
+/**
+ * How much of a conversation an answer reads: the question's first and last characters (a pasted
+ * log with the question after it keeps its question), and the last few earlier user turns, each
+ * clipped. Retrieval, the decision and the composition then do a bounded amount of work whatever
+ * the visitor sends (16,000 characters a message, twenty turns).
+ */
+export const READ_LIMITS = { questionHead: 1_500, questionTail: 500, earlierTurns: 3, earlierChars: 1_000 };
+
+/** The question (its head and tail when long) and the last earlier user turns, each clipped (see `READ_LIMITS`). */
+export function history(messages: Message[]): { question: string; earlier: string[] } {
   const users = messages.filter((m) => m.role === 'user');
-  return { question: users.at(-1)?.content ?? '', earlier: users.slice(0, -1).map((m) => m.content) };
+  const last = users.at(-1)?.content ?? '';
+  const { questionHead, questionTail, earlierTurns, earlierChars } = READ_LIMITS;
+  const question = last.length <= questionHead + questionTail ? last : `${clip(last, 0, questionHead)}\n…\n${clip(last, last.length - questionTail, last.length)}`;
+  const earlier = users.slice(Math.max(0, users.length - 1 - earlierTurns), -1).map((m) => clip(m.content, 0, earlierChars));
+  return { question, earlier };
+}
+
+/** `text.slice(start, end)`, moved inward so as not to split a surrogate pair. */
+function clip(text: string, start: number, end: number): string {
+  if (start > 0 && /[\uDC00-\uDFFF]/.test(text[start] ?? '')) start++;
+  if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1] ?? '')) end--;
+  return text.slice(start, end);
 }
 
 export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine & KnowledgeBase {
@@ -92,9 +115,12 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
   return {
     async answer(request: AnswerRequest): Promise<Answer> {
       const { question, earlier } = history(request.messages);
+      await loadSpecificity();
       // One check that the organization's index is current serves the whole answer.
       const kb = await store.snapshot(request.orgId);
       const hits = kb.search(question, { history: earlier, limit: 10, vector: await store.embedQuestion(question) });
+      // Retrieval and composition are each a few milliseconds of work: other requests go between them.
+      await setImmediate();
       if (llm) {
         // The LLM decides, under the grounded prompt, whether the best passages answer: no local gate.
         const grounded = relevantHits(hits);
@@ -135,7 +161,10 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
     forgetTicket: (orgId, source, externalId) => store.forgetTicket(orgId, source, externalId),
 
     ingest: (orgId, paths, ingestOptions) => store.ingest(orgId, paths, ingestOptions),
-    search: (orgId, query, searchOptions) => store.search(orgId, query, searchOptions),
+    search: async (orgId, query, searchOptions) => {
+      await loadSpecificity();
+      return store.search(orgId, query, searchOptions);
+    },
     indexTicket: (orgId, ticket) => store.indexTicket(orgId, ticket),
     stats: (orgId) => store.stats(orgId),
     vocabulary: (orgId) => store.vocabulary(orgId),

@@ -177,9 +177,12 @@ function docsFirst<T extends { score: number; coverage: number; section: { kind:
   return out;
 }
 
-/** The bold labels that open list items ("- **CSP.** Works under…" gives "CSP"). */
+/**
+ * The bold labels that open list items ("- **CSP.** Works under…" gives "CSP"). Blanks within the
+ * line only: `^\s*` crossed line ends, and so read a run of empty lines again from each of them.
+ */
 export function runInLabels(body: string): string[] {
-  return [...body.matchAll(/^\s*(?:[-*+]|\d+[.)])\s+\*\*([^*\n]{1,40}?)[.:]?\*\*/gm)].map((m) => m[1]!);
+  return [...body.matchAll(/^[^\S\n]*(?:[-*+]|\d+[.)])[^\S\n]+\*\*([^*\n]{1,40}?)[.:]?\*\*/gm)].map((m) => m[1]!);
 }
 
 /** Thrown for paths that cannot be ingested at all (missing, unreadable). */
@@ -239,6 +242,18 @@ interface LoadedIndex {
   pageOf: Int32Array;
   /** Each section's sentence embedding (null for code, and for sections stored without one). */
   vectors: (Int8Array | null)[];
+}
+
+/**
+ * How much of a ticket is indexed. Ticket text is written by the helpdesk's customers, at any
+ * length: every rebuild of the index reads it, and so does every answer that weighs it.
+ */
+const TICKET_INDEXED_CHARS = { title: 300, body: 20_000 };
+
+/** The start of a text, `max` characters at most, not cutting a character outside the Basic Multilingual Plane in half. */
+function clipText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return text.slice(0, /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max);
 }
 
 /** Rows per INSERT when a document's sections are written (12 parameters each, well under both engines' limits). */
@@ -399,13 +414,17 @@ export class KnowledgeStore {
     return report;
   }
 
-  /** Indexes a synced ticket's text under `ticket:<source>:<external_id>`. */
+  /**
+   * Indexes a synced ticket's text under `ticket:<source>:<external_id>`: its title and the start
+   * of its body (see `TICKET_INDEXED_CHARS`; the ticket store keeps the whole text).
+   */
   async indexTicket(orgId: string, ticket: TicketDocument): Promise<void> {
     const docKey = `ticket:${ticket.source}:${ticket.externalId}`;
-    const section: Section = { title: ticket.title, context: `${ticket.source} ticket`, url: ticket.url ?? '', body: ticket.body ?? '', code: '', lang: '', kind: 'ticket' };
+    const title = clipText(ticket.title, TICKET_INDEXED_CHARS.title);
+    const section: Section = { title, context: `${ticket.source} ticket`, url: ticket.url ?? '', body: clipText(ticket.body ?? '', TICKET_INDEXED_CHARS.body), code: '', lang: '', kind: 'ticket' };
     const vectors = await this.#embed([section]);
     await this.#sql.transaction(async (tx) => {
-      await this.#replace(tx, orgId, docKey, { root: `ticket:${ticket.source}`, relPath: ticket.externalId, hash: '', title: ticket.title }, [section], vectors);
+      await this.#replace(tx, orgId, docKey, { root: `ticket:${ticket.source}`, relPath: ticket.externalId, hash: '', title }, [section], vectors);
       await this.#bump(tx, orgId);
     });
   }

@@ -3,6 +3,7 @@
  * headings), body and code, each with its own weight and length normalisation.
  */
 import { isEverydayWord, specificity } from './specificity.js';
+import { LruCache } from '../lru.js';
 import { isQuestionFraming, stem, tokenize, words } from './text.js';
 
 export interface IndexedSection {
@@ -24,6 +25,21 @@ const HEADING_BONUS = 0.5;
 const FRAMING_WEIGHT = 0.5;
 /** How much a word of the latest earlier user turn counts in a follow-up (each turn before it 0.7 times less). */
 const HISTORY_WEIGHT = 0.6;
+
+/**
+ * Most words of one text `terms` reads (a question is clipped before, see index.ts; this bounds
+ * every caller): a question names its subject in far fewer.
+ */
+export const MAX_QUERY_WORDS = 300;
+/**
+ * Most words of one text read as misspellings (the first unknown ones): each costs about a
+ * thousand lookups (a few tenths of a millisecond), and a question has far fewer.
+ */
+export const MAX_RESPELLED_WORDS = 12;
+/** Longest word read as a misspelling, in letters: English words are shorter, and the edits of a word grow with its length. */
+const MAX_RESPELLED_CHARS = 20;
+/** How many misspelled words, section pairs and headings each index keeps (least recently used dropped first). */
+const CACHE_SIZE = 5_000;
 
 /** A posting record: [doc, tf in title, tf in context, tf in body, tf in code]. */
 const STRIDE = 1 + FIELDS.length;
@@ -134,11 +150,14 @@ export class SearchIndex {
   readonly #avg: number[];
   readonly #sections: readonly IndexedSection[];
   readonly #phrases: boolean;
-  /** Adjacent-word pairs of sections that were candidates lately (bounded), for the phrase bonus. */
-  readonly #adjacent = new Map<number, Set<string>>();
-  readonly #headings = new Map<number, string[]>();
-  /** Misspelled words read lately and what they were read as (a question's words are read a few times per answer). */
-  readonly #respelled = new Map<string, string | undefined>();
+  /** Adjacent-word pairs of sections that were candidates lately, for the phrase bonus. */
+  readonly #adjacent = new LruCache<number, Set<string>>(CACHE_SIZE);
+  readonly #headings = new LruCache<number, string[]>(CACHE_SIZE);
+  /**
+   * Misspelled words read lately and what they were read as, null for nothing (a question's words
+   * are read a few times per answer, and again as earlier turns of the next questions).
+   */
+  readonly #respelled = new LruCache<string, string | null>(CACHE_SIZE);
 
   /** Builds the index at once; `SearchIndex.build` does the same without holding the event loop. */
   constructor(sections: readonly IndexedSection[], options: { phrases?: boolean } = {}, built?: Postings) {
@@ -178,16 +197,13 @@ export class SearchIndex {
   }
 
   #pairsOf(index: number): Set<string> {
-    let adjacent = this.#adjacent.get(index);
-    if (!adjacent) {
+    return this.#adjacent.getOrSet(index, () => {
       const section = this.#sections[index]!;
       const terms = tokenize(`${section.title}\n${section.body}`);
-      adjacent = new Set<string>();
+      const adjacent = new Set<string>();
       for (let i = 0; i + 1 < terms.length; i++) adjacent.add(`${terms[i]} ${terms[i + 1]}`);
-      if (this.#adjacent.size >= 5_000) this.#adjacent.clear();
-      this.#adjacent.set(index, adjacent);
-    }
-    return adjacent;
+      return adjacent;
+    });
   }
 
   /** Whether any section holds a term (as `tokenize` returns it). */
@@ -204,20 +220,18 @@ export class SearchIndex {
    */
   terms(text: string): string[] {
     const out: string[] = [];
-    for (const { word, terms } of words(text)) {
-      const respelled = terms.length === 1 && !this.#termIds.has(terms[0]!) ? this.#respelledOnce(word.toLowerCase()) : undefined;
+    let respellings = 0;
+    for (const { word, terms } of words(text, MAX_QUERY_WORDS)) {
+      const unknown = terms.length === 1 && !this.#termIds.has(terms[0]!) && word.length <= MAX_RESPELLED_CHARS;
+      const respelled = unknown && respellings++ < MAX_RESPELLED_WORDS ? this.#respelledOnce(word.toLowerCase()) : null;
       if (respelled) out.push(respelled);
       else out.push(...terms);
     }
     return out;
   }
 
-  #respelledOnce(word: string): string | undefined {
-    if (this.#respelled.has(word)) return this.#respelled.get(word);
-    const term = this.#respell(word);
-    if (this.#respelled.size >= 5_000) this.#respelled.clear();
-    this.#respelled.set(word, term);
-    return term;
+  #respelledOnce(word: string): string | null {
+    return this.#respelled.getOrSet(word, () => this.#respell(word) ?? null);
   }
 
   /**
@@ -258,7 +272,9 @@ export class SearchIndex {
 
   /**
    * Ranks sections for a query. `history` (earlier user turns) adds its terms at a lower weight,
-   * so a follow-up like "and on Windows?" keeps the topic of the conversation.
+   * so a follow-up like "and on Windows?" keeps the topic of the conversation. Earlier turns are
+   * read as written, not respelled: respelling every earlier turn again made each answer of a long
+   * conversation cost more than the last.
    */
   search(query: string, options: { history?: string[]; limit?: number } = {}): Hit[] {
     const limit = options.limit ?? 10;
@@ -268,7 +284,7 @@ export class SearchIndex {
     const history = options.history ?? [];
     history.forEach((turn, i) => {
       const w = HISTORY_WEIGHT * 0.7 ** (history.length - 1 - i);
-      for (const t of this.terms(turn)) if (!weights.has(t)) weights.set(t, w);
+      for (const t of tokenize(turn, MAX_QUERY_WORDS)) if (!weights.has(t)) weights.set(t, w);
     });
     if (weights.size === 0 || this.size === 0) return [];
 
@@ -333,13 +349,7 @@ export class SearchIndex {
 
   /** The distinct terms of a section's title field (cached for recent candidates). */
   #headingOf(index: number): string[] {
-    let terms = this.#headings.get(index);
-    if (!terms) {
-      terms = [...new Set(tokenize(this.#sections[index]!.title))];
-      if (this.#headings.size >= 5_000) this.#headings.clear();
-      this.#headings.set(index, terms);
-    }
-    return terms;
+    return this.#headings.getOrSet(index, () => [...new Set(tokenize(this.#sections[index]!.title))]);
   }
 }
 

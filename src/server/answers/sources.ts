@@ -61,7 +61,8 @@ const MAX_TITLE = 70;
 export function docSummary(section: { title: string; body: string; code: string }): string {
   const lines = section.code.split('\n').filter((l) => l.trim());
   if (section.title.endsWith(' (continued)') || (!DOC_COMMENT.test(lines[0] ?? '') && !DOCSTRING.test(lines[1] ?? ''))) return '';
-  const first = section.body.replace(/\[`?([^\]`]+)`?\](?:\([^)]*\))?/g, '$1').replace(/`/g, '').trim();
+  // A label holds no bracket and a target no parenthesis: a run of `[` or `(` without a close is read once.
+  const first = section.body.replace(/\[`?([^[\]`]+)`?\](?:\([^()]*\))?/g, '$1').replace(/`/g, '').trim();
   let summary = (first.split(/(?<=[.!?])\s/)[0] ?? '').replace(/[.:]$/, '').trim();
   if (summary.length > MAX_TITLE) {
     const head = summary.slice(0, MAX_TITLE);

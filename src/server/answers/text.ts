@@ -1,6 +1,15 @@
 /** @module Tokenizing for retrieval: identifiers split (camelCase, snake_case, kebab-case), stopwords dropped, words stemmed. */
 import lemmatizer from 'wink-lemmatizer';
 import porter2 from 'wink-porter2-stemmer';
+import { LruCache } from '../lru.js';
+
+/**
+ * Longest token read, in UTF-16 units: a longer one (a pasted hash, a visitor's `x` × 16,000) is
+ * cut to its start before it is split, lowercased and stemmed. The stemmer's and the splitter's
+ * regular expressions take time quadratic in a word's length; cut, no token costs more than a
+ * fixed amount, and no real word or identifier part is that long.
+ */
+export const MAX_TOKEN_CHARS = 100;
 
 const STOPWORDS = new Set(
   `a about above after again against all am an and any are as at be because been before being below between both but by
@@ -39,6 +48,8 @@ export function isQuestionFraming(term: string): boolean {
  * the regular endings. Words with digits and very short words are kept as they are.
  */
 export function stem(word: string): string {
+  // Cut again here: lowercasing may lengthen a word ('İ' is 'i̇').
+  word = clipToken(word);
   if (word.length <= 2 || /\d/.test(word)) return word;
   // Plurals of acronyms ("SDKs", "URLs", "PRs"): Porter2 keeps an s that no vowel precedes.
   if (/^[^aeiouy]+s$/.test(word)) return word.slice(0, -1);
@@ -47,11 +58,18 @@ export function stem(word: string): string {
   return porter2(lemma);
 }
 
+/** A token cut to `MAX_TOKEN_CHARS` (never between the two halves of a surrogate pair). */
+function clipToken(token: string): string {
+  if (token.length <= MAX_TOKEN_CHARS) return token;
+  const end = /[\uD800-\uDBFF]/.test(token[MAX_TOKEN_CHARS - 1]!) ? MAX_TOKEN_CHARS - 1 : MAX_TOKEN_CHARS;
+  return token.slice(0, end);
+}
+
 /** Splits an identifier into its words: `parseHTTPResponse_v2` → `parse`, `http`, `response`, `v2`. */
 function identifierParts(token: string): string[] {
   return token
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/(?<=[A-Z])(?=[A-Z][a-z])/g, ' ')
     .split(/[\s_\-.:]+/)
     .filter(Boolean);
 }
@@ -75,35 +93,41 @@ function tokenTerms(token: string): string[] {
 }
 
 /** Raw token → its terms, for the words seen lately: a knowledge base repeats its vocabulary. */
-const termsOf = new Map<string, string[]>();
-const TERMS_CACHE_SIZE = 100_000;
+const termsOf = new LruCache<string, string[]>(100_000);
 
 /** A raw token: letters and digits, joined by `_`, `-`, `.` or `:` inside an identifier. */
 const TOKEN = /[\p{L}\p{N}]+(?:[_\-.:][\p{L}\p{N}]+)*/gu;
 
 function termsOfToken(token: string): string[] {
-  let terms = termsOf.get(token);
-  if (!terms) {
-    terms = tokenTerms(token);
-    if (termsOf.size >= TERMS_CACHE_SIZE) termsOf.clear();
-    termsOf.set(token, terms);
-  }
-  return terms;
+  const clipped = clipToken(token);
+  return termsOf.getOrSet(clipped, () => tokenTerms(clipped));
 }
 
 /**
- * Terms of a text, in order. Identifiers yield their parts and, when compound, the whole
- * identifier too, so both `maxTokens` and "max tokens" match.
+ * Terms of a text, in order (of its first `maxWords` words). Identifiers yield their parts and,
+ * when compound, the whole identifier too, so both `maxTokens` and "max tokens" match.
  */
-export function tokenize(text: string): string[] {
+export function tokenize(text: string, maxWords = Infinity): string[] {
   const out: string[] = [];
-  for (const token of text.match(TOKEN) ?? []) for (const term of termsOfToken(token)) out.push(term);
+  let read = 0;
+  for (const [token] of text.matchAll(TOKEN)) {
+    if (read++ >= maxWords) break;
+    for (const term of termsOfToken(token)) out.push(term);
+  }
   return out;
 }
 
-/** The words of a text as written, each with its terms (see `tokenize`): a misspelled word is read whole. */
-export function words(text: string): { word: string; terms: string[] }[] {
-  return (text.match(TOKEN) ?? []).map((word) => ({ word, terms: termsOfToken(word) }));
+/**
+ * The words of a text as written, each with its terms (see `tokenize`): a misspelled word is read
+ * whole. At most `max` words, the first ones.
+ */
+export function words(text: string, max = Infinity): { word: string; terms: string[] }[] {
+  const out: { word: string; terms: string[] }[] = [];
+  for (const [word] of text.matchAll(TOKEN)) {
+    if (out.length >= max) break;
+    out.push({ word: clipToken(word), terms: termsOfToken(word) });
+  }
+  return out;
 }
 
 /** GitHub's heading anchors: lowercase, punctuation dropped (except - and _), spaces to hyphens. */
@@ -111,7 +135,7 @@ export function slugify(heading: string): string {
   return heading
     .trim()
     .toLowerCase()
-    .replace(/<[^>]*>/g, '')
+    .replace(/<[^<>]*>/g, '')
     .replace(/[^\p{L}\p{N}\s_-]/gu, '')
     .replace(/\s/g, '-');
 }
@@ -123,16 +147,20 @@ export function slugify(heading: string): string {
 export function sentences(text: string): string[] {
   const out: string[] = [];
   let open = '';
+  // The bold marks and backticks of the pieces joined so far, counted piece by piece (counted
+  // again over the joined text at each piece, a long unbalanced run cost time quadratic in it).
+  let bold = 0;
+  let ticks = 0;
   for (const piece of text.split(/(?<=[.!?])\s+(?=[A-Z0-9`*"([])/)) {
     open = open ? `${open} ${piece}` : piece;
-    if (isBalanced(open)) {
+    bold += piece.match(/\*\*/g)?.length ?? 0;
+    ticks += piece.match(/`/g)?.length ?? 0;
+    if (bold % 2 === 0 && ticks % 2 === 0) {
       if (open.trim()) out.push(open.trim());
       open = '';
+      bold = ticks = 0;
     }
   }
   if (open.trim()) out.push(open.trim());
   return out;
 }
-
-/** Whether a piece of Markdown closes every bold run and code span it opens. */
-const isBalanced = (text: string) => (text.match(/\*\*/g)?.length ?? 0) % 2 === 0 && (text.replace(/\*\*/g, '').match(/`/g)?.length ?? 0) % 2 === 0;

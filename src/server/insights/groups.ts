@@ -5,6 +5,8 @@
  * when it found nothing: "reset password", "How do I reset my passwords?" and "password_reset"
  * share their terms. No library is needed for this, and none would know the search's vocabulary.
  */
+import { setImmediate } from 'node:timers/promises';
+import { MAX_QUERY_WORDS } from '../answers/search-index.js';
 import { isQuestionFraming, tokenize } from '../answers/text.js';
 
 export interface Question {
@@ -33,12 +35,28 @@ export interface GroupingOptions {
   limit?: number;
 }
 
-/** The subject terms of a question: framing words ("how", "explain", "recommend") are left out when anything else is left. */
+/**
+ * Most terms of one question compared (its first distinct ones): a question has far fewer, and a
+ * planted one with thousands would make each comparison cost in proportion.
+ */
+export const MAX_QUESTION_TERMS = 32;
+/** Questions grouped between two turns of the event loop (a few milliseconds' work, even when each shares its terms with hundreds of groups). */
+const QUESTIONS_PER_TURN = 25;
+
+/**
+ * The subject terms of a question (at most `MAX_QUESTION_TERMS`): framing words ("how",
+ * "explain", "recommend") are left out when anything else is left.
+ */
 export function questionTerms(text: string): Set<string> {
   // A masked address says nothing about the subject.
-  const all = tokenize(text.replaceAll('[email]', ' '));
+  const all = tokenize(text.replaceAll('[email]', ' '), MAX_QUERY_WORDS);
   const subject = all.filter((t) => !isQuestionFraming(t));
-  return new Set(subject.length > 0 ? subject : all);
+  const terms = new Set<string>();
+  for (const term of subject.length > 0 ? subject : all) {
+    if (terms.size >= MAX_QUESTION_TERMS) break;
+    terms.add(term);
+  }
+  return terms;
 }
 
 /** Each term of a text mapped to the word it came from (`invoic` → `invoices`), for labels people can read. */
@@ -63,18 +81,20 @@ interface Building {
  * Groups questions (given newest first) by similarity, greedily: each joins the existing group it
  * resembles most, or starts one. Candidate groups are found through the terms they share, so the
  * cost follows the overlap, not the number of groups. Groups come largest first, ties newest first.
+ * Other work (the server's requests) runs between every few questions.
  *
  * @example
- * groupQuestions([{ text: 'reset my password', askedAt }, { text: 'password reset?', askedAt }]) // one group of 2
+ * await groupQuestions([{ text: 'reset my password', askedAt }, { text: 'password reset?', askedAt }]) // one group of 2
  */
-export function groupQuestions(questions: Question[], options: GroupingOptions = {}): { groups: QuestionGroup[]; total: number } {
+export async function groupQuestions(questions: Question[], options: GroupingOptions = {}): Promise<{ groups: QuestionGroup[]; total: number }> {
   const threshold = options.threshold ?? 0.5;
   const keep = options.examples ?? 3;
   const limit = options.limit ?? 20;
   const groups: Building[] = [];
   const byTerm = new Map<string, number[]>();
   const shared = new Map<number, number>();
-  for (const question of questions) {
+  for (const [i, question] of questions.entries()) {
+    if (i > 0 && i % QUESTIONS_PER_TURN === 0) await setImmediate();
     const terms = questionTerms(question.text);
     const key = question.text.trim().toLowerCase();
     shared.clear();

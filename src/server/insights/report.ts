@@ -6,6 +6,7 @@
  * comments are masked.
  */
 import type { Source } from '../../protocol/index.js';
+import { EMAIL_MAX_LENGTH, FEEDBACK_COMMENT_MAX_LENGTH } from '../../protocol/limits.js';
 import type { Sql } from '../store/sql.js';
 import { groupQuestions } from './groups.js';
 
@@ -49,9 +50,22 @@ export interface ReportOptions {
   limits?: { groups?: number; thumbsDown?: number; sources?: number; pages?: number };
 }
 
-const EMAIL = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu;
+/**
+ * An email address. A match may start only where a run of address characters starts (the
+ * lookbehind): tried at every position inside a long run with no `@` (`x` × 16,000), the pattern
+ * cost time quadratic in the run's length; now each run is scanned once, and the domain's labels
+ * are separated by dots no label holds, so the pattern is linear in the text.
+ */
+const EMAIL = /(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu;
 /** Free text with email addresses masked: visitors sometimes type theirs into a question or a comment. */
 export const masked = (text: string) => text.replace(EMAIL, '[email]');
+/**
+ * How much of a visitor's text the report reads (a question is shown clipped to 500 characters,
+ * and grouped by the words of this much). Cut with room for an address across the cut, then
+ * masked, then cut again: an address is never shown in part.
+ */
+const READ_CHARS = 1_000;
+const readText = (text: string, max = READ_CHARS) => clip(masked(text.slice(0, max + EMAIL_MAX_LENGTH)), max);
 const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`);
 const DAY_MS = 86_400_000;
 /** Unanswered questions grouped at most (the newest): reading and grouping them costs time in proportion. */
@@ -228,7 +242,7 @@ export async function insightsReport(sql: Sql, options: ReportOptions): Promise<
   }
   const citedLists = new Map<number, number>();
   for (const { source_list: id, n } of citedRows) citedLists.set(id, n);
-  const questions = unanswered.map((r) => ({ text: masked(r.content), askedAt: r.asked_at }));
+  const questions = unanswered.map((r) => ({ text: readText(r.content), askedAt: r.asked_at }));
 
   // Sections cited most: each distinct list of sources is read and parsed once (and kept: a list never changes).
   const citations = new Map<string, { title: string; url: string; citations: number }>();
@@ -243,14 +257,14 @@ export async function insightsReport(sql: Sql, options: ReportOptions): Promise<
   const citedPages = new Set([...citations.keys()].map(pageOf));
   const uncited = pages.filter((p) => p.url && !citedPages.has(pageOf(p.url)));
 
-  const grouped = groupQuestions(questions, { limit: limits.groups });
+  const grouped = await groupQuestions(questions, { limit: limits.groups });
 
   const thumbsDown = thumbsDownRows.map((r) => ({
     conversation_id: r.conversation_id,
     message_index: r.message_index,
-    question: clip(masked(r.question ?? ''), 500),
+    question: readText(r.question ?? '', 500),
     answer: clip(r.answer, 1000),
-    comment: r.comment === null ? null : masked(r.comment),
+    comment: r.comment === null ? null : readText(r.comment, FEEDBACK_COMMENT_MAX_LENGTH),
     sources: JSON.parse(r.sources) as Source[],
     rated_at: r.updated_at,
   }));

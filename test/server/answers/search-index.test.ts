@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SearchIndex, uniqueLines } from '../../../src/server/answers/search-index.js';
+import { MAX_QUERY_WORDS, SearchIndex, uniqueLines } from '../../../src/server/answers/search-index.js';
 import { isQuestionFraming, tokenize } from '../../../src/server/answers/text.js';
 
 const section = (id: number, title: string, body: string) => ({ id, title, context: '', body, code: '' });
@@ -95,5 +95,41 @@ describe('postings', () => {
       expect(found.sort((a, b) => a - b)).toEqual(holding);
       expect(holding.length).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('bounded work per question', () => {
+  const index = new SearchIndex([
+    section(0, 'Widget', 'Embed the widget with one script tag.'),
+    section(1, 'Proxy', 'The proxy holds the token.'),
+    section(2, 'Zyxwvutsrqponmlkjihgfedcbak', 'A long made-up name.'),
+  ]);
+
+  it('reads at most MAX_QUERY_WORDS words of a text', () => {
+    const text = Array.from({ length: 2_000 }, (_, i) => `w${i}`).join(' ');
+    expect(index.terms(text)).toEqual(tokenize(text).slice(0, MAX_QUERY_WORDS));
+  });
+
+  it('reads the first misspelled words of a text as what they likely mean, and no more', () => {
+    const terms = index.terms(Array.from({ length: 100 }, () => 'widgte').join(' '));
+    const respelled = terms.filter((t) => t === index.terms('widget')[0]).length;
+    expect(respelled).toBeGreaterThan(0);
+    expect(respelled).toBeLessThan(100);
+    expect(terms).toHaveLength(100);
+  });
+
+  it('reads no long word as a misspelling (its edits grow with its length)', () => {
+    expect(index.terms('zyxwvutsrqponmlkjihgfedcbk')).toEqual(tokenize('zyxwvutsrqponmlkjihgfedcbk'));
+    expect(index.terms('zyxwvutsrqponmlkjihgfedcbk')).not.toEqual(index.terms('zyxwvutsrqponmlkjihgfedcbak'));
+  });
+});
+
+describe('earlier turns', () => {
+  const index = new SearchIndex([section(0, 'Widget', 'Embed the widget with one script tag.'), section(1, 'Proxy', 'The proxy holds the token.')]);
+
+  it('keep the subject of a follow-up, read as written: never respelled again at each later turn', () => {
+    expect(index.search('and on windows?', { history: ['the widget'] })[0]!.index).toBe(0);
+    expect(index.search('and on windows?', { history: ['the widgte'] })).toEqual([]);
+    expect(index.search('the widgte')[0]!.index).toBe(0);
   });
 });

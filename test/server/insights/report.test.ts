@@ -153,18 +153,18 @@ describe('GET /v0/insights', () => {
 
 describe('grouping unanswered questions', () => {
   const at = (i: number) => new Date(Date.UTC(2026, 10, 20, 12, 0, 60 - i)).toISOString();
-  it('puts rephrasings of one question together and keeps different subjects apart', () => {
+  it('puts rephrasings of one question together and keeps different subjects apart', async () => {
     const questions = ['How do I reset my password?', 'password reset', 'Where is the billing invoice?', 'Resetting passwords does not work', 'Download my invoices (billing)', 'Does it run on Windows?'].map((text, i) => ({ text, askedAt: at(i) }));
-    const { groups, total } = groupQuestions(questions);
+    const { groups, total } = await groupQuestions(questions);
     expect(total).toBe(3);
     expect(groups.map((g) => g.count)).toEqual([3, 2, 1]);
     expect(groups[0]!.examples.map((e) => e.text)).toEqual(['How do I reset my password?', 'password reset', 'Resetting passwords does not work']);
     expect(groups[1]!.terms).toEqual(expect.arrayContaining(['billing', 'invoice']));
   });
 
-  it('keeps a few distinct examples per group, newest first', () => {
+  it('keeps a few distinct examples per group, newest first', async () => {
     const questions = Array.from({ length: 6 }, (_, i) => ({ text: i % 2 ? 'export csv' : 'Export to CSV?', askedAt: at(i) }));
-    const [group] = groupQuestions(questions, { examples: 3 }).groups;
+    const [group] = (await groupQuestions(questions, { examples: 3 })).groups;
     expect(group!.count).toBe(6);
     expect(group!.examples.map((e) => e.text)).toEqual(['Export to CSV?', 'export csv']);
   });

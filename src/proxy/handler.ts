@@ -1,7 +1,6 @@
 /** @module `createSupportProxy`: the backend-for-frontend between `<support-chat>` and a v0 API. */
 import { createHash, randomUUID } from 'node:crypto';
 import {
-  FEEDBACK_COMMENT_MAX_LENGTH,
   FixedWindowLimiter,
   HttpError,
   isConversationId,
@@ -10,13 +9,12 @@ import {
   parseJsonObject,
   parseRetryAfter,
   readCappedText,
-  readEscalationContact,
-  readMessage,
   rateLimited,
   setRateLimitHeaders,
   type Bucket,
   type RateDecision,
 } from '../protocol/index.js';
+import { FeedbackRequest, parseBody, readEscalationContact, SendMessageRequest } from '../protocol/schemas/index.js';
 import { errorResponse, NetworkError, TimeoutError } from './errors.js';
 import { TtlLruCache } from './cache.js';
 import { resolveOptions, type SupportProxyOptions } from './options.js';
@@ -172,12 +170,8 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
 
   async function sendMessage(ctx: Context): Promise<Response> {
     limitVisitor(ctx, 'messages');
-    const body = await readJson(ctx.request);
-    const message = readMessage(body);
-    const conversationId = body.conversation_id;
-    if (conversationId !== undefined && conversationId !== null) {
-      if (!isConversationId(conversationId) || !ctx.visitor.conversations.includes(conversationId)) throw new HttpError(404, 'not_found', MESSAGES.notFound);
-    }
+    const { message, conversation_id: conversationId } = parseBody(SendMessageRequest, await readJson(ctx.request));
+    if (conversationId && !ctx.visitor.conversations.includes(conversationId)) throw new HttpError(404, 'not_found', MESSAGES.notFound);
     spend(ctx);
     const payload = JSON.stringify(conversationId ? { message, conversation_id: conversationId } : { message });
     const result = await upstream.request('POST', '/v0/chat', { body: payload, idempotencyKey: `chat-${randomUUID()}`, signal: ctx.request.signal });
@@ -247,20 +241,10 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
 
   /** A visitor's rating of an answer in one of their conversations; only the rating, comment and message index go upstream. */
   async function feedback(ctx: Context, id: string): Promise<Response> {
-    const body = await readJson(ctx.request);
-    if (body.rating !== 'up' && body.rating !== 'down') throw new HttpError(400, 'bad_request', '"rating" must be "up" or "down"');
+    const body = parseBody(FeedbackRequest, await readJson(ctx.request));
     const payload: Record<string, unknown> = { rating: body.rating };
-    if (body.comment !== undefined && body.comment !== null) {
-      if (typeof body.comment !== 'string') throw new HttpError(400, 'bad_request', '"comment" must be a string');
-      if (body.comment.length > FEEDBACK_COMMENT_MAX_LENGTH) throw new HttpError(400, 'bad_request', `"comment" must be at most ${FEEDBACK_COMMENT_MAX_LENGTH} characters`);
-      payload.comment = body.comment;
-    }
-    if (body.message_index !== undefined && body.message_index !== null) {
-      if (typeof body.message_index !== 'number' || !Number.isSafeInteger(body.message_index) || body.message_index < 0) {
-        throw new HttpError(400, 'bad_request', '"message_index" must be a non-negative integer');
-      }
-      payload.message_index = body.message_index;
-    }
+    if (typeof body.comment === 'string') payload.comment = body.comment;
+    if (typeof body.message_index === 'number') payload.message_index = body.message_index;
     spend(ctx);
     return relay(await upstream.request('POST', `/v0/chat/${id}/feedback`, { body: JSON.stringify(payload), signal: ctx.request.signal }), ctx);
   }

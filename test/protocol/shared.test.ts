@@ -6,10 +6,9 @@ import {
   HttpError,
   parseRetryAfter,
   readCappedText,
-  readEscalationContact,
-  readMessage,
   withRetries,
 } from '../../src/protocol/index.js';
+import { readEscalationContact, readMessage } from '../../src/protocol/schemas/index.js';
 
 describe('parseRetryAfter', () => {
   const now = Date.parse('2026-10-21T07:27:00Z');

@@ -18,6 +18,10 @@ export interface RequestLog {
   [field: string]: unknown;
 }
 
+// Shared empty values, so a request that matches no route allocates none.
+const NONE: readonly string[] = Object.freeze([]);
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 export class RequestContext implements RouteContext {
   readonly request: ApiRequest;
   readonly services: Services;
@@ -30,8 +34,8 @@ export class RequestContext implements RouteContext {
   /** The matched route; undefined when none is (the `authorize` stage answers 404 or 405). */
   route: Route | undefined;
   /** Methods the path allows when no route matched the method. */
-  allowed: string[] = [];
-  params: Record<string, string> = {};
+  allowed: readonly string[] = NONE;
+  params: Record<string, string> = NO_PARAMS;
   /** The verified token; undefined on public routes and without a valid token. */
   auth: TokenRecord | undefined;
   /** Of the limits counted, the decision the response's rate-limit headers report. */

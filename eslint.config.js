@@ -25,6 +25,17 @@ export default tseslint.config(
     ...lit.configs['flat/recommended'],
   },
   {
+    // The widget's bundle (≤ 25 KB gzipped) must not carry a schema library: it shares plain
+    // constants from protocol/limits.ts; the schemas are for proxy, server and tests.
+    files: ['src/widget/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'zod', message: 'The widget must not bundle zod.' }], patterns: [{ group: ['**/protocol/schemas', '**/protocol/schemas/**', 'zod/**'], message: 'The widget must not bundle zod.' }] },
+      ],
+    },
+  },
+  {
     files: ['scripts/**/*.mjs', '.ci/**/*.mjs', 'bin/**/*.js', 'src/cli/templates/*.mjs', 'eslint.config.js'],
     languageOptions: { globals: globals.node },
   },

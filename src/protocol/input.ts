@@ -1,10 +1,10 @@
 /**
- * @module Request input, checked once for proxy and server with the same words: the capped body
- * reader, the JSON object parser, and the message, name, email, note and id validators.
- * Lengths are counted in characters (Unicode code points), not UTF-16 units.
+ * @module Request input shared by proxy and server: the capped body reader, the JSON object parser,
+ * counting characters (Unicode code points, not UTF-16 units) and the conversation id's shape. The
+ * fields of each body are defined once in ./schemas (zod, kept out of this barrel for the widget).
  */
 import { HttpError, MESSAGES } from './errors.js';
-import { EMAIL_MAX_LENGTH, isPlausibleEmail, MAX_BODY_BYTES, MESSAGE_MAX_LENGTH, NAME_MAX_LENGTH, NOTE_MAX_LENGTH } from './limits.js';
+import { CONVERSATION_ID_PATTERN, MAX_BODY_BYTES } from './limits.js';
 
 const badRequest = (message: string) => new HttpError(400, 'bad_request', message);
 
@@ -91,48 +91,7 @@ export function characterCount(value: string): number {
   return count;
 }
 
-/** A string field within bounds (in characters); `undefined` when optional and absent. `min: 1` also refuses whitespace only. */
-export function stringField(body: Record<string, unknown>, name: string, options: { required: true; min?: number; max: number }): string;
-export function stringField(body: Record<string, unknown>, name: string, options: { required: false; min?: number; max: number }): string | undefined;
-export function stringField(body: Record<string, unknown>, name: string, options: { required: boolean; min?: number; max: number }): string | undefined {
-  const value = body[name];
-  if (value === undefined || value === null) {
-    if (options.required) throw badRequest(`"${name}" is required`);
-    return undefined;
-  }
-  if (typeof value !== 'string') throw badRequest(`"${name}" must be a string`);
-  const min = options.min ?? 0;
-  // Only a string that may be too long is counted in code points (UTF-16 length is an upper bound).
-  const length = value.length > options.max || value.length < min ? characterCount(value) : value.length;
-  if (length < min || (min > 0 && value.trim().length === 0)) {
-    throw badRequest(min === 1 ? `"${name}" must not be empty` : `"${name}" must be at least ${min} characters`);
-  }
-  if (length > options.max) throw badRequest(`"${name}" must be at most ${options.max} characters`);
-  return value;
-}
-
-/** The `message` of POST /chat: a non-blank string of at most MESSAGE_MAX_LENGTH characters. */
-export function readMessage(body: Record<string, unknown>): string {
-  return stringField(body, 'message', { required: true, min: 1, max: MESSAGE_MAX_LENGTH });
-}
-
-/** The visitor's part of an escalation: name, email and an optional note to the support team, trimmed. */
-export interface EscalationContact {
-  name: string;
-  email: string;
-  note?: string;
-}
-
-/** Reads and checks `name`, `email` and the optional `note` of an escalation body. */
-export function readEscalationContact(body: Record<string, unknown>): EscalationContact {
-  const name = stringField(body, 'name', { required: true, min: 1, max: NAME_MAX_LENGTH }).trim();
-  const email = stringField(body, 'email', { required: true, min: 1, max: EMAIL_MAX_LENGTH }).trim();
-  if (!isPlausibleEmail(email)) throw badRequest('"email" must be an email address');
-  const note = stringField(body, 'note', { required: false, max: NOTE_MAX_LENGTH })?.trim();
-  return note ? { name, email, note } : { name, email };
-}
-
-const ID = /^[A-Za-z0-9_-]{1,128}$/;
+const ID = new RegExp(CONVERSATION_ID_PATTERN);
 
 /** Whether `value` has the shape of a conversation id (1 to 128 of `A-Z a-z 0-9 _ -`). */
 export function isConversationId(value: unknown): value is string {

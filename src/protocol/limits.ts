@@ -3,10 +3,24 @@
 export const MESSAGE_MIN_LENGTH = 1;
 /** Longest `message`, in characters (code points). */
 export const MESSAGE_MAX_LENGTH = 16_000;
+/** Longest escalation `name`, in characters. */
 export const NAME_MAX_LENGTH = 200;
+/** Longest escalation `email`, in characters (RFC 5321's 64 + 1 + 255). */
 export const EMAIL_MAX_LENGTH = 320;
+/** Longest escalation `title`, in characters. */
 export const TITLE_MAX_LENGTH = 300;
+/** Longest escalation `summary`, in characters. */
 export const SUMMARY_MAX_LENGTH = 20_000;
+/** Most `additional_fields.label_type_ids` of one escalation. */
+export const LABEL_TYPE_IDS_MAX_ITEMS = 50;
+/** Longest label type id, in characters. */
+export const LABEL_TYPE_ID_MAX_LENGTH = 200;
+/** Highest (least urgent) `additional_fields.priority`: 0 urgent … 3 low. */
+export const PRIORITY_MAX = 3;
+/** Longest conversation id. */
+export const CONVERSATION_ID_MAX_LENGTH = 128;
+/** The shape of a conversation id (a JSON Schema `pattern` and a JavaScript RegExp alike). */
+export const CONVERSATION_ID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
 /** Longest escalation `note` (the visitor's words to the support team), in characters. */
 export const NOTE_MAX_LENGTH = 2_000;
 /**
@@ -22,9 +36,13 @@ export const MAX_BODY_BYTES = 256 * 1024;
 /** Longest `Prefer: wait=N` honoured, in seconds. */
 export const MAX_PREFER_WAIT_SECONDS = 20;
 
+/** A plausible email (one `@`, something before it, a dot in the domain, no spaces), as a JSON Schema `pattern` and RegExp source. */
+export const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$';
+const EMAIL = new RegExp(EMAIL_PATTERN);
+
 /** A plausible email: one `@`, something before it, a dot in the domain, no spaces. */
 export function isPlausibleEmail(value: string): boolean {
-  return value.length <= EMAIL_MAX_LENGTH && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value);
+  return value.length <= EMAIL_MAX_LENGTH && EMAIL.test(value);
 }
 
 /** Longest comment kept with a rating of an answer (`POST /v0/chat/{id}/feedback`). */

@@ -1,6 +1,7 @@
 /**
  * @module Retrying, shared by widget, proxy and server: `Retry-After` read in both of its forms,
- * an abortable `sleep`, and one loop of attempts with exponential backoff and jitter.
+ * an abortable `sleep`, the one backoff policy (exponential, jitter, cap, `Retry-After` capped) and
+ * one loop of attempts using it.
  */
 
 /**
@@ -41,9 +42,34 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Exponential backoff with ±50 % jitter: about `baseMs`, `2 × baseMs`, `4 × baseMs`… */
-export function backoffMs(attempt: number, baseMs: number): number {
-  return Math.round(baseMs * 2 ** attempt * (0.5 + Math.random()));
+/** The one backoff policy of every retry loop (widget, proxy, server): its knobs, each with a default. */
+export interface BackoffPolicy {
+  /** First delay, ms; doubled per attempt. @default 250 */
+  baseMs?: number;
+  /** Longest delay, ms, jitter included. @default 30000 */
+  maxMs?: number;
+  /** Spread around each delay, as a share: 0.5 waits 50 % to 150 % of it. @default 0.5 */
+  jitter?: number;
+  /** Longest wait a `Retry-After` may ask for, ms (a server cannot park a client for an hour). @default maxMs */
+  maxRetryAfterMs?: number;
+}
+
+/**
+ * The wait before retry `attempt` (0 for the first retry): exponential from `baseMs` with jitter,
+ * capped at `maxMs`; or, when the server said `Retry-After` (seconds), exactly that, capped at
+ * `maxRetryAfterMs`. `random` is for tests.
+ *
+ * @example
+ * backoffDelay(3, { baseMs: 500, maxMs: 30_000 }); // about 4,000 ms (2,000–6,000)
+ * backoffDelay(0, { maxRetryAfterMs: 60_000 }, 3_600); // 60,000 ms
+ */
+export function backoffDelay(attempt: number, policy: BackoffPolicy = {}, retryAfterSeconds?: number, random: () => number = Math.random): number {
+  const maxMs = policy.maxMs ?? 30_000;
+  if (retryAfterSeconds !== undefined) return Math.max(0, Math.min(retryAfterSeconds * 1000, policy.maxRetryAfterMs ?? maxMs));
+  const jitter = policy.jitter ?? 0.5;
+  // The exponent is bounded so that a long-failing job's delay never overflows to Infinity.
+  const exponential = (policy.baseMs ?? 250) * 2 ** Math.min(attempt, 40);
+  return Math.round(Math.min(maxMs, exponential * (1 - jitter + 2 * jitter * random())));
 }
 
 /** What one attempt came to. */
@@ -63,6 +89,8 @@ export interface RetryOptions {
   baseDelayMs?: number;
   /** Longest wait between attempts, `Retry-After` included. @default 30000 */
   maxDelayMs?: number;
+  /** For tests: the jitter's random source. */
+  random?: () => number;
   /** Stops waiting (the sleep rejects with the signal's reason). */
   signal?: AbortSignal;
 }
@@ -79,8 +107,7 @@ export interface RetryOptions {
  * }, { retries: 2 });
  */
 export async function withRetries<T>(attempt: (n: number) => Promise<AttemptOutcome<T>>, options: RetryOptions): Promise<T> {
-  const baseDelayMs = options.baseDelayMs ?? 250;
-  const maxDelayMs = options.maxDelayMs ?? 30_000;
+  const policy: BackoffPolicy = { baseMs: options.baseDelayMs, maxMs: options.maxDelayMs };
   for (let n = 0; ; n++) {
     const outcome = await attempt(n);
     if (!outcome.retry) return outcome.value;
@@ -88,7 +115,6 @@ export async function withRetries<T>(attempt: (n: number) => Promise<AttemptOutc
       if ('value' in outcome && outcome.value !== undefined) return outcome.value;
       throw outcome.error ?? new Error('every attempt failed');
     }
-    const delay = outcome.retryAfter !== undefined ? outcome.retryAfter * 1000 : backoffMs(n, baseDelayMs);
-    await sleep(Math.min(delay, maxDelayMs), options.signal);
+    await sleep(backoffDelay(n, policy, outcome.retryAfter, options.random), options.signal);
   }
 }

@@ -224,7 +224,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     ...escalateRoutes,
     ...ticketRoutes,
     ...meRoutes,
-    ...openApiRoutes,
+    ...openApiRoutes(),
     ...helpdeskWebhookRoutes,
     ...feedbackRoutes({ feedback: new FeedbackStore(sql, now) }),
     ...insightsRoutes({ sql }),

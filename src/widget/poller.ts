@@ -5,7 +5,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Conversation } from '../protocol/index.js';
 import { ApiError, NetworkError, TimeoutError, type ProxyClient } from './client.js';
-import { sleep } from '../protocol/retry.js';
+import { backoffDelay, sleep, type BackoffPolicy } from '../protocol/retry.js';
 
 export interface PollerCallbacks {
   onUpdate(conversation: Conversation): void;
@@ -24,7 +24,12 @@ export interface PollerOptions {
   timeoutMs?: number;
   /** Long-poll wait asked of the proxy, seconds. @default 15 */
   waitSeconds?: number;
+  /** Longest wait a 429's `Retry-After` may ask for, ms. @default 60000 */
+  maxRetryAfterMs?: number;
 }
+
+/** `Retry-After` of a 429 that names none, seconds. */
+const DEFAULT_RETRY_AFTER = 2;
 
 /** The shared abortable sleep, ending quietly when aborted: the loop looks at the signal itself. */
 export const pause = (ms: number, signal: AbortSignal) => sleep(ms, signal).catch(() => undefined);
@@ -90,9 +95,11 @@ export class ConversationPoller implements ReactiveController {
   }
 
   private async _run(id: string, signal: AbortSignal): Promise<void> {
-    const { firstDelayMs = 300, maxDelayMs = 5_000, timeoutMs = 120_000, waitSeconds = 15 } = this._options();
+    const { firstDelayMs = 300, maxDelayMs = 5_000, timeoutMs = 120_000, waitSeconds = 15, maxRetryAfterMs = 60_000 } = this._options();
     const deadline = Date.now() + timeoutMs;
-    let delay = firstDelayMs;
+    // The protocol's one backoff policy: ±20 % jitter, so tabs polling together drift apart.
+    const policy: BackoffPolicy = { baseMs: firstDelayMs, maxMs: maxDelayMs, jitter: 0.2, maxRetryAfterMs };
+    let attempt = 0;
     let useLongPoll = true;
     while (!signal.aborted) {
       await this._ready(signal);
@@ -108,19 +115,17 @@ export class ConversationPoller implements ReactiveController {
         if (conversation.status !== 'processing') return;
         useLongPoll = longPoll;
         if (longPoll) continue;
-        await pause(delay * (0.8 + Math.random() * 0.4), signal);
-        delay = Math.min(maxDelayMs, delay * 2);
+        await pause(backoffDelay(attempt++, policy), signal);
       } catch (error) {
         if (signal.aborted) return;
         if (error instanceof ApiError && error.status === 429) {
           this._callbacks.onTransient?.(error);
-          await pause(Math.max(1, error.retryAfter ?? 2) * 1000, signal);
+          await pause(backoffDelay(attempt, policy, Math.max(1, error.retryAfter ?? DEFAULT_RETRY_AFTER)), signal);
           continue;
         }
         if ((error instanceof ApiError && error.retryable) || error instanceof NetworkError) {
           this._callbacks.onTransient?.(error);
-          await pause(delay * (0.8 + Math.random() * 0.4), signal);
-          delay = Math.min(maxDelayMs, delay * 2);
+          await pause(backoffDelay(attempt++, policy), signal);
           continue;
         }
         if (error instanceof ApiError) this._callbacks.onError(error);

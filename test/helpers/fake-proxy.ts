@@ -1,8 +1,11 @@
 /**
  * @module A local HTTP server implementing the proxy routes the widget calls, with controllable
  * timing and errors. Each test uses its own namespace (`/t/<id>`), so tests never share state.
+ * Request bodies are checked with the protocol's schemas, as the real proxy checks them.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { HttpError, parseJsonObject } from '../../src/protocol/index.js';
+import { FeedbackRequest, parseBody, readEscalationContact, SendMessageRequest } from '../../src/protocol/schemas/index.js';
 
 export interface ProxyBehaviour {
   /** How long an answer takes after the message is sent, ms. */
@@ -94,11 +97,22 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
       if (fail === 429) return send(429, { error: { code: 'rate_limited', message: 'Too many requests', retryable: true } }, { 'retry-after': String(b.retryAfter) });
       if (fail) return send(fail, { error: { code: fail >= 500 ? 'internal_error' : 'bad_request', message: fail >= 500 ? 'An internal error occurred' : 'Bad request', ...(fail >= 500 ? { retryable: true } : {}) } });
 
+      /** The body checked as the real proxy checks it; its error answered in the spec's shape. */
+      const read = <T,>(check: (body: Record<string, unknown>) => T): T | undefined => {
+        try {
+          return check(parseJsonObject(raw));
+        } catch (error) {
+          if (!(error instanceof HttpError)) throw error;
+          send(error.status, error.toBody());
+          return undefined;
+        }
+      };
       if (req.method === 'POST' && path === '/chat') {
-        const body = JSON.parse(raw) as { message: string; conversation_id?: string };
+        const body = read((b) => parseBody(SendMessageRequest, b));
+        if (!body) return;
         // As the real proxy: an id it does not know (or that is not this visitor's) is a 404, never a new conversation.
-        if (body.conversation_id !== undefined && !ns.conversations.has(body.conversation_id)) return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
-        const id = body.conversation_id ?? `conv_${++ids}`;
+        if (body.conversation_id && !ns.conversations.has(body.conversation_id)) return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
+        const id = body.conversation_id || `conv_${++ids}`;
         const conversation = ns.conversations.get(id) ?? { messages: [], readyAt: 0, status: 'processing', held: new Set<() => void>() };
         conversation.messages.push({ role: 'user', content: body.message, sources: [] });
         conversation.readyAt = Date.now() + b.answerDelayMs;
@@ -144,6 +158,7 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
       if (req.method === 'POST' && escalate) {
         const conversation = ns.conversations.get(escalate[1]!);
         if (!conversation) return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
+        if (!read(readEscalationContact)) return;
         if (conversation.status === 'processing' && Date.now() < conversation.readyAt) return send(409, { error: { code: 'conflict', message: 'Conversation is still processing' } });
         if (b.escalateInProgress > 0) {
           b.escalateInProgress--;
@@ -158,21 +173,10 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
         // As the real proxy: a conversation this visitor does not own is 404 before the body is read.
         const conversation = ns.conversations.get(feedback[1]!);
         if (!conversation) return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
-        const bad = (message: string) => send(400, { error: { code: 'bad_request', message } });
-        let body: Record<string, unknown>;
-        try {
-          body = JSON.parse(raw) as Record<string, unknown>;
-        } catch {
-          return bad('Request body is not valid JSON');
-        }
-        if (!body || typeof body !== 'object' || Array.isArray(body)) return bad('Request body must be a JSON object');
-        if (body.rating !== 'up' && body.rating !== 'down') return bad('"rating" must be "up" or "down"');
-        if (body.comment !== undefined && body.comment !== null) {
-          if (typeof body.comment !== 'string') return bad('"comment" must be a string');
-          if (body.comment.length > 2000) return bad('"comment" must be at most 2000 characters');
-        }
+        const body = read((b) => parseBody(FeedbackRequest, b));
+        if (!body) return;
         const index = body.message_index;
-        if (index !== undefined && index !== null && (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0)) return bad('"message_index" must be a non-negative integer');
+        const bad = (message: string) => send(400, { error: { code: 'bad_request', message } });
         // As the server: the rated message must be an answer of this conversation (default: the last one).
         if (!conversation.messages.some((m) => m.role === 'assistant')) return send(409, { error: { code: 'conflict', message: 'The conversation has no answer to rate yet' } });
         if (typeof index === 'number' && conversation.messages[index]?.role !== 'assistant') return bad('"message_index" must be the index of an assistant message in the conversation');

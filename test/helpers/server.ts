@@ -1,10 +1,13 @@
-/** @module Building a server per test and calling it with Requests; every response is checked against the OpenAPI document. */
+/**
+ * @module Building a server per test and calling it with Requests; every request and its response
+ * are checked against the OpenAPI document the server serves (ajv, see openapi.ts).
+ */
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer, type ServerOptions, type SupportServer } from '../../src/server/index.js';
 import { silentLogger } from '../../src/server/http/log.js';
 import { createIntegrationResolver } from '../../src/server/escalation/index.js';
 import type { Scope } from '../../src/protocol/index.js';
-import { expectDocumented } from './openapi.js';
+import { expectDocumented, servedValidator, type OpenApiValidator } from './openapi.js';
 import { createTestEngine, type TestEngine } from './test-engine.js';
 import { freshDatabaseUrl } from './database.js';
 import { afterAll } from 'vitest';
@@ -46,6 +49,7 @@ export async function testServer(options: ServerOptions = {}): Promise<TestServe
     ...options,
   });
   open.add(server);
+  let documented: Promise<OpenApiValidator> | undefined;
   return {
     server,
     engine,
@@ -62,7 +66,9 @@ export async function testServer(options: ServerOptions = {}): Promise<TestServe
       }
       const url = `http://api.test${path}`;
       const response = await server.fetch(new Request(url, { method, headers, body }), { remoteAddress: init.address ?? '203.0.113.7' });
-      const parsed = await expectDocumented(method, url, response);
+      // The document as this server serves it, fetched once (from an address no test counts).
+      const validator = await (documented ??= servedValidator(() => server.fetch(new Request('http://api.test/v0/openapi.json'), { remoteAddress: '192.0.2.250' })));
+      const parsed = await expectDocumented(validator, { method, url, headers: new Headers(headers), body }, response);
       return { status: response.status, body: parsed, response };
     },
     async answer() {

@@ -1,15 +1,14 @@
 /** @module The protocol's shared parts: `Retry-After`, the retry loop, the window limiter, the capped body reader, the validators. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   characterCount,
   FixedWindowLimiter,
   HttpError,
   parseRetryAfter,
   readCappedText,
-  readEscalationContact,
-  readMessage,
   withRetries,
 } from '../../src/protocol/index.js';
+import { readEscalationContact, readMessage } from '../../src/protocol/schemas/index.js';
 
 describe('parseRetryAfter', () => {
   const now = Date.parse('2026-10-21T07:27:00Z');
@@ -38,6 +37,32 @@ describe('withRetries', () => {
     expect(value).toBe('done');
     expect(seen).toEqual([0, 1, 2]);
     expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('waits the backoff between attempts (doubling from baseDelayMs, jittered, capped) and Retry-After when given', async () => {
+    vi.useFakeTimers();
+    try {
+      const run = async (maxDelayMs: number) => {
+        const start = Date.now();
+        const times: number[] = [];
+        const done = withRetries(
+          async (n) => {
+            times.push(Date.now() - start);
+            return n < 4 ? { retry: true, error: new Error('busy'), retryAfter: n === 3 ? 7 : undefined } : { retry: false, value: 'ok' };
+          },
+          { retries: 5, baseDelayMs: 100, maxDelayMs, random: () => 0.5 },
+        );
+        await vi.runAllTimersAsync();
+        expect(await done).toBe('ok');
+        return times;
+      };
+      // 100, 200, 400 ms of backoff, then the 7 s the server asked for.
+      expect(await run(10_000)).toEqual([0, 100, 300, 700, 7_700]);
+      // Capped: 400 ms of backoff and the 7 s of Retry-After both become 300 ms.
+      expect(await run(300)).toEqual([0, 100, 300, 600, 900]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('returns the last value, or throws the last error, when retries run out; never retries what throws', async () => {

@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MESSAGES } from '../../src/protocol/index.js';
+import { request as httpRequest } from 'node:http';
+import { startServer } from '../../src/server/index.js';
+import { silentLogger } from '../../src/server/http/log.js';
+import { createTestEngine } from '../helpers/test-engine.js';
 import { testServer, type TestServer } from '../helpers/server.js';
 
 let t: TestServer;
@@ -80,6 +84,38 @@ describe('POST /v0/chat and GET /v0/chat/{id}', () => {
     const res = await t.call('POST', '/v0/chat', { token: await t.token(), body: { message: 'x'.repeat(270_000) } });
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('bad_request');
+
+    // Over real HTTP, with bodies that never end: the 413 can only arrive if the server stops reading.
+    const api = await startServer({ dataDir: ':memory:', port: 0, logger: silentLogger, engine: createTestEngine(), startWorker: false });
+    try {
+      const { token } = await api.server.tokens.create({ orgId: 'acme', name: 'test', scopes: ['chat:write'] });
+      const unfinished = (headers: Record<string, string>, bytes: number) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error('no answer while the body was still being sent')), 5_000);
+          const req = httpRequest(`${api.url}/v0/chat`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers } }, (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString()));
+            res.on('end', () => {
+              clearTimeout(timer);
+              req.destroy();
+              resolve({ status: res.statusCode!, body });
+            });
+          });
+          req.on('error', () => undefined);
+          req.write('{"message":"');
+          for (let sent = 0; sent < bytes; sent += 16_384) req.write('x'.repeat(16_384));
+          // Never req.end(): the body is still "being sent" when the answer comes.
+        });
+      // A stream (no Content-Length) past the limit: refused once 256 KiB have arrived.
+      const streamed = await unfinished({ 'transfer-encoding': 'chunked' }, 300_000);
+      expect(streamed.status).toBe(413);
+      expect(JSON.parse(streamed.body).error.message).toBe('Request body is larger than 262144 bytes');
+      // A declared Content-Length past the limit: refused before reading anything.
+      const declared = await unfinished({ 'content-length': String(10 * 1024 * 1024) }, 16_384);
+      expect(declared.status).toBe(413);
+    } finally {
+      await api.close();
+    }
   });
 
   it('answers 404 for an unknown conversation, and for another organization’s', async () => {

@@ -109,8 +109,15 @@ describe('asking and answering', () => {
     await m.answered(1);
     await typeAndSend(m, 'second');
     await m.answered(2);
-    const posts = (await m.log()).filter((l) => l.method === 'POST');
+    const log = await m.log();
+    const posts = log.filter((l) => l.method === 'POST');
     expect(posts).toHaveLength(2);
+    // The first message starts a conversation; the second names it, and the widget polls only it.
+    const polled = new Set(log.filter((l) => l.method === 'GET').map((l) => l.path));
+    expect(polled.size).toBe(1);
+    const id = [...polled][0]!.replace('/chat/', '');
+    expect(JSON.parse(posts[0]!.body)).toEqual({ message: 'first' });
+    expect(JSON.parse(posts[1]!.body)).toEqual({ message: 'second', conversation_id: id });
   });
 
   it('honours 429 and Retry-After while polling, without giving up', async () => {

@@ -4,6 +4,8 @@
  * and report an outage without flooding the logs.
  */
 
+import { backoffDelay } from '../../protocol/retry.js';
+
 /** `redis` is an optional peer dependency, loaded only by deployments that share state through it. */
 export async function loadRedis(url: string): Promise<typeof import('redis')> {
   try {
@@ -14,7 +16,7 @@ export async function loadRedis(url: string): Promise<typeof import('redis')> {
 }
 
 /**
- * A client that keeps reconnecting in the background (after 50 ms, doubling up to 2 s) and hands
+ * A client that keeps reconnecting in the background (the shared backoff from about 50 ms, up to 2 s) and hands
  * its errors to `onError`. With `disableOfflineQueue` a command fails at once while disconnected
  * instead of waiting for the connection.
  */
@@ -22,7 +24,7 @@ export function createRedisClient(redis: typeof import('redis'), url: string, on
   const client = redis.createClient({
     url,
     disableOfflineQueue: options.disableOfflineQueue ?? false,
-    socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 2_000) },
+    socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => backoffDelay(retries, { baseMs: 50, maxMs: 2_000 }) },
   });
   client.on('error', onError);
   return client;

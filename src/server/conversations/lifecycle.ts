@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Source } from '../../protocol/index.js';
+import { backoffDelay } from '../../protocol/retry.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import type { ConversationRecord, ConversationStore, SendOutcome } from '../store/conversations.js';
 import type { Sql } from '../store/sql.js';
@@ -26,9 +27,9 @@ export interface LifecyclePolicy {
   maxTurns: number;
 }
 
-/** The delay before attempt `attempts + 1` of a failed answer: exponential, capped at 30 s. */
+/** The delay before attempt `attempts + 1` of a failed answer: the shared backoff from 500 ms, capped at 30 s. */
 export function retryDelayMs(attempts: number): number {
-  return Math.min(30_000, 500 * 2 ** attempts);
+  return backoffDelay(attempts, { baseMs: 500, maxMs: 30_000 });
 }
 
 /** Names this process among earlier ones that had the same pid (a restarted container often does). */

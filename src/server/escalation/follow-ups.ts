@@ -13,6 +13,7 @@
  * await followUps.queue(orgId, id, tx);
  */
 import type { Integration } from '../../protocol/index.js';
+import { backoffDelay } from '../../protocol/retry.js';
 import type { Logger } from '../http/log.js';
 import type { Migration } from '../store/migrate.js';
 import type { Sql } from '../store/sql.js';
@@ -49,9 +50,9 @@ const LEASE_MS = 60_000;
 /** While the escalation itself is still running, its follow-ups wait this long and look again. */
 const PENDING_ESCALATION_DELAY_MS = 2_000;
 
-/** The delay before attempt `attempts + 1`: exponential from 2 s, capped at 10 minutes. */
+/** The delay before attempt `attempts + 1`: the shared backoff from about 2 s, capped at 10 minutes. */
 export function followUpRetryDelayMs(attempts: number): number {
-  return Math.min(600_000, 1_000 * 2 ** attempts);
+  return backoffDelay(attempts, { baseMs: 1_000, maxMs: 600_000 });
 }
 
 export interface FollowUpForwarderOptions {

@@ -1,2 +1,2 @@
-/** @module Parsing a JSON request body and string fields: the protocol's validators, which the proxy shares. */
-export { parseJsonObject, stringField } from '../../protocol/index.js';
+/** @module Parsing a JSON request body: the protocol's parser, which the proxy shares. */
+export { parseJsonObject } from '../../protocol/index.js';

@@ -1,5 +1,6 @@
-/** @module Routes as data: method, path pattern, scope, rate-limit bucket, handler. */
+/** @module The server's routes as data: method, path pattern, scope, rate-limit bucket, handler; matched by the protocol's Router. */
 import type { Scope } from '../../protocol/index.js';
+import { Router as SharedRouter, type Match } from '../../protocol/router.js';
 import type { TokenRecord } from '../store/tokens.js';
 import type { ApiRequest, ApiResponse } from './exchange.js';
 import type { Services } from './services.js';
@@ -45,51 +46,7 @@ export interface Route {
   handler(ctx: RouteContext): Promise<ApiResponse> | ApiResponse;
 }
 
-export type RouteMatch = { route: Route; params: Record<string, string> } | { route: undefined; allowed: string[] };
+export type RouteMatch = Match<Route>;
 
-interface Compiled {
-  route: Route;
-  segments: string[];
-}
-
-export class Router {
-  readonly #routes: Compiled[];
-
-  constructor(routes: Route[]) {
-    this.#routes = routes.map((route) => ({ route, segments: route.pattern.split('/').slice(1) }));
-  }
-
-  match(method: string, pathname: string): RouteMatch {
-    // parts[0] is the empty string before the leading slash; segments skip it (see matchSegments).
-    const parts = pathname.split('/');
-    let allowed: string[] | undefined;
-    for (const { route, segments } of this.#routes) {
-      const params = matchSegments(segments, parts);
-      if (!params) continue;
-      if (route.method === method) return { route, params };
-      (allowed ??= []).push(route.method);
-    }
-    return { route: undefined, allowed: allowed ?? [] };
-  }
-}
-
-/** `parts` is the whole path split on `/`, its first element the empty string before the leading slash. */
-function matchSegments(segments: string[], parts: string[]): Record<string, string> | null {
-  if (segments.length !== parts.length - 1) return null;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i]!;
-    const part = parts[i + 1]!;
-    if (segment.startsWith(':')) {
-      let value: string;
-      try {
-        value = decodeURIComponent(part);
-      } catch {
-        return null;
-      }
-      if (value.length === 0 || value.length > 256) return null;
-      params[segment.slice(1)] = value;
-    } else if (segment !== part) return null;
-  }
-  return params;
-}
+/** The server's routes, matched by the protocol's one router (the proxy's too). */
+export class Router extends SharedRouter<Route> {}

@@ -6,7 +6,7 @@
  * Several processes may start at once against one empty PostgreSQL database: they take one
  * advisory lock, so exactly one applies the migrations and the others find them applied.
  */
-import type { Dialect, Sql } from './sql.js';
+import type { Dialect, Sql } from './sql-interface.js';
 
 export interface Migration {
   component: string;

@@ -4,7 +4,7 @@
  */
 import pg from 'pg';
 import { MIGRATION_LOCK_SQL } from './migrate.js';
-import { TransactionHandle, type OpenSqlOptions, type Params, type Sql } from './sql.js';
+import { TransactionHandle, type OpenSqlOptions, type Params, type Sql } from './sql-interface.js';
 
 /** BIGINT and COUNT(*) arrive as JavaScript numbers: every integer the server stores fits in 2^53. */
 const INT8 = 20;

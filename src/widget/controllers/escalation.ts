@@ -10,16 +10,11 @@ import { ApiError } from '../client.js';
 import { safeUrl } from '../markdown.js';
 import { pause } from '../poller.js';
 import type { Strings } from '../strings.js';
-import { readForm, type EscalationView } from '../templates/escalation.js';
+import { readForm, type Customer, type EscalationView } from '../templates/escalation.js';
 import type { ConversationController, Escalation } from './conversation.js';
 import type { EscalationResult } from '../../protocol/index.js';
 
-export interface Customer {
-  name: string;
-  email: string;
-  /** Optional, at most 2,000 characters; relayed into the ticket. */
-  note: string;
-}
+export type { Customer };
 
 export interface EscalationEvents {
   /** The form opened (at the end of the conversation). */

@@ -1,9 +1,16 @@
 /** @module Templates of the hand-over to a person: the offer, the form (name, email, optional note), the ticket. */
 import { html, nothing, type TemplateResult } from 'lit';
 import { isPlausibleEmail, NOTE_MAX_LENGTH } from '../../protocol/index.js';
-import type { Customer } from '../controllers/escalation.js';
 import { format, type Strings } from '../strings.js';
 import { lengthError, noteField } from './note.js';
+
+/** What the visitor enters in the escalation form. */
+export interface Customer {
+  name: string;
+  email: string;
+  /** Optional, at most 2,000 characters; relayed into the ticket. */
+  note: string;
+}
 
 /** The form's values, trimmed, and what is wrong with them (nothing: `errors` is empty). */
 export function readForm(form: HTMLFormElement, t: Strings, lang: string): { customer: Customer; errors: EscalationView['errors'] } {

@@ -3,19 +3,16 @@
  * `Prefer: wait=N`) and DELETE /v0/chat/{id} (a conversation and everything derived from it, now:
  * data-subject requests; our addition).
  */
-import { CONVERSATION_MAX_TURNS, isConversationId, MAX_PREFER_WAIT_SECONDS, MESSAGES, readMessage, type SendMessageResult } from '../../../protocol/index.js';
+import { CONVERSATION_MAX_TURNS, isConversationId, MAX_PREFER_WAIT_SECONDS, MESSAGES, type SendMessageResult } from '../../../protocol/index.js';
+import { parseBody, SendMessageRequest } from '../../../protocol/schemas/index.js';
 import { conflict, notFound } from '../errors.js';
-import { stringField } from '../body.js';
 import { json, type ApiResponse } from '../exchange.js';
 import type { Route, RouteContext } from '../router.js';
 import type { ConversationRecord } from '../../store/conversations.js';
 
 async function send(ctx: RouteContext): Promise<ApiResponse> {
-  const body = ctx.body();
-  const message = readMessage(body);
-  const conversationId = stringField(body, 'conversation_id', { required: false, min: 1, max: 128 });
-  if (conversationId !== undefined && !isConversationId(conversationId)) throw notFound();
-  const outcome = await ctx.services.lifecycle.send(ctx.auth!.orgId, message, conversationId);
+  const { message, conversation_id } = parseBody(SendMessageRequest, ctx.body());
+  const outcome = await ctx.services.lifecycle.send(ctx.auth!.orgId, message, conversation_id ?? undefined);
   if (!outcome.ok) {
     if (outcome.reason === 'not_found') throw notFound();
     if (outcome.reason === 'full') throw conflict(`Conversation has reached its limit of ${CONVERSATION_MAX_TURNS} turns; start a new conversation`);

@@ -1,70 +1,23 @@
 /** @module POST /v0/chat/{id}/escalate: exactly one helpdesk ticket per conversation. */
-import {
-  INTEGRATIONS,
-  MESSAGES,
-  readEscalationContact,
-  SUMMARY_MAX_LENGTH,
-  TITLE_MAX_LENGTH,
-  type EscalationResult,
-  type Integration,
-} from '../../../protocol/index.js';
+import { MESSAGES, type EscalationResult } from '../../../protocol/index.js';
+import { EscalationRequest, parseBody, trimContact, type EscalationBody } from '../../../protocol/schemas/index.js';
 import { IntegrationError } from '../../helpdesks/types.js';
 import { IN_PROGRESS_RETRY_AFTER_SECONDS } from '../../store/idempotency.js';
-import { badRequest, conflict, HttpError, notFound } from '../errors.js';
-import { stringField } from '../body.js';
+import { conflict, HttpError, notFound } from '../errors.js';
 import { json, type ApiResponse } from '../exchange.js';
 import type { Route, RouteContext } from '../router.js';
 
-interface EscalationInput {
-  integration: Integration;
-  email: string;
-  name: string;
-  title: string | undefined;
-  summary: string | undefined;
-  /** The visitor's own words for the helpdesk ("anything to add?"). */
-  note: string | undefined;
-  labelTypeIds: string[];
-  priority: number | undefined;
-}
-
-const KNOWN_FIELDS = new Set(['integration', 'email', 'name', 'title', 'summary', 'note', 'additional_fields']);
-
-function validate(body: Record<string, unknown>): EscalationInput {
-  for (const key of Object.keys(body)) if (!KNOWN_FIELDS.has(key)) throw badRequest(`Unknown field "${key}"`);
-  const integration = body.integration;
-  if (integration === undefined || integration === null) throw badRequest('"integration" is required');
-  if (typeof integration !== 'string' || !(INTEGRATIONS as readonly string[]).includes(integration)) {
-    throw badRequest(`"integration" must be one of ${INTEGRATIONS.join(', ')}`);
-  }
-  // Name, email and note are checked as the proxy checks them (the protocol's one reader).
-  const { name, email, note } = readEscalationContact(body);
-  const title = stringField(body, 'title', { required: false, min: 1, max: TITLE_MAX_LENGTH });
-  const summary = stringField(body, 'summary', { required: false, min: 1, max: SUMMARY_MAX_LENGTH });
-  let labelTypeIds: string[] = [];
-  let priority: number | undefined;
-  const extra = body.additional_fields;
-  if (extra !== undefined && extra !== null) {
-    if (typeof extra !== 'object' || Array.isArray(extra)) throw badRequest('"additional_fields" must be an object');
-    const fields = extra as Record<string, unknown>;
-    for (const key of Object.keys(fields)) {
-      if (key !== 'label_type_ids' && key !== 'priority') throw badRequest(`Unknown field "additional_fields.${key}"`);
-    }
-    if (fields.label_type_ids !== undefined) {
-      const ids = fields.label_type_ids;
-      if (!Array.isArray(ids) || ids.length > 50 || !ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= 200)) {
-        throw badRequest('"additional_fields.label_type_ids" must be an array of up to 50 non-empty strings');
-      }
-      labelTypeIds = [...new Set(ids as string[])];
-    }
-    if (fields.priority !== undefined) {
-      const p = fields.priority;
-      if (typeof p !== 'number' || !Number.isInteger(p) || p < 0 || p > 3) {
-        throw badRequest('"additional_fields.priority" must be an integer from 0 (urgent) to 3 (low)');
-      }
-      priority = p;
-    }
-  }
-  return { integration: integration as Integration, email, name, title, summary, note, labelTypeIds, priority };
+/** A checked escalation body as the handler uses it: contact trimmed, label ids once each. */
+function readEscalation(body: EscalationBody) {
+  const extra = body.additional_fields ?? {};
+  return {
+    integration: body.integration,
+    ...trimContact(body),
+    title: body.title ?? undefined,
+    summary: body.summary ?? undefined,
+    labelTypeIds: [...new Set(extra.label_type_ids ?? [])],
+    priority: extra.priority,
+  };
 }
 
 async function escalate(ctx: RouteContext): Promise<ApiResponse> {
@@ -72,7 +25,7 @@ async function escalate(ctx: RouteContext): Promise<ApiResponse> {
   const orgId = ctx.auth!.orgId;
   const { conversations, engine, integrations, logger } = ctx.services;
   if (!(await conversations.get(orgId, id))) throw notFound();
-  const input = validate(ctx.body());
+  const input = readEscalation(parseBody(EscalationRequest, ctx.body()));
 
   const claim = await conversations.claimEscalation(orgId, id, ctx.services.escalationClaimStaleMs);
   if (!claim.claimed) {

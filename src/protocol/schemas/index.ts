@@ -1,0 +1,92 @@
+/**
+ * @module The one definition of every request and response body (zod): server and proxy parse
+ * requests with them, and the OpenAPI document's schemas are generated from them. Not part of the
+ * protocol barrel, so the widget never bundles zod; it shares plain constants from limits.ts.
+ */
+import { z } from 'zod';
+import { EscalationRequest, FeedbackRequest, SendMessageRequest, VisitorEscalationRequest } from './requests.js';
+import { parseBody } from './parse.js';
+import {
+  Conversation,
+  ErrorResponse,
+  EscalationResult,
+  FeedbackResult,
+  InsightCounts,
+  Insights,
+  Message,
+  SendMessageResult,
+  Source,
+  Ticket,
+  TicketPage,
+  TokenInfo,
+  WebhookReceipt,
+} from './responses.js';
+
+export * from './requests.js';
+export * from './responses.js';
+export { parseBody } from './parse.js';
+export { text } from './fields.js';
+
+/** The bodies the OpenAPI document names, under their component names. */
+export const COMPONENTS = {
+  Source,
+  Message,
+  Conversation,
+  SendMessageRequest,
+  SendMessageResult,
+  EscalationRequest,
+  EscalationResult,
+  FeedbackRequest,
+  FeedbackResult,
+  TokenInfo,
+  Ticket,
+  TicketPage,
+  InsightCounts,
+  Insights,
+  WebhookReceipt,
+  Error: ErrorResponse,
+} satisfies Record<string, z.ZodType>;
+
+/**
+ * The JSON Schemas (draft 2020-12, as OpenAPI 3.1 takes them) of every component, referring to
+ * one another by `#/components/schemas/<name>`.
+ */
+export function componentSchemas(): Record<string, Record<string, unknown>> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(COMPONENTS)) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}`, io: 'input', unrepresentable: 'throw' });
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [id, schema] of Object.entries(schemas)) {
+    const { $schema: _schema, $id: _id, ...rest } = schema as Record<string, unknown>;
+    out[id] = rest;
+  }
+  return out;
+}
+
+/**
+ * The `message` of `POST /chat`: a non-blank string of at most MESSAGE_MAX_LENGTH characters.
+ *
+ * @example
+ * readMessage({ message: 'Hello' }); // 'Hello'
+ */
+export function readMessage(body: Record<string, unknown>): string {
+  return parseBody(SendMessageRequest.pick({ message: true }), body).message;
+}
+
+/** The visitor's part of an escalation: name, email and an optional note to the support team, trimmed. */
+export interface EscalationContact {
+  name: string;
+  email: string;
+  note?: string;
+}
+
+/** Reads and checks `name`, `email` and the optional `note` of an escalation body; trims them. */
+export function readEscalationContact(body: Record<string, unknown>): EscalationContact {
+  return trimContact(parseBody(VisitorEscalationRequest, body));
+}
+
+/** The contact of a parsed escalation, trimmed; a blank note is none. */
+export function trimContact(body: { name: string; email: string; note?: string | null }): EscalationContact {
+  const note = body.note?.trim();
+  return note ? { name: body.name.trim(), email: body.email.trim(), note } : { name: body.name.trim(), email: body.email.trim() };
+}

@@ -1,0 +1,102 @@
+/**
+ * @module The request bodies of the v0 API, and of the proxy's routes: the one definition of each
+ * field, which the server's routes, the proxy and the test stand-ins parse with and the OpenAPI
+ * document describes. Optional fields may also be `null` (read as absent), as they always could.
+ */
+import { z } from 'zod';
+import { INTEGRATIONS } from '../types.js';
+import {
+  CONVERSATION_ID_MAX_LENGTH,
+  CONVERSATION_ID_PATTERN,
+  EMAIL_MAX_LENGTH,
+  EMAIL_PATTERN,
+  FEEDBACK_COMMENT_MAX_LENGTH,
+  isPlausibleEmail,
+  LABEL_TYPE_ID_MAX_LENGTH,
+  LABEL_TYPE_IDS_MAX_ITEMS,
+  MESSAGE_MAX_LENGTH,
+  NAME_MAX_LENGTH,
+  NOTE_MAX_LENGTH,
+  PRIORITY_MAX,
+  SUMMARY_MAX_LENGTH,
+  TITLE_MAX_LENGTH,
+} from '../limits.js';
+import { integer, oneOf, text } from './fields.js';
+
+const CONVERSATION_ID = new RegExp(CONVERSATION_ID_PATTERN);
+
+/** Issues marked with this status are answered with it (404) rather than 400. */
+export const NOT_FOUND = { status: 404 } as const;
+
+/**
+ * A conversation id sent in a body: a string of at most 128 characters, else 400; one of another
+ * shape cannot name any conversation, so it is answered as one that does not exist (404).
+ */
+const conversationIdField = text('conversation_id', { min: 1, max: CONVERSATION_ID_MAX_LENGTH, pattern: CONVERSATION_ID_PATTERN }).check((ctx) => {
+  if (!CONVERSATION_ID.test(ctx.value)) ctx.issues.push({ code: 'custom', input: ctx.value, message: 'Resource not found', params: NOT_FOUND });
+});
+
+/** `POST /v0/chat` (and the proxy's `POST {basePath}/chat`). */
+export const SendMessageRequest = z
+  .object({
+    message: text('message', { min: 1, max: MESSAGE_MAX_LENGTH }),
+    conversation_id: conversationIdField.nullish().meta({ description: 'Continue this conversation; a new one starts without it' }),
+  })
+  .meta({ description: 'A visitor message' });
+
+/** The visitor's part of an escalation: what the widget sends the proxy, and part of every escalation. */
+const contact = {
+  name: text('name', { min: 1, max: NAME_MAX_LENGTH }),
+  email: text('email', { min: 1, max: EMAIL_MAX_LENGTH, pattern: `^\\s*${EMAIL_PATTERN.slice(1, -1)}\\s*$` }).check((ctx) => {
+    if (!isPlausibleEmail(ctx.value.trim())) ctx.issues.push({ code: 'custom', input: ctx.value, message: '"email" must be an email address' });
+  }),
+  note: text('note', { max: NOTE_MAX_LENGTH, description: "The visitor's own words for the helpdesk, added to the ticket" }).nullish(),
+};
+
+/** The proxy's `POST {basePath}/chat/:id/escalate`: only the visitor's contact; the site owner's options choose the rest. */
+export const VisitorEscalationRequest = z.object(contact);
+
+const LABELS_MESSAGE = `"additional_fields.label_type_ids" must be an array of up to ${LABEL_TYPE_IDS_MAX_ITEMS} non-empty strings`;
+
+/** `POST /v0/chat/{id}/escalate`. Unknown fields are refused, so a misspelt one is not silently dropped. */
+export const EscalationRequest = z.strictObject(
+  {
+    integration: oneOf('integration', INTEGRATIONS),
+    ...contact,
+    title: text('title', { min: 1, max: TITLE_MAX_LENGTH }).nullish(),
+    summary: text('summary', { min: 1, max: SUMMARY_MAX_LENGTH }).nullish(),
+    additional_fields: z
+      .strictObject(
+        {
+          label_type_ids: z
+            .array(
+              z.string({ error: LABELS_MESSAGE }).check((ctx) => {
+                const length = ctx.value.length > LABEL_TYPE_ID_MAX_LENGTH ? [...ctx.value].length : ctx.value.length;
+                if (length === 0 || length > LABEL_TYPE_ID_MAX_LENGTH) ctx.issues.push({ code: 'custom', input: ctx.value, message: LABELS_MESSAGE });
+              }).meta({ minLength: 1, maxLength: LABEL_TYPE_ID_MAX_LENGTH }),
+              { error: LABELS_MESSAGE },
+            )
+            .max(LABEL_TYPE_IDS_MAX_ITEMS, { error: LABELS_MESSAGE })
+            .optional(),
+          priority: integer(`"additional_fields.priority" must be an integer from 0 (urgent) to ${PRIORITY_MAX} (low)`, 0, PRIORITY_MAX).optional(),
+        },
+        { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown field "additional_fields.${issue.keys[0]}"` : '"additional_fields" must be an object') },
+      )
+      .nullish(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown field "${issue.keys[0]}"` : 'Request body must be a JSON object') },
+);
+
+/** `POST /v0/chat/{id}/feedback` (and the proxy's). */
+export const FeedbackRequest = z.object({
+  rating: oneOf('rating', ['up', 'down'], '"rating" must be "up" or "down"'),
+  comment: text('comment', { max: FEEDBACK_COMMENT_MAX_LENGTH }).nullish(),
+  message_index: integer('"message_index" must be a non-negative integer', 0)
+    .nullish()
+    .meta({ description: 'Index of an assistant message in the conversation; default the last one' }),
+});
+
+export type SendMessageBody = z.infer<typeof SendMessageRequest>;
+export type EscalationBody = z.infer<typeof EscalationRequest>;
+export type VisitorEscalationBody = z.infer<typeof VisitorEscalationRequest>;
+export type FeedbackBody = z.infer<typeof FeedbackRequest>;

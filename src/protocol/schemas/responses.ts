@@ -1,0 +1,125 @@
+/**
+ * @module The response bodies of the v0 API, described once: the OpenAPI document is generated from
+ * these, and the tests check every response against that document.
+ */
+import { z } from 'zod';
+import { ERROR_CODES } from '../errors.js';
+import { INTEGRATIONS, SCOPES } from '../types.js';
+import { CONVERSATION_ID_MAX_LENGTH, CONVERSATION_ID_PATTERN } from '../limits.js';
+
+const count = () => z.int().min(0);
+const dateTime = () => z.iso.datetime({ offset: true });
+const conversationId = () => z.string().max(CONVERSATION_ID_MAX_LENGTH).regex(new RegExp(CONVERSATION_ID_PATTERN));
+
+export const Source = z.strictObject({ title: z.string(), url: z.string() });
+
+const UserMessage = z.strictObject({
+  role: z.literal('user'),
+  content: z.string(),
+  sources: z.array(Source).meta({ description: 'Always empty on user messages' }),
+});
+
+const AssistantMessage = z.strictObject({
+  role: z.literal('assistant'),
+  content: z.string(),
+  sources: z.array(Source),
+  // Optional until every server sends it (DESIGN.md, "Reply outcomes").
+  is_uncertain: z.boolean().optional().meta({
+    description: 'Extension: false when the content answers from its sources; true with sources offers related pages without claiming an answer; true without sources found nothing related',
+  }),
+});
+
+export const Message = z.discriminatedUnion('role', [UserMessage, AssistantMessage]);
+
+export const Conversation = z.strictObject({
+  id: conversationId(),
+  status: z.enum(['completed', 'processing', 'failed']),
+  messages: z.array(Message),
+  created_at: dateTime(),
+  updated_at: dateTime(),
+});
+
+export const SendMessageResult = z.strictObject({ conversation_id: conversationId(), status: z.literal('processing') });
+
+export const EscalationResult = z.strictObject({
+  success: z.literal(true),
+  integration: z.enum(INTEGRATIONS),
+  ticket_id: z.string(),
+  ticket_url: z.string(),
+});
+
+export const TokenInfo = z.strictObject({
+  token: z.strictObject({ name: z.string(), prefix: z.string(), scopes: z.array(z.enum(SCOPES)) }),
+  organization: z.strictObject({ id: z.string() }),
+});
+
+export const Ticket = z.strictObject({
+  source: z.string(),
+  external_id: z.string(),
+  title: z.string(),
+  status: z.string(),
+  url: z.string().nullable(),
+  customer_email: z.string().nullable(),
+  customer_name: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const TicketPage = z.strictObject({ tickets: z.array(Ticket), next_cursor: z.string().nullable() });
+
+export const FeedbackResult = z.strictObject({ success: z.literal(true) });
+
+export const WebhookReceipt = z.strictObject({ received: z.literal(true), ignored: z.enum(['event', 'stale']).optional() });
+
+export const InsightCounts = z.object({
+  date: z.string().optional().meta({ description: 'UTC date, YYYY-MM-DD (days only)' }),
+  conversations: count(),
+  questions: count(),
+  answered: count().meta({ description: 'Questions whose answer cited sources' }),
+  unanswered: count().meta({ description: 'Questions the knowledge base had no answer for' }),
+  escalated: count().meta({ description: 'Conversations escalated, counted on their last question' }),
+  failed: count().optional().meta({ description: 'Questions whose answer failed (totals only)' }),
+  pending: count().optional().meta({ description: 'Questions still being answered (totals only)' }),
+  thumbs_up: count(),
+  thumbs_down: count(),
+});
+
+export const Insights = z.strictObject({
+  organization: z.string(),
+  since: dateTime(),
+  until: dateTime(),
+  totals: InsightCounts,
+  days: z.array(InsightCounts),
+  unanswered_groups: z.array(
+    z.strictObject({
+      count: count(),
+      terms: z.array(z.string()),
+      latest_at: dateTime(),
+      examples: z.array(z.strictObject({ question: z.string(), asked_at: dateTime() })),
+    }),
+  ),
+  unanswered_group_count: count(),
+  unanswered_grouped: count().meta({ description: "Unanswered questions the groups were made from: all of the period's, or its newest 1,000" }),
+  thumbs_down: z.array(
+    z.strictObject({
+      conversation_id: z.string(),
+      message_index: count(),
+      question: z.string(),
+      answer: z.string(),
+      comment: z.string().nullable(),
+      sources: z.array(Source),
+      rated_at: dateTime(),
+    }),
+  ),
+  top_sources: z.array(z.strictObject({ title: z.string(), url: z.string(), citations: count() })),
+  uncited_pages: z.array(Source),
+  uncited_page_count: count(),
+});
+
+export const ErrorResponse = z.strictObject({
+  error: z.strictObject({
+    code: z.enum(ERROR_CODES),
+    message: z.string().min(1),
+    retryable: z.boolean().optional(),
+  }),
+});

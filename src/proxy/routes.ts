@@ -1,0 +1,165 @@
+/**
+ * @module The proxy's four routes (relative to its basePath) and what each does upstream: send a
+ * message, poll a conversation (cached once settled, shared while in flight, long-polled when
+ * the upstream offers it), escalate with the site owner's integration, rate an answer.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { HttpError, isConversationId, isErrorBody, MESSAGES, parseJsonObject, parseRetryAfter, readCappedText } from '../protocol/index.js';
+import { FeedbackRequest, parseBody, readEscalationContact, SendMessageRequest } from '../protocol/schemas/index.js';
+import type { ProxyContext, ProxyRoute } from './context.js';
+import { errorResponse } from './errors.js';
+import { spend } from './stages.js';
+import type { UpstreamResult } from './upstream.js';
+import { encodeVisitor, MAX_CONVERSATIONS } from './visitor.js';
+
+/** Upstream headers the browser may see; everything else (cookies, server details) stays behind. */
+const PASSED_HEADERS = ['content-type', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'preference-applied'];
+const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+/** `Retry-After` of "escalation still in progress" when the upstream gives none, in seconds. */
+const IN_PROGRESS_RETRY_AFTER = 5;
+
+export const PROXY_ROUTES: ProxyRoute[] = [
+  { method: 'POST', pattern: '/chat', name: 'send', visitorLimit: 'messages', handler: sendMessage },
+  { method: 'GET', pattern: '/chat/:id', name: 'get', visitorLimit: 'polls', handler: getConversation },
+  { method: 'POST', pattern: '/chat/:id/escalate', name: 'escalate', visitorLimit: 'escalations', handler: escalate },
+  { method: 'POST', pattern: '/chat/:id/feedback', name: 'feedback', visitorLimit: 'messages', handler: feedback },
+];
+
+async function readJson(request: Request): Promise<Record<string, unknown>> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^application\/json\b/i.test(type) && type !== '') throw new HttpError(400, 'bad_request', 'Content-Type must be application/json');
+  return parseJsonObject(await readCappedText(request.body, { declaredLength: request.headers.get('content-length') }));
+}
+
+function cookieHeader(ctx: ProxyContext): string {
+  const { opts } = ctx.state;
+  const secure = ctx.origin.protocol === 'https:';
+  const crossSite = secure && opts.allowed.size > 0;
+  const attributes = [`Path=${opts.basePath || '/'}`, 'HttpOnly', `Max-Age=${60 * 60 * 24 * 30}`, crossSite ? 'SameSite=None' : 'SameSite=Lax'];
+  if (secure) attributes.push('Secure');
+  return `${opts.cookieName}=${encodeVisitor(opts.secret, ctx.visitor)}; ${attributes.join('; ')}`;
+}
+
+/** Relays an upstream answer: 401/403 mean the proxy's token is wrong, which is not the visitor's business. */
+function relay(result: UpstreamResult, ctx: ProxyContext, extra: Record<string, string> = {}): Response {
+  if (result.status === 401 || result.status === 403) {
+    ctx.state.opts.logger?.warn({ msg: 'upstream refused the proxy token', status: result.status });
+    return errorResponse(502, 'internal_error', 'The support service is not available right now', { retryable: false });
+  }
+  if (!result.headers.get('content-type')?.includes('json')) {
+    return errorResponse(502, 'internal_error', 'The support service answered unexpectedly', { retryable: true });
+  }
+  const headers: Record<string, string> = { ...extra };
+  for (const name of PASSED_HEADERS) {
+    const value = result.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  // Of the visitor's limits and the organization's, the headers report the one with fewer requests left.
+  const upstreamRemaining = Number(result.headers.get('x-ratelimit-remaining') ?? 'Infinity');
+  if (ctx.rate && ctx.rate.remaining <= upstreamRemaining) for (const name of RATE_HEADERS) delete headers[name];
+  return new Response(result.status === 204 ? null : result.body, { status: result.status, headers });
+}
+
+async function sendMessage(ctx: ProxyContext): Promise<Response> {
+  const { upstream, cache } = ctx.state;
+  const { message, conversation_id: conversationId } = parseBody(SendMessageRequest, await readJson(ctx.request));
+  if (conversationId && !ctx.visitor.conversations.includes(conversationId)) throw new HttpError(404, 'not_found', MESSAGES.notFound);
+  spend(ctx);
+  const payload = JSON.stringify(conversationId ? { message, conversation_id: conversationId } : { message });
+  const result = await upstream.request('POST', '/v0/chat', { body: payload, idempotencyKey: `chat-${randomUUID()}`, signal: ctx.request.signal });
+  if (result.status === 202) {
+    const id = (JSON.parse(result.body) as { conversation_id?: unknown }).conversation_id;
+    if (!isConversationId(id)) return errorResponse(502, 'internal_error', 'The support service answered unexpectedly', { retryable: true });
+    ctx.visitor.conversations = [...ctx.visitor.conversations.filter((c) => c !== id), id].slice(-MAX_CONVERSATIONS);
+    cache.delete(id);
+    const response = relay(result, ctx);
+    response.headers.append('Set-Cookie', cookieHeader(ctx));
+    return response;
+  }
+  return relay(result, ctx);
+}
+
+async function getConversation(ctx: ProxyContext): Promise<Response> {
+  const { state } = ctx;
+  const id = ctx.params.id!;
+  const asked = /(?:^|,)\s*wait\s*=\s*(\d{1,3})\s*(?:;|,|$)/i.exec(ctx.request.headers.get('prefer') ?? '');
+  const wait = asked && state.longPoll !== false ? Math.min(Number(asked[1]), state.opts.maxWaitSeconds) : 0;
+  const cached = state.cache.get(id);
+  if (cached) {
+    ctx.log.cached = true;
+    return relay(cached, ctx, wait ? { 'Preference-Applied': `wait=${wait}` } : {});
+  }
+  // Concurrent polls of one conversation share one upstream request (and spend quota once).
+  const key = `${id}|${wait}`;
+  let pending = state.inflight.get(key);
+  if (!pending) {
+    spend(ctx);
+    pending = state.upstream.request('GET', `/v0/chat/${id}`, { waitSeconds: wait || undefined }).finally(() => state.inflight.delete(key));
+    state.inflight.set(key, pending);
+  } else ctx.log.shared = true;
+  const result = await pending;
+  if (wait && result.status === 200) state.longPoll = result.headers.has('preference-applied');
+  if (result.status === 200) {
+    try {
+      const status = (JSON.parse(result.body) as { status?: unknown }).status;
+      if (status === 'completed' || status === 'failed') state.cache.set(id, result, result.body.length * 2);
+    } catch {
+      // Not JSON: relay() answers 502.
+    }
+  }
+  return relay(result, ctx);
+}
+
+async function escalate(ctx: ProxyContext): Promise<Response> {
+  const { opts, upstream, cache } = ctx.state;
+  const id = ctx.params.id!;
+  const contact = readEscalationContact(await readJson(ctx.request));
+  spend(ctx);
+  // The integration and ticket fields come from the site owner's options, never from the browser.
+  const payload: Record<string, unknown> = { integration: opts.escalation.integration, name: contact.name, email: contact.email };
+  if (contact.note) payload.note = contact.note;
+  if (opts.escalation.additionalFields) payload.additional_fields = opts.escalation.additionalFields;
+  const body = JSON.stringify(payload);
+  const result = await upstream.request('POST', `/v0/chat/${id}/escalate`, {
+    body,
+    idempotencyKey: escalationKey(id, body),
+    signal: ctx.request.signal,
+    timeoutMs: opts.escalationTimeoutMs,
+  });
+  if (result.status === 200) cache.delete(id);
+  if (result.status === 409 && stillInProgress(result.body)) {
+    // The ticket is being made (by this request's earlier attempt, or another tab's): not an outcome yet.
+    const retryAfter = parseRetryAfter(result.headers.get('retry-after')) ?? IN_PROGRESS_RETRY_AFTER;
+    throw new HttpError(409, 'conflict', 'Escalation is still in progress', { retryable: true, headers: { 'Retry-After': String(Math.max(1, retryAfter)) } });
+  }
+  return relay(result, ctx);
+}
+
+/** A visitor's rating of an answer in one of their conversations; only the rating, comment and message index go upstream. */
+async function feedback(ctx: ProxyContext): Promise<Response> {
+  const body = parseBody(FeedbackRequest, await readJson(ctx.request));
+  const payload: Record<string, unknown> = { rating: body.rating };
+  if (typeof body.comment === 'string') payload.comment = body.comment;
+  if (typeof body.message_index === 'number') payload.message_index = body.message_index;
+  spend(ctx);
+  return relay(await ctx.state.upstream.request('POST', `/v0/chat/${ctx.params.id!}/feedback`, { body: JSON.stringify(payload), signal: ctx.request.signal }), ctx);
+}
+
+/**
+ * The `Idempotency-Key` of an escalation (docs/idempotency.md): the same conversation and the same
+ * request give the same key, so a resent form replays its outcome; a corrected form is a new
+ * request with its own key, and the conversation's one-ticket rule (409) still holds.
+ */
+export function escalationKey(conversationId: string, body: string): string {
+  return `escalate-${conversationId}-${createHash('sha256').update(body).digest('base64url').slice(0, 22)}`;
+}
+
+/** Whether an upstream 409 says the escalation is still being made (rather than done, or the answer still processing). */
+function stillInProgress(body: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return isErrorBody(parsed) && /in progress/i.test(parsed.error.message);
+  } catch {
+    return false;
+  }
+}

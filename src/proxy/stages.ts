@@ -1,0 +1,159 @@
+/**
+ * @module The stages of the proxy's request pipeline, in order: `site`, `route`, `visitor`,
+ * `limitVisitor`, `ownership`, `handle`. Each reads and completes the request's ProxyContext and
+ * calls `next()`, answers by setting `ctx.response`, or throws an `HttpError` (handler.ts turns
+ * every error into a response in one place). Also the limits the stages and routes count in.
+ */
+import { HttpError, isConversationId, MESSAGES, rateLimited, type Bucket } from '../protocol/index.js';
+import type { Router } from '../protocol/router.js';
+import type { Stage } from '../protocol/pipeline.js';
+import type { ProxyContext, ProxyRoute } from './context.js';
+import { decodeVisitor, newVisitor, readCookie } from './visitor.js';
+
+export type ProxyStage = Stage<ProxyContext>;
+
+const EXPOSED = 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Preference-Applied';
+
+/** The rate-limit key of a client address. */
+export function addressKey(address: string): string {
+  return `addr:${address}`;
+}
+
+/** Counts one request in each bucket; throws 429 when one is used up. Keeps the decision with the fewest requests left for the headers. */
+export function count(ctx: ProxyContext, buckets: Bucket[]): void {
+  const decision = ctx.state.limiter.consume(buckets);
+  if (!decision.allowed) {
+    ctx.rate = decision;
+    throw rateLimited();
+  }
+  if (!ctx.rate || decision.remaining < ctx.rate.remaining) ctx.rate = decision;
+}
+
+/** A request about to spend the organization's quota counts against its client address, whatever cookie it holds. */
+export function spend(ctx: ProxyContext): void {
+  const { opts } = ctx.state;
+  if (ctx.address) count(ctx, [{ key: addressKey(ctx.address), limit: opts.visitorLimits.perAddress }]);
+  else if (!ctx.state.warnedNoAddress) {
+    ctx.state.warnedNoAddress = true;
+    opts.logger?.warn({ msg: 'no client address: per-address limits are off; pass { remoteAddress } or set trustProxy' });
+  }
+}
+
+/** A refusal before a visitor is known: counted against the client address. */
+function refuseEarly(ctx: ProxyContext, error: HttpError): never {
+  if (ctx.address) count(ctx, [{ key: addressKey(ctx.address), limit: ctx.state.opts.visitorLimits.perAddress }]);
+  throw error;
+}
+
+/**
+ * The client's address. Behind `trustProxy` hops, the `X-Forwarded-For` entry the outermost
+ * trusted proxy appended: counted from the right, since entries further left are whatever the
+ * client sent and can be forged.
+ */
+export function clientAddress(request: Request, trustProxy: number, fallback: string | undefined): string | undefined {
+  if (trustProxy > 0) {
+    const entries = (request.headers.get('x-forwarded-for') ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+    const entry = entries[entries.length - trustProxy];
+    if (entry) return entry;
+  }
+  return fallback;
+}
+
+/** The last value of a forwarded header: the one the trusted hop set. */
+function forwarded(request: Request, name: string): string | undefined {
+  const value = request.headers.get(name)?.split(',').at(-1)?.trim();
+  return value || undefined;
+}
+
+/** The origin the browser addressed: the request URL's, or the trusted reverse proxy's `X-Forwarded-Proto` and `-Host`. */
+function siteOrigin(request: Request, url: URL, trustProxy: number): URL {
+  if (trustProxy === 0) return url;
+  const proto = forwarded(request, 'x-forwarded-proto')?.toLowerCase();
+  const host = forwarded(request, 'x-forwarded-host');
+  if (!proto && !host) return url;
+  try {
+    return new URL(`${proto === 'https' || proto === 'http' ? proto : url.protocol.slice(0, -1)}://${host ?? url.host}`);
+  } catch {
+    return url;
+  }
+}
+
+/** The URL, the path below basePath, the site's origin, and whether (and with which CORS headers) the Origin may call. */
+export const site: ProxyStage = (ctx, next) => {
+  const { opts } = ctx.state;
+  try {
+    ctx.url = new URL(ctx.request.url);
+  } catch {
+    throw new HttpError(400, 'bad_request', 'Malformed request URL');
+  }
+  const pathname = ctx.url.pathname;
+  ctx.path = pathname.startsWith(`${opts.basePath}/`) ? pathname.slice(opts.basePath.length) : null;
+  ctx.origin = siteOrigin(ctx.request, ctx.url, opts.trustProxy);
+  const origin = ctx.request.headers.get('origin');
+  // Browsers send Origin on cross-site POSTs and CORS GETs; a cross-site request without one is still refused.
+  ctx.originAllowed = origin === null ? ctx.request.headers.get('sec-fetch-site') !== 'cross-site' : origin === ctx.origin.origin || opts.allowed.has(origin);
+  if (ctx.originAllowed && origin && origin !== ctx.origin.origin) {
+    ctx.cors = { 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Credentials': 'true', 'Access-Control-Expose-Headers': EXPOSED, Vary: 'Origin' };
+  }
+  return next();
+};
+
+/** The route (404 none, 403 a foreign Origin, a CORS preflight answered, 405 another method). */
+export function route(router: Router<ProxyRoute>): ProxyStage {
+  return (ctx, next) => {
+    const method = ctx.request.method;
+    const match = ctx.path === null ? { route: undefined, allowed: [] } : router.match(method, ctx.path);
+    const allowed = match.route ? [match.route.method] : match.allowed;
+    if (allowed.length === 0) refuseEarly(ctx, new HttpError(404, 'not_found', MESSAGES.notFound));
+    const name = match.route?.name ?? router.match(allowed[0]!, ctx.path!).route?.name;
+    ctx.log.route = name;
+    if (!ctx.originAllowed) refuseEarly(ctx, new HttpError(403, 'forbidden', 'Origin not allowed'));
+    const methods = allowed.join(', ');
+    if (method === 'OPTIONS') {
+      ctx.response = new Response(null, {
+        status: 204,
+        headers: {
+          'Access-Control-Allow-Methods': `${methods}, OPTIONS`,
+          'Access-Control-Allow-Headers': 'Content-Type, Prefer, Idempotency-Key',
+          'Access-Control-Max-Age': '600',
+        },
+      });
+      return;
+    }
+    if (!match.route) refuseEarly(ctx, new HttpError(405, 'bad_request', `Method ${method} is not allowed here; use ${methods}`, { headers: { Allow: `${methods}, OPTIONS` } }));
+    ctx.route = match.route;
+    ctx.params = match.params;
+    return next();
+  };
+}
+
+/** Who is asking: the visitor of the signed cookie, or a new one. (Identity from the site's session will join here.) */
+export const visitor: ProxyStage = (ctx, next) => {
+  const { opts } = ctx.state;
+  const fromCookie = decodeVisitor(opts.secret, readCookie(ctx.request.headers.get('cookie'), opts.cookieName));
+  ctx.visitor = fromCookie ?? newVisitor();
+  ctx.visitorIsNew = !fromCookie;
+  ctx.log.visitor = ctx.visitor.id.slice(0, 6);
+  return next();
+};
+
+/** The visitor's limit of the route's kind; a new visitor's first message also counts in its address's new-visitor limit. */
+export const limitVisitor: ProxyStage = (ctx, next) => {
+  const { opts } = ctx.state;
+  const route = ctx.route!;
+  if (route.name === 'send' && ctx.visitorIsNew && ctx.address) count(ctx, [{ key: `new:${ctx.address}`, limit: opts.visitorLimits.newVisitorsPerAddress }]);
+  count(ctx, [{ key: `${route.visitorLimit}:${ctx.visitor.id}`, limit: opts.visitorLimits[route.visitorLimit] }]);
+  return next();
+};
+
+/** A conversation in the path must be one issued to this visitor: anyone else's is 404, before any upstream call. */
+export const ownership: ProxyStage = (ctx, next) => {
+  const id = ctx.params.id;
+  if (id !== undefined && (!isConversationId(id) || !ctx.visitor.conversations.includes(id))) throw new HttpError(404, 'not_found', MESSAGES.notFound);
+  return next();
+};
+
+/** The route's handler: the answer. */
+export const handle: ProxyStage = async (ctx) => {
+  ctx.response = await ctx.route!.handler(ctx);
+};

@@ -234,6 +234,11 @@ export const openApiDocument = {
           role: { type: 'string', enum: ['user', 'assistant'] },
           content: { type: 'string' },
           sources: { type: 'array', items: ref('Source') },
+          is_uncertain: {
+            type: 'boolean',
+            description:
+              'Assistant messages only (our addition): false when the reply answers from its sources; true when no direct answer was found, with the related pages as sources (best first), or no sources when nothing is related',
+          },
         },
       },
       Conversation: {

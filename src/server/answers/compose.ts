@@ -1,8 +1,9 @@
 /** @module Answers and summaries built only from the sources' own sentences: nothing the sources don't say. */
-import type { Message, Source } from '../../protocol/index.js';
-import { answerSignals, shouldAnswer } from './decision.js';
+import type { Message } from '../../protocol/index.js';
+import { answerSignals, decide } from './decision.js';
 import type { SearchHit, Vocabulary } from './knowledge-base.js';
-import { relevantHits, toSource } from './sources.js';
+import { relatedHits, relevantHits, toSource } from './sources.js';
+import type { Answer } from './types.js';
 import { specificity } from './specificity.js';
 import { sentences, tokenize } from './text.js';
 
@@ -12,6 +13,18 @@ const COVERED_WEIGHT = 0.3;
 export const NO_ANSWER =
   "I couldn't find anything about that in the documentation, so I'd rather not guess. " +
   'You can rephrase the question, or talk to a human on the team: they will pick it up from here.';
+
+/** How a reply that is not an answer, but has related pages, opens (the pages are its sources). */
+export const RELATED_INTRO = "I couldn't find a direct answer to that; these pages look related:";
+
+/** The reply when nothing in the knowledge base is related. */
+export const NOTHING_RELATED: Answer = { content: NO_ANSWER, sources: [], isUncertain: true };
+
+/**
+ * The share of the question's (specific) words a sentence of the best related page must hold to
+ * be quoted beside the related pages, as a passage that may answer (never as the answer).
+ */
+const PLAUSIBLE_SHARE = 0.5;
 
 /**
  * A long run of words with no sentence end is a menu, a table flattened to text or a list of links
@@ -295,12 +308,17 @@ function fence(code: string, lang: string): string {
   return `${ticks}${lang}\n${code}\n${ticks}`;
 }
 
-/** A short Markdown reply from the best passages, with its sources; the no-answer reply when nothing fits. */
-export function composeAnswer(question: string, hits: SearchHit[], vocabulary: Vocabulary, earlier: string[] = []): { content: string; sources: Source[] } {
-  if (!shouldAnswer(answerSignals(question, hits, vocabulary, earlier))) return { content: NO_ANSWER, sources: [] };
-  const cited = relevantHits(hits, question);
-  if (cited.length === 0) return { content: NO_ANSWER, sources: [] };
+/**
+ * The reply: a short Markdown answer from the best passages with its sources; when the best hits
+ * fit the question too loosely to answer from, the related pages (see `relatedReply`); when
+ * nothing is related, the no-answer reply, citing nothing.
+ */
+export function composeAnswer(question: string, hits: SearchHit[], vocabulary: Vocabulary, earlier: string[] = []): Answer {
+  const outcome = decide(answerSignals(question, hits, vocabulary, earlier));
+  if (outcome === 'none') return NOTHING_RELATED;
   const terms = new Set(vocabulary.terms(question));
+  const cited = outcome === 'answer' ? relevantHits(hits, question) : [];
+  if (cited.length === 0) return relatedReply(hits, terms);
   const parts: string[] = [];
   const top = cited.slice(0, 3).filter((hit, i) => i === 0 || hit.score >= cited[0]!.score * 0.5);
   top.forEach((hit, i) => {
@@ -317,7 +335,27 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
     block.push(`— ${toSource(hit).title}`);
     parts.push(block.join('\n\n'));
   });
-  return { content: parts.join('\n\n'), sources: cited.map(toSource) };
+  return { content: parts.join('\n\n'), sources: cited.map(toSource), isUncertain: false };
+}
+
+/**
+ * The reply that is not an answer: it says so, and its sources are the related pages, best first.
+ * When one sentence of the best page holds most of the question's words, it is quoted as a
+ * passage that may help, never as the answer.
+ */
+export function relatedReply(hits: SearchHit[], terms: Set<string>): Answer {
+  const related = relatedHits(hits);
+  if (related.length === 0) return NOTHING_RELATED;
+  let content = RELATED_INTRO;
+  const best = related[0]!;
+  const weight = [...terms].reduce((sum, t) => sum + specificity(t), 0);
+  const sentence = best.section.kind === 'code' ? undefined : bestSentences(best.section.body, terms, 1)[0];
+  if (sentence && !sentence.includes('\n') && weight > 0) {
+    const words = new Set(tokenize(sentence));
+    const held = [...terms].filter((t) => words.has(t)).reduce((sum, t) => sum + specificity(t), 0);
+    if (held / weight >= PLAUSIBLE_SHARE) content += `\n\nThis passage of “${toSource(best).title}” may help:\n\n> ${sentence}`;
+  }
+  return { content, sources: related.map(toSource), isUncertain: true };
 }
 
 function clip(text: string, max: number): string {

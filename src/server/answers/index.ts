@@ -4,7 +4,7 @@
  */
 import type { Message, Source } from '../../protocol/index.js';
 import type { Sql } from '../store/sql.js';
-import { composeAnswer, extractiveSummary, extractiveTitle, NO_ANSWER } from './compose.js';
+import { composeAnswer, extractiveSummary, extractiveTitle, NOTHING_RELATED } from './compose.js';
 import { KnowledgeStore, type IngestOptions, type IngestReport, type SearchHit, type TicketDocument, type Vocabulary } from './knowledge-base.js';
 import { sentenceEncoder, type Embedder } from './embeddings.js';
 import { complete, llmConfigFromEnv, type ChatMessage, type LlmConfig } from './llm.js';
@@ -86,7 +86,9 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
       [{ role: 'system', content: `${SYSTEM_PROMPT}\n\nSources:\n\n${sourceBlock(hits) || '(none found)'}` }, ...conversation],
       { signal: request.signal },
     );
-    return mapCitations(reply, sources);
+    const mapped = mapCitations(reply, sources);
+    // A reply that cites none of its sources did not answer from them.
+    return { ...mapped, isUncertain: mapped.sources.length === 0 };
   }
 
   return {
@@ -98,7 +100,7 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
       if (llm) {
         // The LLM decides, under the grounded prompt, whether the best passages answer: no local gate.
         const grounded = relevantHits(hits);
-        if (grounded.length === 0) return { content: NO_ANSWER, sources: [] };
+        if (grounded.length === 0) return NOTHING_RELATED;
         try {
           return await llmAnswer(llm, request, grounded);
         } catch (error) {

@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { mapCitations } from '../../../src/server/answers/index.js';
-import { NO_ANSWER } from '../../../src/server/answers/compose.js';
+import { NOTHING_RELATED, NO_ANSWER, RELATED_INTRO } from '../../../src/server/answers/compose.js';
 import type { Message } from '../../../src/protocol/index.js';
 import { openTestEngine } from '../../helpers/answer-engine.js';
 import { fakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
@@ -129,8 +129,29 @@ describe('answers without an LLM', () => {
   it('says plainly when nothing relevant is found, suggests a human and cites nothing', async () => {
     const e = await ingested();
     const answer = await ask(e, 'What is the capital of Mongolia?');
-    expect(answer).toEqual({ content: NO_ANSWER, sources: [] });
+    expect(answer).toEqual({ content: NO_ANSWER, sources: [], isUncertain: true });
+    expect(answer).toEqual(NOTHING_RELATED);
     expect(answer.content).toMatch(/human/);
+  });
+
+  it('answers, shows related pages, or says nothing is related: three outcomes', async () => {
+    const e = await ingested();
+    const sure = await ask(e, 'How do I reset my password?');
+    expect(sure.isUncertain).toBe(false);
+    expect(sure.sources[0]!.url).toBe('https://docs.example.com/start#password-reset');
+    // Loosely matched: not an answer, but the page that may hold one, and its sentence quoted as a passage that may help.
+    const related = await ask(e, 'how fast does the email with the link come');
+    expect(related.isUncertain).toBe(true);
+    expect(related.content.startsWith(RELATED_INTRO)).toBe(true);
+    expect(related.content).toContain('This passage of “Reset your password — Getting started” may help:\n\n> A reset link arrives by email within five minutes.');
+    expect(related.sources[0]!.url).toBe('https://docs.example.com/start#password-reset');
+    expect(related.sources.length).toBeLessThanOrEqual(5);
+    // Related pages are listed once each (a source file once, whichever of its pieces ranked).
+    const loose = await ask(e, 'my folders are not the same on both computers');
+    expect(loose.isUncertain).toBe(true);
+    const files = loose.sources.map((s) => s.url.replace(/#L.*$/, ''));
+    expect(new Set(files).size).toBe(files.length);
+    expect(loose.sources.length).toBeGreaterThan(1);
   });
 
   it('uses earlier turns for a follow-up', async () => {
@@ -188,7 +209,7 @@ describe('answers with an LLM', () => {
   it('does not call the provider when nothing relevant is found', async () => {
     llm = await fakeLlm();
     const e = await ingested({ llm });
-    expect(await ask(e, 'What is the capital of Mongolia?')).toEqual({ content: NO_ANSWER, sources: [] });
+    expect(await ask(e, 'What is the capital of Mongolia?')).toEqual(NOTHING_RELATED);
     expect(llm.requests).toHaveLength(0);
   });
 

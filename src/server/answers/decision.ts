@@ -144,9 +144,11 @@ export function answerOdds(signals: AnswerSignals): number {
  * related. Chosen on the development sets together (see docs/engine.md): a borderline answer shown
  * as related pages costs the visitor little, an answer from the wrong page costs their trust.
  * (The meaning floor does not hold back an answer: a short question's embedding is often far
- * from the long section that answers it, "Which languages does it support?" 0.30.)
+ * from the long section that answers it, "Which languages does it support?" 0.30.) A best section
+ * whose meaning is at least `close` is related whatever its words: dense retrieval finds "Refunds"
+ * for "money back", with no word in common.
  */
-export const THRESHOLDS = { answer: 0.5, related: -2.5, meaning: -0.16 };
+export const THRESHOLDS = { answer: 0.5, related: -2.5, meaning: -0.16, close: 0 };
 
 /** The three outcomes of a reply: an answer, related pages, or nothing related. */
 export type Outcome = 'answer' | 'related' | 'none';
@@ -157,7 +159,7 @@ export function decide(signals: AnswerSignals | null): Outcome {
   const z = answerOdds(signals);
   if (z > THRESHOLDS.answer && signals.evidence >= MIN_EVIDENCE) return 'answer';
   if (signals.embedded && signals.meaning < THRESHOLDS.meaning) return 'none';
-  return z > THRESHOLDS.related ? 'related' : 'none';
+  return z > THRESHOLDS.related || (signals.embedded && signals.meaning >= THRESHOLDS.close) ? 'related' : 'none';
 }
 
 /** Whether the signals call for an answer (`decide(signals) === 'answer'`). */

@@ -63,7 +63,8 @@ describe('ingestion', () => {
     expect(limits.body).not.toContain('import');
     const hooks = (await e.search('acme', 'verify webhook signature'))[0]!.section;
     expect(hooks.url).toBe('https://github.com/acme/sync/blob/main/docs/webhooks.html#verify-signatures');
-    expect((await e.search('acme', 'alert never indexed')).length).toBe(0);
+    // Found by meaning, a section may still come up; none holds the script's text.
+    expect((await e.search('acme', 'alert never indexed')).filter((h) => /alert|never indexed/i.test(`${h.section.body}\n${h.section.code}`))).toEqual([]);
     expect((await e.search('acme', 'selective sync large folders'))[0]!.section.url).toMatch(/changelog\.txt$/);
   });
 

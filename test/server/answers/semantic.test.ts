@@ -228,7 +228,9 @@ describe('the answer/no-answer decision', () => {
     expect(decide({ ...loose, meaning: THRESHOLDS.meaning - 0.01 })).toBe('none');
     // Without embeddings (code, or a knowledge base stored without them), meaning does not decide.
     expect(decide({ ...loose, meaning: 0, embedded: false })).toBe('related');
-    expect(decide({ ...loose, known: 0, top3: 0 })).toBe('none');
+    expect(decide({ ...loose, known: 0, top3: 0, meaning: -0.1 })).toBe('none');
+    // Found by its meaning alone (no word in common), a section close enough in meaning is related.
+    expect(decide({ ...loose, general: 0, known: 0, top3: 0, heading: 0, meaning: THRESHOLDS.close })).toBe('related');
     expect(decide(null)).toBe('none');
   });
 });

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cpSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { mapCitations } from '../../../src/server/answers/index.js';
+import { mapCitations, NOT_ANSWERED } from '../../../src/server/answers/index.js';
 import { NOTHING_RELATED, NO_ANSWER, RELATED_INTRO } from '../../../src/server/answers/compose.js';
 import type { Message } from '../../../src/protocol/index.js';
 import { openTestEngine } from '../../helpers/answer-engine.js';
@@ -212,6 +212,34 @@ describe('answers with an LLM', () => {
     const e = await ingested({ llm });
     expect(await ask(e, 'What is the capital of Mongolia?')).toEqual(NOTHING_RELATED);
     expect(llm.requests).toHaveLength(0);
+  });
+
+  it("turns the model's machine-readable \"not answered\" into an uncertain reply with the passages as related pages, in the visitor's language", async () => {
+    llm = await fakeLlm();
+    llm.script = [`${NOT_ANSWERED} No he encontrado una respuesta directa en la documentación; las páginas enlazadas pueden ayudar [1].`];
+    const e = await ingested({ llm });
+    const answer = await ask(e, 'Can I reset the password of a shared team account?');
+    expect(llm.requests[0]!.messages[0]!.content).toContain("Reply in the language of the customer's last message.");
+    expect(llm.requests[0]!.messages[0]!.content).toContain(NOT_ANSWERED);
+    expect(answer.isUncertain).toBe(true);
+    expect(answer.content).toBe('No he encontrado una respuesta directa en la documentación; las páginas enlazadas pueden ayudar.');
+    expect(answer.content).not.toContain(NOT_ANSWERED);
+    expect(answer.sources.length).toBeGreaterThan(0);
+    expect(answer.sources.length).toBeLessThanOrEqual(5);
+  });
+
+  it('condenses a follow-up into a standalone question with the LLM before retrieval', async () => {
+    llm = await fakeLlm();
+    llm.script = ['Acme Sync installs with npm [1].', 'How do I install Acme Sync on Windows?', 'Run the installer from the releases page [1].'];
+    const e = await ingested({ llm });
+    const first = await ask(e, 'How do I install the CLI?');
+    const answer = await ask(e, 'How do I install the CLI?', first.content, 'and on windows?');
+    // The second request asks for the standalone question, with the conversation.
+    expect(llm.requests[1]!.messages[0]!.content).toMatch(/standalone question/);
+    expect(llm.requests[1]!.messages[1]!.content).toContain('Customer: and on windows?');
+    // Retrieval used it: the Windows section is the first source the model was given.
+    expect(llm.requests[2]!.messages[0]!.content).toMatch(/\[1\] .*\(https:\/\/docs\.example\.com\/start#install-on-windows\)/);
+    expect(answer).toEqual({ content: 'Run the installer from the releases page [1].', sources: [expect.objectContaining({ url: 'https://docs.example.com/start#install-on-windows' })], isUncertain: false });
   });
 
   it('maps citations: keeps cited sources in order of first use and drops unknown numbers', () => {

@@ -33,6 +33,15 @@ const PLAUSIBLE_SHARE = 0.5;
 const isRunOn = (s: string) => s.length > 200 && !/[.!?:;)]["'”’]?$/.test(s);
 
 const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/;
+const NUMBERED = /^\s*\d+[.)](?:\s|$)/;
+const FIRST_NUMBERED = /^\s*0*1[.)](?:\s|$)/;
+/** A doc comment's tag line (`@default 10000`, `@param x`): notes for tools, not sentences for people. */
+const DOC_TAG = /^@[a-z]+\b/i;
+/**
+ * A sentence whose subject points back ("It serves…", "This one…", "Each of the four…"): quoted
+ * only with the sentence before it, which says what it is.
+ */
+const REFERS_BACK = /^(?:it|its|this|that|these|those|they|their|each of (?:the|them|these)|both|such|the latter|the former)\b/i;
 const TABLE_ROW = /^\s*\|.*\|\s*$/;
 
 /** A piece of a section that can be quoted whole: a sentence, or a Markdown list or table. */
@@ -145,8 +154,16 @@ function units(text: string): Unit[] {
     };
     for (const line of block.split('\n')) {
       if (!line.trim()) continue;
-      // A line right after a list item, with no blank line between, goes on with that item.
-      const kind: 'list' | 'table' | null = TABLE_ROW.test(line) ? 'table' : LIST_ITEM.test(line) || pending?.kind === 'list' ? 'list' : null;
+      // A doc comment's tag line ends the prose before it and is not quoted.
+      if (DOC_TAG.test(line.trim())) {
+        flushParagraph();
+        continue;
+      }
+      // A line right after a list item, with no blank line between, goes on with that item. A
+      // numbered line does not interrupt a paragraph unless it starts at 1 (CommonMark): a hard
+      // wrap before "10000)" goes on with the sentence.
+      const continues = paragraph.length > 0 && !pending && NUMBERED.test(line) && !FIRST_NUMBERED.test(line);
+      const kind: 'list' | 'table' | null = continues ? null : TABLE_ROW.test(line) ? 'table' : LIST_ITEM.test(line) || pending?.kind === 'list' ? 'list' : null;
       if (kind) {
         flushParagraph();
         if (pending && pending.kind !== kind) flush();
@@ -179,7 +196,7 @@ function units(text: string): Unit[] {
 export function bestSentences(text: string, terms: Set<string>, max: number): string[] {
   const seen = new Set<string>();
   const candidates = units(text).filter((u) => {
-    if (u.text.length <= 20 || (!u.block && u.text.length >= 600)) return false;
+    if (u.text.length <= 20 || (!u.block && u.text.length >= 600) || DOC_TAG.test(u.text)) return false;
     const key = normalized(u.text);
     if (seen.has(key)) return false;
     seen.add(key);
@@ -220,6 +237,14 @@ export function bestSentences(text: string, terms: Set<string>, max: number): st
   // The answering unit first, with the units beside it when fewer than asked for match: they give
   // its context ("Unable to connect to server. On iOS, this message displays as…"). The rest follow
   // in the section's order, so they read on from it.
+  // A sentence that points back goes with the one before it, or not at all.
+  for (const c of [...chosen]) {
+    if (c.block || !REFERS_BACK.test(c.text)) continue;
+    const before = scored.find((o) => o.i === c.i - 1);
+    if (before && !before.block) {
+      if (!chosen.includes(before)) chosen.splice(chosen.indexOf(c), 0, before);
+    } else if (chosen.length > 1) chosen.splice(chosen.indexOf(c), 1);
+  }
   const [first, ...rest] = chosen;
   const lead = [first!];
   for (const n of [first!.i - 1, first!.i + 1]) {
@@ -332,7 +357,6 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
     if (said.length) block.push(joinUnits(said));
     if (excerpt) block.push(fence(excerpt, section.lang));
     if (block.length === 0) return;
-    block.push(`— ${toSource(hit).title}`);
     parts.push(block.join('\n\n'));
   });
   return { content: parts.join('\n\n'), sources: cited.map(toSource), isUncertain: false };

@@ -140,6 +140,8 @@ describe('answers without an LLM', () => {
     const sure = await ask(e, 'How do I reset my password?');
     expect(sure.isUncertain).toBe(false);
     expect(sure.sources[0]!.url).toBe('https://docs.example.com/start#password-reset');
+    // The passage is not followed by a "— Section — Page" line: the sources say where it is from.
+    expect(sure.content).toBe('Open Settings, choose Security, then press Reset password. A reset link arrives by email within five minutes.');
     // Loosely matched: not an answer, but the page that may hold one, and its sentence quoted as a passage that may help.
     const related = await ask(e, 'how fast does the email with the link come');
     expect(related.isUncertain).toBe(true);

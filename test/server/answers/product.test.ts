@@ -7,11 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { runCli, startServe } from '../../helpers/cli.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'support-chat-outcomes-'));
-const repo = resolve(import.meta.dirname, '../../..');
 let server: ChildProcess;
 let url: string;
 const tokens: Record<string, string> = {};

@@ -13,6 +13,12 @@ export interface Message {
   content: string;
   /** Always an array; empty for user turns and for answers that cite nothing. */
   sources: Source[];
+  /**
+   * Assistant messages only (an extension field; plain v0 clients ignore it): `false` when the
+   * reply answers from its `sources`; `true` when it could not find a direct answer, with the
+   * related pages as `sources` (best first) or, when nothing in the knowledge base is related, none.
+   */
+  is_uncertain?: boolean;
 }
 
 export interface Conversation {

@@ -62,6 +62,9 @@ const KEYS = [
   'code',
   'citation',
   'starters',
+  'related',
+  'notSure',
+  'nothingFound',
 ] as const satisfies readonly (keyof Strings)[];
 
 /**
@@ -128,6 +131,9 @@ const en = lines`
   Code
   Source {n}: {title}
   Suggested questions
+  Pages that may help
+  Not sure: there is no direct answer, but some pages look related. You can also talk to a human.
+  No answer found. You can rephrase the question, or talk to a human.
 `;
 
 /** Spanish. */
@@ -184,6 +190,9 @@ const es = lines`
   Código
   Fuente {n}: {title}
   Preguntas sugeridas
+  Páginas que pueden ayudar
+  No estoy seguro: no hay una respuesta directa, pero algunas páginas parecen relacionadas. También puedes hablar con una persona.
+  No se encontró ninguna respuesta. Puedes reformular la pregunta o hablar con una persona.
 `;
 
 /** French. */
@@ -240,6 +249,9 @@ const fr = lines`
   Code
   Source {n} : {title}
   Questions suggérées
+  Pages qui peuvent aider
+  Pas sûr : aucune réponse directe, mais certaines pages semblent liées. Vous pouvez aussi parler à une personne.
+  Aucune réponse trouvée. Vous pouvez reformuler la question ou parler à une personne.
 `;
 
 /** Arabic. */
@@ -296,6 +308,9 @@ const ar = lines`
   شيفرة
   المصدر {n}: {title}
   أسئلة مقترحة
+  صفحات قد تساعد
+  لست متأكدًا: لا توجد إجابة مباشرة، لكن بعض الصفحات تبدو ذات صلة. يمكنك أيضًا التحدث إلى شخص.
+  لم يُعثر على إجابة. يمكنك إعادة صياغة السؤال أو التحدث إلى شخص.
 `;
 
 Object.assign(LOCALES, { en, es, fr, ar } satisfies Record<string, Strings>);

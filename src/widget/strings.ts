@@ -67,6 +67,12 @@ export interface Strings {
   citation: string;
   /** Label of the starter questions' group. */
   starters: string;
+  /** Above the related pages of a reply that found no direct answer (not "Sources": nothing was answered from them). */
+  related: string;
+  /** Said to screen readers (and before the reply's text) when a reply found no direct answer but related pages. */
+  notSure: string;
+  /** Said to screen readers (and before the reply's text) when nothing related was found. */
+  nothingFound: string;
 }
 
 /** The built-in languages by code, filled by `locales.ts` when the element is registered (see there). */

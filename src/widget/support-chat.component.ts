@@ -357,6 +357,8 @@ export class SupportChat extends LitElement {
             commentError: this._feedback.error,
             onRate: (rating) => this._feedback.rate(i, rating),
             onComment: (e) => this._feedback.rate(i, 'down', e),
+            // Offered under the last reply when it found no direct answer, while the conversation can still go to the team.
+            onEscalate: i === chat.messages.length - 1 && !this.noEscalation && !chat.escalation && !formShown ? () => this._escalation.openForm() : null,
           }),
         )}
         ${status(t, chat.status)}

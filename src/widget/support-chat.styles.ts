@@ -341,6 +341,17 @@ export const styles = css`
   .sources li {
     padding-block: 2px;
   }
+  /* Related pages of a reply that found no direct answer: a plain list, set apart from an answer's sources. */
+  .sources.related ul {
+    margin: 0;
+    padding-inline-start: 20px;
+  }
+  .message[data-uncertain] {
+    border-inline-start: 3px solid var(--sc-muted);
+  }
+  .talk-to-human {
+    margin-block-start: 8px;
+  }
   .sources li::marker {
     font-variant-numeric: tabular-nums;
     color: var(--sc-muted);

@@ -13,6 +13,8 @@ export interface ProxyBehaviour {
   /** The assistant's Markdown reply. */
   answer: string;
   sources: { title: string; url: string }[];
+  /** The reply's `is_uncertain`: related pages (or nothing) rather than an answer. */
+  uncertain: boolean;
   /** Honour `Prefer: wait` with `Preference-Applied`. */
   longPoll: boolean;
   /** Fail the next requests with these statuses; 0 drops the connection. */
@@ -31,7 +33,7 @@ export interface ProxyBehaviour {
 
 interface Namespace {
   behaviour: ProxyBehaviour;
-  conversations: Map<string, { messages: { role: string; content: string; sources: unknown[] }[]; readyAt: number; status: string; held: Set<() => void> }>;
+  conversations: Map<string, { messages: { role: string; content: string; sources: unknown[]; is_uncertain?: boolean }[]; readyAt: number; status: string; held: Set<() => void> }>;
   log: { method: string; path: string; prefer: string | null; body: string }[];
 }
 
@@ -39,6 +41,7 @@ const defaults = (): ProxyBehaviour => ({
   answerDelayMs: 300,
   answer: 'Use the **reset** link.\n\n- Open Settings\n- Choose Security\n\n```sh\nacme reset --all\n```',
   sources: [{ title: 'Reset your password', url: 'https://docs.example.com/reset' }],
+  uncertain: false,
   longPoll: false,
   failNext: [],
   failPolls: [],
@@ -127,7 +130,7 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
         const respond = (headers: Record<string, string> = {}) => {
           if (conversation.status === 'processing' && Date.now() >= conversation.readyAt) {
             conversation.status = b.finalStatus;
-            if (b.finalStatus === 'completed') conversation.messages.push({ role: 'assistant', content: b.answer, sources: b.sources });
+            if (b.finalStatus === 'completed') conversation.messages.push({ role: 'assistant', content: b.answer, sources: b.sources, is_uncertain: b.uncertain });
           }
           send(200, { id: get[1], status: conversation.status, messages: conversation.messages, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' }, headers);
         };

@@ -27,6 +27,7 @@ describe('POST /v0/chat and GET /v0/chat/{id}', () => {
       role: 'assistant',
       content: 'About "How do I reset my password?": see the guide.',
       sources: [{ title: 'Guide', url: 'https://docs.example.com/guide' }],
+      is_uncertain: false,
     });
   });
 

@@ -1,8 +1,9 @@
 /** @module Answers and summaries built only from the sources' own sentences: nothing the sources don't say. */
-import type { Message, Source } from '../../protocol/index.js';
-import { answerSignals, shouldAnswer } from './decision.js';
+import type { Message } from '../../protocol/index.js';
+import { answerSignals, decide } from './decision.js';
 import type { SearchHit, Vocabulary } from './knowledge-base.js';
-import { relevantHits, toSource } from './sources.js';
+import { relatedHits, relevantHits, toSource } from './sources.js';
+import type { Answer } from './types.js';
 import { specificity } from './specificity.js';
 import { sentences, tokenize } from './text.js';
 
@@ -13,6 +14,18 @@ export const NO_ANSWER =
   "I couldn't find anything about that in the documentation, so I'd rather not guess. " +
   'You can rephrase the question, or talk to a human on the team: they will pick it up from here.';
 
+/** How a reply that is not an answer, but has related pages, opens (the pages are its sources). */
+export const RELATED_INTRO = "I couldn't find a direct answer to that; these pages look related:";
+
+/** The reply when nothing in the knowledge base is related. */
+export const NOTHING_RELATED: Answer = { content: NO_ANSWER, sources: [], isUncertain: true };
+
+/**
+ * The share of the question's (specific) words a sentence of the best related page must hold to
+ * be quoted beside the related pages, as a passage that may answer (never as the answer).
+ */
+const PLAUSIBLE_SHARE = 0.5;
+
 /**
  * A long run of words with no sentence end is a menu, a table flattened to text or a list of links
  * (docs exported from a site keep their navigation): no sentence to quote.
@@ -20,6 +33,15 @@ export const NO_ANSWER =
 const isRunOn = (s: string) => s.length > 200 && !/[.!?:;)]["'”’]?$/.test(s);
 
 const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/;
+const NUMBERED = /^\s*\d+[.)](?:\s|$)/;
+const FIRST_NUMBERED = /^\s*0*1[.)](?:\s|$)/;
+/** A doc comment's tag line (`@default 10000`, `@param x`): notes for tools, not sentences for people. */
+const DOC_TAG = /^@[a-z]+\b/i;
+/**
+ * A sentence whose subject points back ("It serves…", "This one…", "Each of the four…"): quoted
+ * only with the sentence before it, which says what it is.
+ */
+const REFERS_BACK = /^(?:it|its|this|that|these|those|they|their|each of (?:the|them|these)|both|such|the latter|the former)\b/i;
 const TABLE_ROW = /^\s*\|.*\|\s*$/;
 
 /** A piece of a section that can be quoted whole: a sentence, or a Markdown list or table. */
@@ -134,8 +156,16 @@ function units(text: string): Unit[] {
     };
     for (const line of block.split('\n')) {
       if (!line.trim()) continue;
-      // A line right after a list item, with no blank line between, goes on with that item.
-      const kind: 'list' | 'table' | null = TABLE_ROW.test(line) ? 'table' : LIST_ITEM.test(line) || pending?.kind === 'list' ? 'list' : null;
+      // A doc comment's tag line ends the prose before it and is not quoted.
+      if (DOC_TAG.test(line.trim())) {
+        flushParagraph();
+        continue;
+      }
+      // A line right after a list item, with no blank line between, goes on with that item. A
+      // numbered line does not interrupt a paragraph unless it starts at 1 (CommonMark): a hard
+      // wrap before "10000)" goes on with the sentence.
+      const continues = paragraph.length > 0 && !pending && NUMBERED.test(line) && !FIRST_NUMBERED.test(line);
+      const kind: 'list' | 'table' | null = continues ? null : TABLE_ROW.test(line) ? 'table' : LIST_ITEM.test(line) || pending?.kind === 'list' ? 'list' : null;
       if (kind) {
         flushParagraph();
         if (pending && pending.kind !== kind) flush();
@@ -168,7 +198,7 @@ function units(text: string): Unit[] {
 export function bestSentences(text: string, terms: Set<string>, max: number): string[] {
   const seen = new Set<string>();
   const candidates = units(text).filter((u) => {
-    if (u.text.length <= 20 || (!u.block && u.text.length >= 600)) return false;
+    if (u.text.length <= 20 || (!u.block && u.text.length >= 600) || DOC_TAG.test(u.text)) return false;
     const key = normalized(u.text);
     if (seen.has(key)) return false;
     seen.add(key);
@@ -209,6 +239,14 @@ export function bestSentences(text: string, terms: Set<string>, max: number): st
   // The answering unit first, with the units beside it when fewer than asked for match: they give
   // its context ("Unable to connect to server. On iOS, this message displays as…"). The rest follow
   // in the section's order, so they read on from it.
+  // A sentence that points back goes with the one before it, or not at all.
+  for (const c of [...chosen]) {
+    if (c.block || !REFERS_BACK.test(c.text)) continue;
+    const before = scored.find((o) => o.i === c.i - 1);
+    if (before && !before.block) {
+      if (!chosen.includes(before)) chosen.splice(chosen.indexOf(c), 0, before);
+    } else if (chosen.length > 1) chosen.splice(chosen.indexOf(c), 1);
+  }
   const [first, ...rest] = chosen;
   const lead = [first!];
   for (const n of [first!.i - 1, first!.i + 1]) {
@@ -298,12 +336,17 @@ function fence(code: string, lang: string): string {
   return `${ticks}${lang}\n${code}\n${ticks}`;
 }
 
-/** A short Markdown reply from the best passages, with its sources; the no-answer reply when nothing fits. */
-export function composeAnswer(question: string, hits: SearchHit[], vocabulary: Vocabulary, earlier: string[] = []): { content: string; sources: Source[] } {
-  if (!shouldAnswer(answerSignals(question, hits, vocabulary, earlier))) return { content: NO_ANSWER, sources: [] };
-  const cited = relevantHits(hits, question);
-  if (cited.length === 0) return { content: NO_ANSWER, sources: [] };
+/**
+ * The reply: a short Markdown answer from the best passages with its sources; when the best hits
+ * fit the question too loosely to answer from, the related pages (see `relatedReply`); when
+ * nothing is related, the no-answer reply, citing nothing.
+ */
+export function composeAnswer(question: string, hits: SearchHit[], vocabulary: Vocabulary, earlier: string[] = []): Answer {
+  const outcome = decide(answerSignals(question, hits, vocabulary, earlier));
+  if (outcome === 'none') return NOTHING_RELATED;
   const terms = new Set(vocabulary.terms(question));
+  const cited = outcome === 'answer' ? relevantHits(hits, question) : [];
+  if (cited.length === 0) return relatedReply(hits, terms);
   const parts: string[] = [];
   const top = cited.slice(0, 3).filter((hit, i) => i === 0 || hit.score >= cited[0]!.score * 0.5);
   top.forEach((hit, i) => {
@@ -317,10 +360,29 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
     if (said.length) block.push(joinUnits(said));
     if (excerpt) block.push(fence(excerpt, section.lang));
     if (block.length === 0) return;
-    block.push(`— ${toSource(hit).title}`);
     parts.push(block.join('\n\n'));
   });
-  return { content: parts.join('\n\n'), sources: cited.map(toSource) };
+  return { content: parts.join('\n\n'), sources: cited.map(toSource), isUncertain: false };
+}
+
+/**
+ * The reply that is not an answer: it says so, and its sources are the related pages, best first.
+ * When one sentence of the best page holds most of the question's words, it is quoted as a
+ * passage that may help, never as the answer.
+ */
+export function relatedReply(hits: SearchHit[], terms: Set<string>): Answer {
+  const related = relatedHits(hits);
+  if (related.length === 0) return NOTHING_RELATED;
+  let content = RELATED_INTRO;
+  const best = related[0]!;
+  const weight = [...terms].reduce((sum, t) => sum + specificity(t), 0);
+  const sentence = best.section.kind === 'code' ? undefined : bestSentences(best.section.body, terms, 1)[0];
+  if (sentence && !sentence.includes('\n') && weight > 0) {
+    const words = new Set(tokenize(sentence));
+    const held = [...terms].filter((t) => words.has(t)).reduce((sum, t) => sum + specificity(t), 0);
+    if (held / weight >= PLAUSIBLE_SHARE) content += `\n\nThis passage of “${toSource(best).title}” may help:\n\n> ${sentence}`;
+  }
+  return { content, sources: related.map(toSource), isUncertain: true };
 }
 
 function clip(text: string, max: number): string {

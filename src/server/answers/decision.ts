@@ -32,6 +32,8 @@ export interface AnswerSignals {
    * base stored without them).
    */
   meaning: number;
+  /** Whether `meaning` was measured (the best hit has a sentence embedding). */
+  embedded: boolean;
 }
 
 /** The cosine of question and best section that counts for neither answering nor refusing. */
@@ -107,6 +109,7 @@ export function answerSignals(question: string, hits: SearchHit[], vocabulary: V
     agreement: next.length ? next.filter((h) => h.section.docKey === best.section.docKey).length / next.length : 0,
     margin: hits[1] ? Math.max(0, 1 - hits[1].score / best.score) : 1,
     meaning: best.similarity !== undefined ? best.similarity - MEANING_NEUTRAL : 0,
+    embedded: best.similarity !== undefined,
   };
 }
 
@@ -128,9 +131,40 @@ export const DECISION = { general: 5.8, heading: 1.9, known: 3.3, top3: 1.7, mea
  */
 const MIN_EVIDENCE = 0.4;
 
+/** The decision's log-odds for the signals (see `DECISION`). */
+export function answerOdds(signals: AnswerSignals): number {
+  return (
+    DECISION.general * signals.general + DECISION.heading * signals.heading + DECISION.known * signals.known + DECISION.top3 * signals.top3 + DECISION.meaning * signals.meaning + DECISION.bias
+  );
+}
+
+/**
+ * Where the three outcomes part. The reply is an answer (`is_uncertain: false`) above `answer`
+ * log-odds (with `MIN_EVIDENCE`); between `related` and `answer` it shows the best hits as related
+ * pages, unless the best section's meaning is further from the question's than `meaning` (the
+ * cosine less `MEANING_NEUTRAL`: the weather, a recipe); otherwise nothing in the knowledge base is
+ * related. Chosen on the development sets together (see docs/engine.md): a borderline answer shown
+ * as related pages costs the visitor little, an answer from the wrong page costs their trust.
+ * (The meaning floor does not hold back an answer: a short question's embedding is often far
+ * from the long section that answers it, "Which languages does it support?" 0.30.) A best section
+ * whose meaning is at least `close` is related whatever its words: dense retrieval finds "Refunds"
+ * for "money back", with no word in common.
+ */
+export const THRESHOLDS = { answer: 0.5, related: -2.5, meaning: -0.16, close: 0 };
+
+/** The three outcomes of a reply: an answer, related pages, or nothing related. */
+export type Outcome = 'answer' | 'related' | 'none';
+
+/** Which of the three outcomes the signals call for. */
+export function decide(signals: AnswerSignals | null): Outcome {
+  if (!signals) return 'none';
+  const z = answerOdds(signals);
+  if (z > THRESHOLDS.answer && signals.evidence >= MIN_EVIDENCE) return 'answer';
+  if (signals.embedded && signals.meaning < THRESHOLDS.meaning) return 'none';
+  return z > THRESHOLDS.related || (signals.embedded && signals.meaning >= THRESHOLDS.close) ? 'related' : 'none';
+}
+
+/** Whether the signals call for an answer (`decide(signals) === 'answer'`). */
 export function shouldAnswer(signals: AnswerSignals | null): boolean {
-  if (!signals || signals.evidence < MIN_EVIDENCE) return false;
-  const z =
-    DECISION.general * signals.general + DECISION.heading * signals.heading + DECISION.known * signals.known + DECISION.top3 * signals.top3 + DECISION.meaning * signals.meaning + DECISION.bias;
-  return z > 0;
+  return decide(signals) === 'answer';
 }

@@ -5,11 +5,12 @@
 import { setImmediate } from 'node:timers/promises';
 import type { Message, Source } from '../../protocol/index.js';
 import type { Sql } from '../store/sql.js';
-import { composeAnswer, extractiveSummary, extractiveTitle, NO_ANSWER } from './compose.js';
+import { composeAnswer, extractiveSummary, extractiveTitle, NOTHING_RELATED, RELATED_INTRO } from './compose.js';
+import { answerSignals, THRESHOLDS } from './decision.js';
 import { KnowledgeStore, type IngestOptions, type IngestReport, type SearchHit, type TicketDocument, type Vocabulary } from './knowledge-base.js';
 import { sentenceEncoder, type Embedder } from './embeddings.js';
 import { complete, llmConfigFromEnv, type ChatMessage, type LlmConfig } from './llm.js';
-import { relevantHits, toSource } from './sources.js';
+import { relatedHits, relevantHits, toSource } from './sources.js';
 import { loadSpecificity } from './specificity.js';
 import type { Answer, AnswerEngine, AnswerRequest, SummaryRequest } from './types.js';
 
@@ -41,10 +42,19 @@ export interface AnswerEngineOptions {
   embedder?: Embedder | null;
 }
 
+/**
+ * What the model writes first when its sources do not answer: a fixed marker, read by the
+ * engine (never shown), so the reply becomes uncertain with the passages as related pages.
+ */
+export const NOT_ANSWERED = '[[NOT_ANSWERED]]';
+
 const SYSTEM_PROMPT = `You are the support assistant of a software product. Answer the customer's question using only the numbered sources below.
 Cite every fact with the number of its source in square brackets, like [1] or [2][3].
-If the sources do not answer the question, say plainly that you could not find it in the documentation and suggest talking to a human. Do not invent anything.
+Reply in the language of the customer's last message.
+If the sources do not answer the question, start your reply with ${NOT_ANSWERED}, then say in one sentence that you could not find a direct answer in the documentation and that the pages listed may help or a human can. Do not invent anything.
 Keep the answer short: a few sentences, a list or a code block when it helps. Use Markdown.`;
+
+const CONDENSE_PROMPT = `Rewrite the customer's last message as one standalone question that can be understood without the conversation, in the customer's language. Reply with the question alone.`;
 
 function sourceBlock(hits: SearchHit[]): string {
   return hits
@@ -101,7 +111,7 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
   const store = new KnowledgeStore(options.sql, options.embedder !== undefined ? options.embedder : sentenceEncoder);
   const llm = options.llm !== undefined ? options.llm : llmConfigFromEnv(options.env ?? process.env, options.fetch);
 
-  async function llmAnswer(config: LlmConfig, request: AnswerRequest, hits: SearchHit[]): Promise<Answer> {
+  async function llmAnswer(config: LlmConfig, request: AnswerRequest, hits: SearchHit[], related: SearchHit[]): Promise<Answer> {
     const sources = hits.map(toSource);
     const conversation: ChatMessage[] = request.messages.slice(-8).map((m) => ({ role: m.role, content: m.content }));
     const reply = await complete(
@@ -109,7 +119,31 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
       [{ role: 'system', content: `${SYSTEM_PROMPT}\n\nSources:\n\n${sourceBlock(hits) || '(none found)'}` }, ...conversation],
       { signal: request.signal },
     );
-    return mapCitations(reply, sources);
+    // The model's own signal that its sources do not answer: the passages become related pages.
+    if (reply.includes(NOT_ANSWERED)) {
+      const said = reply.split(NOT_ANSWERED).join('').replace(/\s*\[\d{1,2}\]/g, '').trim();
+      return { content: said || RELATED_INTRO, sources: related.map(toSource), isUncertain: true };
+    }
+    const mapped = mapCitations(reply, sources);
+    // A reply that cites none of its sources did not answer from them.
+    return { ...mapped, isUncertain: mapped.sources.length === 0 };
+  }
+
+  /**
+   * A follow-up as a standalone question ("and on Windows?" → "How do I install it on
+   * Windows?"), by the LLM; null without earlier turns, or when the provider fails (retrieval then
+   * weighs the earlier turns' words).
+   */
+  async function condensed(config: LlmConfig, request: AnswerRequest): Promise<string | null> {
+    if (!request.messages.some((m, i) => m.role === 'user' && i < request.messages.length - 1)) return null;
+    const transcript = request.messages.slice(-8).map((m) => `${m.role === 'user' ? 'Customer' : 'Assistant'}: ${m.content}`).join('\n\n');
+    try {
+      const question = await complete(config, [{ role: 'system', content: CONDENSE_PROMPT }, { role: 'user', content: transcript.slice(0, 8_000) }], { signal: request.signal, maxTokens: 120 });
+      return question.split('\n')[0]!.trim() || null;
+    } catch (error) {
+      if (request.signal.aborted) throw error;
+      return null;
+    }
   }
 
   return {
@@ -118,21 +152,27 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
       await loadSpecificity();
       // One check that the organization's index is current serves the whole answer.
       const kb = await store.snapshot(request.orgId);
-      const hits = kb.search(question, { history: earlier, limit: 10, vector: await store.embedQuestion(question) });
+      // With an LLM, a follow-up is condensed to a standalone question before retrieval.
+      const standalone = llm ? await condensed(llm, request) : null;
+      const query = standalone ?? question;
+      const context = standalone ? [] : earlier;
+      const hits = kb.search(query, { history: context, limit: 10, vector: await store.embedQuestion(query) });
       // Retrieval and composition are each a few milliseconds of work: other requests go between them.
       await setImmediate();
       if (llm) {
-        // The LLM decides, under the grounded prompt, whether the best passages answer: no local gate.
+        // The LLM decides, under the grounded prompt, whether the best passages answer; it is not
+        // called when no section matches, or the best one means something else (the weather).
         const grounded = relevantHits(hits);
-        if (grounded.length === 0) return { content: NO_ANSWER, sources: [] };
+        const signals = answerSignals(query, hits, kb.vocabulary, context);
+        if (grounded.length === 0 || (signals?.embedded && signals.meaning < THRESHOLDS.meaning)) return NOTHING_RELATED;
         try {
-          return await llmAnswer(llm, request, grounded);
+          return await llmAnswer(llm, request, grounded, relatedHits(hits));
         } catch (error) {
           if (request.signal.aborted) throw error;
           // The provider failed: the local answer is still faithful to the sources.
         }
       }
-      return composeAnswer(question, hits, kb.vocabulary, earlier);
+      return composeAnswer(query, hits, kb.vocabulary, context);
     },
 
     async summarize(request: SummaryRequest): Promise<string> {

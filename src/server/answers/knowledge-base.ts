@@ -8,6 +8,7 @@ import { CODE_LANGUAGES, parseCode } from './ingest/code.js';
 import { parseHtml, parseText } from './ingest/html.js';
 import { parseMarkdown } from './ingest/markdown.js';
 import type { ParsedFile, Section } from './ingest/sections.js';
+import { DenseIndex } from './dense-index.js';
 import { cosine, fromBytes, isEmbedded, sectionText, toBytes, type Embedder } from './embeddings.js';
 import { SearchIndex, type Hit } from './search-index.js';
 
@@ -139,6 +140,20 @@ const DOCS_FIRST_RATIO = 0.2;
 const SEMANTIC_RERANK = { candidates: 50, words: 1, belowCoverage: 0.5 };
 
 /**
+ * Dense retrieval, the first stage beside the words: the doc sections whose sentence embeddings
+ * are nearest the question's join the candidates with no score of their words, so "money back"
+ * reaches "Refunds" though they share no word; the semantic rerank then places them by their
+ * cosine (normalised-score fusion). Chosen on the development sets together (see docs/engine.md).
+ */
+const DENSE_CANDIDATES = 20;
+/**
+ * The least cosine a section found by its meaning alone needs to join: nearer than the neutral
+ * point of the decision's meaning signal (`MEANING_NEUTRAL`), so a question about nothing the
+ * knowledge base holds still finds nothing.
+ */
+const DENSE_MIN_COSINE = 0.5;
+
+/**
  * The doc and ticket hits reordered by what they mean as well as by their words (see
  * `SEMANTIC_RERANK`); unchanged when a candidate has no vector yet (a knowledge base ingested
  * without embeddings ranks by its words until `kb ingest` is run again).
@@ -242,6 +257,8 @@ interface LoadedIndex {
   pageOf: Int32Array;
   /** Each section's sentence embedding (null for code, and for sections stored without one). */
   vectors: (Int8Array | null)[];
+  /** The same vectors, for dense retrieval. */
+  dense: DenseIndex;
 }
 
 /**
@@ -492,7 +509,7 @@ export class KnowledgeStore {
     const indexed = sections.map((s) => (s.kind === 'code' ? s : { ...s, title: [s.title, s.context, ...runInLabels(s.body)].filter(Boolean).join(' ') }));
     const index = await SearchIndex.build(indexed);
     const pages = await SearchIndex.build(pageTexts, { phrases: false });
-    return { version, index, sections, pages, pageOf, vectors };
+    return { version, index, sections, pages, pageOf, vectors, dense: new DenseIndex(vectors) };
   }
 
   /** Ranked sections for a query; tickets only when asked for (they are private to the organization's agents). */
@@ -536,7 +553,7 @@ export class KnowledgeStore {
   }
 
   #search(loaded: LoadedIndex, query: string, options: SearchOptions): SearchHit[] {
-    const { index, sections, pages, pageOf, vectors } = loaded;
+    const { index, sections, pages, pageOf, vectors, dense } = loaded;
     const limit = options.limit ?? 10;
     const hits = index.search(query, { history: options.history, limit: Math.max(50, limit * 3) });
     const pageHits = pages.search(query, { history: options.history, limit: 20 });
@@ -554,7 +571,11 @@ export class KnowledgeStore {
     const merged = docsFirst(ranked);
     const question = options.vector;
     if (!question) return merged.slice(0, limit);
-    return semanticRerank(merged, question, vectors)
+    // The doc sections nearest in meaning that the words did not find follow the words' candidates.
+    const found = new Set(merged.map((hit) => hit.index));
+    const near = dense.nearest(question, DENSE_CANDIDATES, (i) => !found.has(i) && sections[i]!.kind !== 'code' && (options.includeTickets || sections[i]!.kind !== 'ticket'));
+    const pool = [...merged, ...near.filter((hit) => hit.cosine >= DENSE_MIN_COSINE).map((hit) => ({ index: hit.index, score: 0, coverage: 0, section: sections[hit.index]! }))];
+    return semanticRerank(pool, question, vectors)
       .slice(0, limit)
       .map((hit) => {
         const vector = vectors[hit.index];

@@ -44,6 +44,24 @@ export function relevantHits(hits: SearchHit[], question?: string): SearchHit[] 
   return out;
 }
 
+/**
+ * The pages shown when the reply is not an answer: the best hits, best first, one per address (a
+ * source file once, whichever of its pieces ranked), at most five.
+ */
+export function relatedHits(hits: SearchHit[]): SearchHit[] {
+  const seen = new Set<string>();
+  const out: SearchHit[] = [];
+  for (const hit of hits) {
+    const { url, kind } = hit.section;
+    const key = kind === 'code' ? url.replace(/#L\d+(?:-L\d+)?$/, '') : url;
+    if (!url || seen.has(key)) continue;
+    seen.add(key);
+    out.push(hit);
+    if (out.length === MAX_SOURCES) break;
+  }
+  return out;
+}
+
 /** A comment that opens a code piece (its doc comment, above the declaration): it says what the piece is. */
 const DOC_COMMENT = /^\s*(?:\/\*|\/\/|#(?:\s|$)|"""|''')/;
 /** What a file's header comment says instead of what the code is. */

@@ -14,6 +14,11 @@ export interface Answer {
   content: string;
   /** At most 5, best first, no duplicates; empty when nothing relevant was found. */
   sources: Source[];
+  /**
+   * True when the reply is not an answer: `sources` are then the related pages (or none, when
+   * nothing in the knowledge base is related). @default false
+   */
+  isUncertain?: boolean;
 }
 
 export interface SummaryRequest {

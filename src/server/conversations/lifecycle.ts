@@ -155,7 +155,7 @@ export class ConversationLifecycle {
   }
 
   /** Stores the answer and completes the conversation while `owner` holds the lease. */
-  async complete(job: Job, owner: string, answer: { content: string; sources: Source[] }): Promise<boolean> {
+  async complete(job: Job, owner: string, answer: { content: string; sources: Source[]; isUncertain?: boolean }): Promise<boolean> {
     const done = await this.#queue.complete(job, owner, answer);
     if (done) this.#emitSettled(job.conversationId);
     return done;

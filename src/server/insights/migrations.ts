@@ -181,4 +181,37 @@ ${ESCALATED_BEFORE}
     `,
     },
   },
+  {
+    component: 'insights',
+    version: 2,
+    description: 'an uncertain answer (related pages, or nothing related) counts as unanswered, keeping the related pages it showed',
+    up: {
+      sqlite: `
+      DROP TRIGGER insight_question_answered;
+      CREATE TRIGGER insight_question_answered AFTER INSERT ON messages WHEN NEW.role = 'assistant'
+      BEGIN
+        INSERT OR IGNORE INTO insight_source_lists (sources) SELECT NEW.sources WHERE NEW.sources != '[]';
+        UPDATE insight_questions
+        SET outcome = CASE WHEN NEW.sources = '[]' OR NEW.is_uncertain = 1 THEN 'unanswered' ELSE 'answered' END,
+            source_list = (SELECT id FROM insight_source_lists WHERE sources = NEW.sources)
+        WHERE conversation_id = NEW.conversation_id AND seq = NEW.seq - 1;
+      END;
+    `,
+      postgres: `
+      CREATE OR REPLACE FUNCTION insight_question_answered() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        list BIGINT;
+      BEGIN
+        IF NEW.sources <> '[]' THEN
+          INSERT INTO insight_source_lists (sources) VALUES (NEW.sources) ON CONFLICT DO NOTHING;
+          SELECT id INTO list FROM insight_source_lists WHERE md5(sources) = md5(NEW.sources) AND sources = NEW.sources;
+        END IF;
+        UPDATE insight_questions
+        SET outcome = CASE WHEN NEW.sources = '[]' OR NEW.is_uncertain = 1 THEN 'unanswered' ELSE 'answered' END, source_list = list
+        WHERE conversation_id = NEW.conversation_id AND seq = NEW.seq - 1;
+        RETURN NULL;
+      END $$;
+    `,
+    },
+  },
 ];

@@ -28,7 +28,11 @@ export interface InsightsReport {
   until: string;
   totals: Omit<DayCounts, 'date'> & { failed: number; pending: number };
   days: DayCounts[];
-  unanswered_groups: { count: number; terms: string[]; latest_at: string; examples: { question: string; asked_at: string }[] }[];
+  /**
+   * Questions with no answer: the reply cited nothing, or was uncertain (`is_uncertain`) and showed
+   * `related` pages instead, the pages that nearly answered.
+   */
+  unanswered_groups: { count: number; terms: string[]; latest_at: string; examples: { question: string; asked_at: string; related: Source[] }[] }[];
   /** Groups in all (the list holds the largest). */
   unanswered_group_count: number;
   /** Unanswered questions the groups were made from: all of the period's, or its newest 1,000. */
@@ -139,9 +143,9 @@ const SOURCE_LISTS = `
   WHERE org_id = ? AND outcome IN ('answered', 'escalated') AND asked_at >= ? AND asked_at < ? AND source_list IS NOT NULL
   GROUP BY source_list`;
 
-/** The newest unanswered questions of the period, with their text. */
+/** The newest unanswered questions of the period, with their text and the related pages an uncertain reply showed. */
 const UNANSWERED = `
-  SELECT q.asked_at, m.content FROM insight_questions q
+  SELECT q.asked_at, m.content, q.source_list FROM insight_questions q
   JOIN messages m ON m.conversation_id = q.conversation_id AND m.seq = q.seq
   WHERE q.org_id = ? AND q.asked_at >= ? AND q.asked_at < ? AND q.outcome = 'unanswered'
   ORDER BY q.asked_at DESC LIMIT ?`;
@@ -210,7 +214,7 @@ export async function insightsReport(sql: Sql, options: ReportOptions): Promise<
   // One statement after another: a report holds one pooled connection at a time, however many run.
   const { questions: questionCounts, conversations: conversationCounts, feedback: feedbackCounts } = await countsPerDay(sql, orgId, since, until, days.keys());
   const citedRows = await sql.all<{ source_list: number; n: number }>(SOURCE_LISTS, period);
-  const unanswered = await sql.all<{ asked_at: string; content: string }>(UNANSWERED, [...period, MAX_GROUPED]);
+  const unanswered = await sql.all<{ asked_at: string; content: string; source_list: number | string | null }>(UNANSWERED, [...period, MAX_GROUPED]);
   const thumbsDownRows = await sql.all<{ conversation_id: string; comment: string | null; updated_at: string; answer: string; sources: string; question: string | null; message_index: number }>(
     THUMBS_DOWN,
     [...period, limits.thumbsDown],
@@ -243,6 +247,9 @@ export async function insightsReport(sql: Sql, options: ReportOptions): Promise<
   const citedLists = new Map<number, number>();
   for (const { source_list: id, n } of citedRows) citedLists.set(id, n);
   const questions = unanswered.map((r) => ({ text: readText(r.content), askedAt: r.asked_at }));
+  // The related pages each unanswered question was shown (an uncertain reply's sources), by question.
+  const shownLists = await sourceLists(sql, new Set(unanswered.flatMap((r) => (r.source_list === null ? [] : [Number(r.source_list)]))));
+  const related = new Map(questions.map((q, i) => [q, unanswered[i]!.source_list === null ? [] : (shownLists.get(Number(unanswered[i]!.source_list)) ?? [])]));
 
   // Sections cited most: each distinct list of sources is read and parsed once (and kept: a list never changes).
   const citations = new Map<string, { title: string; url: string; citations: number }>();
@@ -279,7 +286,7 @@ export async function insightsReport(sql: Sql, options: ReportOptions): Promise<
       count: g.count,
       terms: g.terms,
       latest_at: g.latestAt,
-      examples: g.examples.map((e) => ({ question: clip(e.text, 500), asked_at: e.askedAt })),
+      examples: g.examples.map((e) => ({ question: clip(e.text, 500), asked_at: e.askedAt, related: related.get(e) ?? [] })),
     })),
     unanswered_group_count: grouped.total,
     unanswered_grouped: questions.length,

@@ -57,14 +57,14 @@ export class JobQueue {
   }
 
   /** Appends the answer and completes the conversation, only while `owner` still holds the lease. */
-  complete(job: Job, owner: string, answer: { content: string; sources: Source[] }): Promise<boolean> {
+  complete(job: Job, owner: string, answer: { content: string; sources: Source[]; isUncertain?: boolean }): Promise<boolean> {
     return this.#sql.transaction(async (tx) => {
       // The job's row stays locked until commit: a worker taking it over waits, then finds it done.
       if ((await tx.run(`UPDATE jobs SET state = 'done', lease_owner = NULL, updated_at = clock_ms() WHERE ${HELD}`, [job.id, owner])) !== 1) return false;
       const iso = new Date(this.#now()).toISOString();
       await tx.run(
-        "INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) SELECT ?, COALESCE(MAX(seq), 0) + 1, 'assistant', ?, ?, ? FROM messages WHERE conversation_id = ?",
-        [job.conversationId, answer.content, JSON.stringify(answer.sources), iso, job.conversationId],
+        "INSERT INTO messages (conversation_id, seq, role, content, sources, is_uncertain, created_at) SELECT ?, COALESCE(MAX(seq), 0) + 1, 'assistant', ?, ?, ?, ? FROM messages WHERE conversation_id = ?",
+        [job.conversationId, answer.content, JSON.stringify(answer.sources), answer.isUncertain ? 1 : 0, iso, job.conversationId],
       );
       await tx.run("UPDATE conversations SET status = 'completed', updated_at = ? WHERE id = ?", [iso, job.conversationId]);
       return true;

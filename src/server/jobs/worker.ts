@@ -120,7 +120,7 @@ export class Worker {
       const answer = await this.#engine.answer({ orgId: job.orgId, messages, signal: controller.signal });
       if (controller.signal.aborted) throw controller.signal.reason;
       const sources = dedupeSources(answer.sources).slice(0, 5);
-      if (await lifecycle.complete(job, this.owner, { content: answer.content, sources })) {
+      if (await lifecycle.complete(job, this.owner, { content: answer.content, sources, isUncertain: answer.isUncertain ?? false })) {
         this.#logger.info({ msg: 'answer completed', conversation: job.conversationId, attempt: job.attempts, ms: Date.now() - started });
       }
     } catch (error) {

@@ -20,6 +20,8 @@ interface MessageRow {
   role: 'user' | 'assistant';
   content: string;
   sources: string;
+  /** 1 for an uncertain assistant message; 0 or null (stored before the field) otherwise. */
+  is_uncertain: number | string | null;
 }
 
 export interface ConversationRecord {
@@ -87,8 +89,13 @@ export class ConversationStore {
   }
 
   async messages(id: string): Promise<Message[]> {
-    const rows = await this.#sql.all<MessageRow>('SELECT role, content, sources FROM messages WHERE conversation_id = ? ORDER BY seq', [id]);
-    return rows.map((row) => ({ role: row.role, content: row.content, sources: JSON.parse(row.sources) as Source[] }));
+    const rows = await this.#sql.all<MessageRow>('SELECT role, content, sources, is_uncertain FROM messages WHERE conversation_id = ? ORDER BY seq', [id]);
+    return rows.map((row) => {
+      const message: Message = { role: row.role, content: row.content, sources: JSON.parse(row.sources) as Source[] };
+      // Every assistant message says whether it is sure (PostgreSQL reads a BIGINT as text).
+      if (row.role === 'assistant') message.is_uncertain = Number(row.is_uncertain) === 1;
+      return message;
+    });
   }
 
   /** The wire object of GET /v0/chat/{id}. */

@@ -70,4 +70,10 @@ export const coreMigrations: Migration[] = [
       );
     `,
   },
+  {
+    component: 'core',
+    version: 2,
+    description: 'whether an assistant message is uncertain (related pages instead of an answer)',
+    up: 'ALTER TABLE messages ADD COLUMN is_uncertain INTEGER;',
+  },
 ];

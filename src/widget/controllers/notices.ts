@@ -54,9 +54,13 @@ export class NoticesController implements ReactiveController {
     this._host.requestUpdate();
   }
 
-  /** A completed answer is announced once, as "Answer ready" with its first sentence (never code). */
+  /**
+   * A completed answer is announced once, as "Answer ready" with its first sentence (never code); a
+   * reply that found no direct answer as such ("Not sure…", or "No answer found…").
+   */
   answered(answer: Message): void {
     const t = this._text();
+    if (answer.is_uncertain) return this.announce(answer.sources.length ? t.notSure : t.nothingFound);
     const sentence = firstSentence(answer.content);
     this.announce(sentence ? `${t.answerReady}: ${sentence}` : t.answerReady);
   }

@@ -1,4 +1,7 @@
-/** @module Template of one message: the visitor's text, or an answer with its numbered sources and actions. */
+/**
+ * @module Template of one message: the visitor's text, an answer with its numbered sources and
+ * actions, or a reply that found no direct answer, with the related pages and "Talk to a human".
+ */
 import { html, nothing, type TemplateResult } from 'lit';
 import type { Message, Source } from '../../protocol/index.js';
 import { safeUrl } from '../markdown.js';
@@ -25,6 +28,8 @@ export interface MessageView {
   commentError: string | undefined;
   onRate(rating: Rating['rating']): void;
   onComment(event: Event): void;
+  /** Opens the hand-over to a person, offered under a reply that found no direct answer; null when it cannot be offered here. */
+  onEscalate: (() => void) | null;
 }
 
 /** Thumbs up and down (part `feedback`, pressed when chosen), then the optional comment of a "down". */
@@ -65,20 +70,35 @@ function sources(message: Message, index: number, v: MessageView): TemplateResul
   const listed = message.sources.map((source, i) => ({ source, n: i + 1, url: safeUrl(source.url) })).filter((s) => s.url);
   if (!listed.length) return nothing;
   const titleId = `${v.id}-sources-${index}`;
+  const link = (source: Source, url: string) => {
+    const { name, detail } = readableTitle(source);
+    return html`<a part="source" href=${url} target="_blank" rel="noopener noreferrer" dir="auto" @click=${() => v.onSourceClick(source)}
+      >${name}${detail ? html` <span class="source-detail">${detail}</span>` : nothing}</a
+    >`;
+  };
+  // Pages that look related to a question nothing answered: not the "Sources" of an answer, and
+  // not numbered, since no sentence cites them.
+  if (message.is_uncertain)
+    return html`<div class="sources related" part="related">
+      <p class="sources-title" id=${titleId}>${v.t.related}</p>
+      <ul aria-labelledby=${titleId}>
+        ${listed.map(({ source, url }) => html`<li>${link(source, url!)}</li>`)}
+      </ul>
+    </div>`;
   // Not a landmark: every answer has its sources, and a page full of "Sources" landmarks helps no one.
   return html`<div class="sources" part="sources">
     <p class="sources-title" id=${titleId}>${v.t.sources}</p>
     <ol aria-labelledby=${titleId}>
-      ${listed.map(({ source, n, url }) => {
-        const { name, detail } = readableTitle(source);
-        return html`<li value=${n}>
-          <a part="source" href=${url!} target="_blank" rel="noopener noreferrer" dir="auto" @click=${() => v.onSourceClick(source)}
-            >${name}${detail ? html` <span class="source-detail">${detail}</span>` : nothing}</a
-          >
-        </li>`;
-      })}
+      ${listed.map(({ source, n, url }) => html`<li value=${n}>${link(source, url!)}</li>`)}
     </ol>
   </div>`;
+}
+
+/** What a screen reader hears before an assistant message: who speaks, and whether the reply is sure. */
+function speaker(m: Message, t: Strings): string {
+  if (m.role === 'user') return t.you;
+  if (!m.is_uncertain) return t.assistant;
+  return `${t.assistant} (${m.sources.length ? t.notSure : t.nothingFound})`;
 }
 
 export function message(m: Message, index: number, v: MessageView): TemplateResult {
@@ -99,11 +119,15 @@ export function message(m: Message, index: number, v: MessageView): TemplateResu
         cite,
         onCopy: (text, button) => v.onCopy(text, button),
       });
-  return html`<article class="message" part="message" data-role=${m.role} data-index=${index}>
-    <span class="visually-hidden">${isUser ? t.you : t.assistant}:</span>
+  const uncertain = !isUser && m.is_uncertain === true;
+  return html`<article class="message" part="message" data-role=${m.role} data-index=${index} data-uncertain=${uncertain ? 'true' : nothing}>
+    <span class="visually-hidden">${speaker(m, t)}:</span>
     <div class="content" dir="auto">${content}</div>
     ${isUser && v.alsoSent ? html`<p class="caption">${t.alsoSent}</p>` : nothing}
     ${isUser ? nothing : sources(m, index, v)}
+    ${uncertain && v.onEscalate
+      ? html`<button type="button" class="primary talk-to-human" part="talk-to-human" @click=${v.onEscalate}>${t.talkToHuman}</button>`
+      : nothing}
     ${!isUser && v.complete
       ? html`<div class="answer-actions">
           <button type="button" class="text-button" part="copy-answer" data-done=${t.copiedAnswer} @click=${(e: Event) => v.onCopy(m.content, e.currentTarget as HTMLButtonElement)}>

@@ -105,4 +105,27 @@ describe('how the local answer reads', () => {
     expect(excerpt).toContain('perMinute: options.perMinute,');
     expect(excerpt.split('\n').at(-1)).toMatch(/[;})]$/);
   });
+
+describe('replies a person reads', () => {
+  it('joins a hard-wrapped line that starts with a number to its sentence (only "1." may start a list inside a paragraph)', () => {
+    const body = 'The proxy waits for an answer up to a limit (default\n10000) milliseconds before it answers processing.\n\nSteps:\n\n1. Open the page.\n2. Press Send.';
+    const quoted = bestSentences(body, terms('how long does the proxy wait for an answer'), 2);
+    expect(quoted[0]).toBe('The proxy waits for an answer up to a limit (default 10000) milliseconds before it answers processing.');
+    expect(bestSentences(body, terms('open the page press send steps'), 1)).toEqual(['1. Open the page.\n2. Press Send.']);
+  });
+
+  it('never quotes a doc comment tag such as @default', () => {
+    const body = 'How long a poll may wait for the answer, in milliseconds.\n@default 10000 milliseconds of waiting for the answer';
+    expect(bestSentences(body, terms('how long may a poll wait for the answer default'), 2)).toEqual(['How long a poll may wait for the answer, in milliseconds.']);
+  });
+
+  it('quotes a sentence that points back ("It serves…") with the sentence before it, which says what "it" is', () => {
+    const body = 'The API server is a Node process you run next to your database. It serves POST /chat and GET /chat/{id} on port 8080. Logs go to standard output.';
+    expect(bestSentences(body, terms('which port serves POST chat'), 1)).toEqual([
+      'The API server is a Node process you run next to your database.',
+      'It serves POST /chat and GET /chat/{id} on port 8080.',
+    ]);
+  });
+});
+
 });

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cpSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { mapCitations } from '../../../src/server/answers/index.js';
-import { NO_ANSWER } from '../../../src/server/answers/compose.js';
+import { mapCitations, NOT_ANSWERED } from '../../../src/server/answers/index.js';
+import { NOTHING_RELATED, NO_ANSWER, RELATED_INTRO } from '../../../src/server/answers/compose.js';
 import type { Message } from '../../../src/protocol/index.js';
 import { openTestEngine } from '../../helpers/answer-engine.js';
 import { fakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
@@ -63,7 +63,8 @@ describe('ingestion', () => {
     expect(limits.body).not.toContain('import');
     const hooks = (await e.search('acme', 'verify webhook signature'))[0]!.section;
     expect(hooks.url).toBe('https://github.com/acme/sync/blob/main/docs/webhooks.html#verify-signatures');
-    expect((await e.search('acme', 'alert never indexed')).length).toBe(0);
+    // Found by meaning, a section may still come up; none holds the script's text.
+    expect((await e.search('acme', 'alert never indexed')).filter((h) => /alert|never indexed/i.test(`${h.section.body}\n${h.section.code}`))).toEqual([]);
     expect((await e.search('acme', 'selective sync large folders'))[0]!.section.url).toMatch(/changelog\.txt$/);
   });
 
@@ -129,8 +130,31 @@ describe('answers without an LLM', () => {
   it('says plainly when nothing relevant is found, suggests a human and cites nothing', async () => {
     const e = await ingested();
     const answer = await ask(e, 'What is the capital of Mongolia?');
-    expect(answer).toEqual({ content: NO_ANSWER, sources: [] });
+    expect(answer).toEqual({ content: NO_ANSWER, sources: [], isUncertain: true });
+    expect(answer).toEqual(NOTHING_RELATED);
     expect(answer.content).toMatch(/human/);
+  });
+
+  it('answers, shows related pages, or says nothing is related: three outcomes', async () => {
+    const e = await ingested();
+    const sure = await ask(e, 'How do I reset my password?');
+    expect(sure.isUncertain).toBe(false);
+    expect(sure.sources[0]!.url).toBe('https://docs.example.com/start#password-reset');
+    // The passage is not followed by a "— Section — Page" line: the sources say where it is from.
+    expect(sure.content).toBe('Open Settings, choose Security, then press Reset password. A reset link arrives by email within five minutes.');
+    // Loosely matched: not an answer, but the page that may hold one, and its sentence quoted as a passage that may help.
+    const related = await ask(e, 'how fast does the email with the link come');
+    expect(related.isUncertain).toBe(true);
+    expect(related.content.startsWith(RELATED_INTRO)).toBe(true);
+    expect(related.content).toContain('This passage of “Reset your password — Getting started” may help:\n\n> A reset link arrives by email within five minutes.');
+    expect(related.sources[0]!.url).toBe('https://docs.example.com/start#password-reset');
+    expect(related.sources.length).toBeLessThanOrEqual(5);
+    // Related pages are listed once each (a source file once, whichever of its pieces ranked).
+    const loose = await ask(e, 'my folders are not the same on both computers');
+    expect(loose.isUncertain).toBe(true);
+    const files = loose.sources.map((s) => s.url.replace(/#L.*$/, ''));
+    expect(new Set(files).size).toBe(files.length);
+    expect(loose.sources.length).toBeGreaterThan(1);
   });
 
   it('uses earlier turns for a follow-up', async () => {
@@ -188,8 +212,36 @@ describe('answers with an LLM', () => {
   it('does not call the provider when nothing relevant is found', async () => {
     llm = await fakeLlm();
     const e = await ingested({ llm });
-    expect(await ask(e, 'What is the capital of Mongolia?')).toEqual({ content: NO_ANSWER, sources: [] });
+    expect(await ask(e, 'What is the capital of Mongolia?')).toEqual(NOTHING_RELATED);
     expect(llm.requests).toHaveLength(0);
+  });
+
+  it("turns the model's machine-readable \"not answered\" into an uncertain reply with the passages as related pages, in the visitor's language", async () => {
+    llm = await fakeLlm();
+    llm.script = [`${NOT_ANSWERED} No he encontrado una respuesta directa en la documentación; las páginas enlazadas pueden ayudar [1].`];
+    const e = await ingested({ llm });
+    const answer = await ask(e, 'Can I reset the password of a shared team account?');
+    expect(llm.requests[0]!.messages[0]!.content).toContain("Reply in the language of the customer's last message.");
+    expect(llm.requests[0]!.messages[0]!.content).toContain(NOT_ANSWERED);
+    expect(answer.isUncertain).toBe(true);
+    expect(answer.content).toBe('No he encontrado una respuesta directa en la documentación; las páginas enlazadas pueden ayudar.');
+    expect(answer.content).not.toContain(NOT_ANSWERED);
+    expect(answer.sources.length).toBeGreaterThan(0);
+    expect(answer.sources.length).toBeLessThanOrEqual(5);
+  });
+
+  it('condenses a follow-up into a standalone question with the LLM before retrieval', async () => {
+    llm = await fakeLlm();
+    llm.script = ['Acme Sync installs with npm [1].', 'How do I install Acme Sync on Windows?', 'Run the installer from the releases page [1].'];
+    const e = await ingested({ llm });
+    const first = await ask(e, 'How do I install the CLI?');
+    const answer = await ask(e, 'How do I install the CLI?', first.content, 'and on windows?');
+    // The second request asks for the standalone question, with the conversation.
+    expect(llm.requests[1]!.messages[0]!.content).toMatch(/standalone question/);
+    expect(llm.requests[1]!.messages[1]!.content).toContain('Customer: and on windows?');
+    // Retrieval used it: the Windows section is the first source the model was given.
+    expect(llm.requests[2]!.messages[0]!.content).toMatch(/\[1\] .*\(https:\/\/docs\.example\.com\/start#install-on-windows\)/);
+    expect(answer).toEqual({ content: 'Run the installer from the releases page [1].', sources: [expect.objectContaining({ url: 'https://docs.example.com/start#install-on-windows' })], isUncertain: false });
   });
 
   it('maps citations: keeps cited sources in order of first use and drops unknown numbers', () => {

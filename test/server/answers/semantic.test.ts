@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAnswerEngine } from '../../../src/server/answers/index.js';
 import { cosine, fromBytes, quantize, sectionText, sentenceEncoder, toBytes, type Embedder } from '../../../src/server/answers/embeddings.js';
-import { answerSignals, MEANING_NEUTRAL, shouldAnswer, type AnswerSignals } from '../../../src/server/answers/decision.js';
+import { answerOdds, answerSignals, decide, MEANING_NEUTRAL, shouldAnswer, THRESHOLDS, type AnswerSignals } from '../../../src/server/answers/decision.js';
 import { openTestSql } from '../../helpers/database.js';
 import { turnsDuring } from '../../helpers/event-loop.js';
 
@@ -189,7 +189,7 @@ describe('without a working model', () => {
 });
 
 describe('the answer/no-answer decision', () => {
-  const signals: AnswerSignals = { general: 0.8, heading: 0.5, known: 1, top3: 0.8, coverage: 0.6, evidence: 1, agreement: 0, margin: 0.2, meaning: 0 };
+  const signals: AnswerSignals = { general: 0.8, heading: 0.5, known: 1, top3: 0.8, coverage: 0.6, evidence: 1, agreement: 0, margin: 0.2, meaning: 0, embedded: true };
 
   it("weighs how close the best section's meaning is to the question, neutral without embeddings", async () => {
     const dir = helpCenter();
@@ -211,5 +211,26 @@ describe('the answer/no-answer decision', () => {
     const borderline = { ...signals, general: 0.24 };
     expect(shouldAnswer({ ...borderline, meaning: 0.25 })).toBe(true);
     expect(shouldAnswer({ ...borderline, meaning: -0.25 })).toBe(false);
+  });
+
+  it('parts three outcomes: an answer, related pages below the answer, nothing related below those or when the meaning is far', () => {
+    const z = (s: AnswerSignals) => answerOdds(s);
+    const answer = { ...signals, general: 0.3 };
+    expect(z(answer)).toBeGreaterThan(THRESHOLDS.answer);
+    expect(decide(answer)).toBe('answer');
+    // Held back by the evidence floor, it still shows the pages.
+    expect(decide({ ...answer, evidence: 0.2 })).toBe('related');
+    const loose = { ...signals, general: 0.1, heading: 0 };
+    expect(z(loose)).toBeLessThan(THRESHOLDS.answer);
+    expect(z(loose)).toBeGreaterThan(THRESHOLDS.related);
+    expect(decide(loose)).toBe('related');
+    // The weather: its best section means something else.
+    expect(decide({ ...loose, meaning: THRESHOLDS.meaning - 0.01 })).toBe('none');
+    // Without embeddings (code, or a knowledge base stored without them), meaning does not decide.
+    expect(decide({ ...loose, meaning: 0, embedded: false })).toBe('related');
+    expect(decide({ ...loose, known: 0, top3: 0, meaning: -0.1 })).toBe('none');
+    // Found by its meaning alone (no word in common), a section close enough in meaning is related.
+    expect(decide({ ...loose, general: 0, known: 0, top3: 0, heading: 0, meaning: THRESHOLDS.close })).toBe('related');
+    expect(decide(null)).toBe('none');
   });
 });

@@ -61,6 +61,6 @@ describe('a two-page help center with an LLM', () => {
     const answer = await (await twoPages())('apple charged me twice for my icloud storage, can I get a refund');
     expect(llm.requests).toHaveLength(1);
     expect(llm.requests[0]!.messages[0]!.content).toContain('Refunds are issued within 14 days');
-    expect(answer).toEqual({ content: "I couldn't find anything about iCloud charges in the documentation; a person on the team can help.", sources: [] });
+    expect(answer).toEqual({ content: "I couldn't find anything about iCloud charges in the documentation; a person on the team can help.", sources: [], isUncertain: true });
   });
 });

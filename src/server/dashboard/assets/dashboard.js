@@ -144,7 +144,14 @@ function render(report) {
             {},
             el('strong', {}, `${number(g.count)} question${g.count === 1 ? '' : 's'}`),
             ` about ${g.terms.join(', ') || 'this'} (latest ${when(g.latest_at)})`,
-            el('ul', { class: 'examples' }, ...g.examples.map((e) => el('li', {}, e.question))),
+            el(
+              'ul',
+              { class: 'examples' },
+              // An uncertain reply showed related pages: the page that nearly answered.
+              ...g.examples.map((e) =>
+                el('li', {}, e.question, ...((e.related ?? []).length ? [el('span', { class: 'help' }, ' (shown: ', ...e.related.flatMap((s, i) => (i ? [', ', link(s.url, s.title)] : [link(s.url, s.title)])), ')')] : [])),
+              ),
+            ),
           ),
         )
       : [el('li', { class: 'empty' }, 'Every question in this period found an answer.')]),

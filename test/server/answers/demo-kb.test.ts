@@ -28,7 +28,7 @@ describe("the demo answers its own users from the docs that explain it", () => {
     ['What are the rate limits?', 'docs/server#rate-limits', /X-RateLimit-Limit/],
     ['Does it support dark mode?', 'README#embed-the-widget', /`theme` \(`light` \| `dark` \| `auto`\)/],
     ['Which languages does it support?', 'docs/widget#attributes-and-properties', /`lang`/],
-    ['How do I configure an LLM?', 'docs/engine#answers-with-an-llm', /SUPPORT_CHAT_LLM_BASE_URL/],
+    ['How do I configure an LLM?', 'README#configure', /SUPPORT_CHAT_LLM_BASE_URL/],
     ['How do I add my own docs?', 'docs/engine#add-your-own-docs', /npx support-chat-kit kb ingest/],
     ['Where is the data stored?', 'README#where-the-data-is-stored', /Data lives in `--data DIR`/],
     ['Is it accessible?', 'docs/widget#behaviour', /\*\*Accessibility\.\*\* Labelled launcher/],

@@ -73,7 +73,7 @@ describe("npm start's own knowledge base, through support-chat serve", () => {
   it.each([
     ['How do I embed the widget on my site?', 'http://localhost:8080/source/README#embed-the-widget'],
     ['What are the rate limits?', 'http://localhost:8080/source/docs/server#rate-limits'],
-    ['Which languages does it support?', 'http://localhost:8080/source/docs/widget#attributes-and-properties'],
+    ['Which languages does it support?', 'http://localhost:8080/source/docs/widget#languages-and-your-own-wording'],
   ])('answers "%s"', async (question, source) => {
     const reply = await ask('demo', question);
     expect(reply.is_uncertain).toBe(false);

@@ -18,7 +18,10 @@ Commands:
   token create --org ORG --name NAME --scopes chat:read,chat:write [--expires-in DAYS] [--data DIR] [--json]
   token list [--org ORG] [--data DIR] [--json]
   token revoke PREFIX_OR_ID [--data DIR]
-  kb ingest PATH... --org ORG [--base-url URL] [--data DIR]
+  kb ingest PATH|URL... --org ORG [--base-url URL] [--include PATTERN]... [--exclude PATTERN]...
+      [--max-pages 1000] [--content-selector CSS] [--exclude-selector CSS]... [--data DIR]
+  kb sources --org ORG [--data DIR]
+  kb sync --org ORG [--data DIR]
   tickets list --org ORG [--source SOURCE] [--json] [--data DIR]
   tickets sync --source plain|pylon|linear --org ORG [--full] [--json] [--data DIR]
   integrations set plain|pylon|linear|webhook --org ORG [--api-key KEY] [--api-url URL]

@@ -14,7 +14,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<numb
 const USAGE = `Usage: support-chat <command> [options]
 
 Commands:
-  serve [--port 8787] [--host 127.0.0.1] [--role api|worker|all] [--retention-days 90] [--data DIR]
+  serve [--port 8787] [--host 127.0.0.1] [--role api|worker|all] [--retention-days 90] [--kb-sync-every 6h] [--data DIR]
   token create --org ORG --name NAME --scopes chat:read,chat:write [--expires-in DAYS] [--data DIR] [--json]
   token list [--org ORG] [--data DIR] [--json]
   token revoke PREFIX_OR_ID [--data DIR]

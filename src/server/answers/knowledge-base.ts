@@ -385,10 +385,11 @@ export class KnowledgeStore {
    * Ingests every remembered source again with the options it was added with (`kinds` limits it:
    * the background sync reads docs sites only). A source that fails is reported, and the others still run.
    */
-  async sync(orgId: string, options: Omit<IngestOptions, keyof SourceOptions> & { kinds?: KnowledgeSource['kind'][] } = {}): Promise<IngestReport & { sources: number }> {
+  async sync(orgId: string, options: Omit<IngestOptions, keyof SourceOptions> & { kinds?: KnowledgeSource['kind'][]; only?: string } = {}): Promise<IngestReport & { sources: number }> {
     const total: IngestReport & { sources: number } = { sources: 0, files: 0, pages: 0, requests: 0, failed: [], added: 0, updated: 0, unchanged: 0, removed: 0, sections: 0, skipped: [] };
     for (const source of await listSources(this.#sql, orgId)) {
       if (options.kinds && !options.kinds.includes(source.kind)) continue;
+      if (options.only !== undefined && source.source !== options.only) continue;
       total.sources++;
       try {
         const report = await this.ingest(orgId, [source.source], { ...options, ...source.options });

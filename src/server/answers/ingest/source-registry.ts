@@ -19,6 +19,7 @@ export const sourceMigrations: Migration[] = [
         pages INTEGER NOT NULL,
         sections INTEGER NOT NULL,
         failures TEXT NOT NULL,
+        sync_after BIGINT,
         PRIMARY KEY (org_id, source)
       );
       ALTER TABLE kb_documents ADD COLUMN etag TEXT;
@@ -90,7 +91,27 @@ export async function listSources(sql: Sql, orgId: string): Promise<KnowledgeSou
   return rows.map((r) => ({ source: r.source, kind: r.kind, options: JSON.parse(r.options) as SourceOptions, addedAt: r.added_at, syncedAt: r.synced_at, status: r.status, pages: Number(r.pages), sections: Number(r.sections), failures: JSON.parse(r.failures) as SourceFailure[] }));
 }
 
-/** Organizations with at least one docs-site source, for the background sync. */
-export async function orgsWithSites(sql: Sql): Promise<string[]> {
-  return (await sql.all<{ org_id: string }>("SELECT DISTINCT org_id FROM kb_sources WHERE kind = 'url' ORDER BY org_id")).map((r) => r.org_id);
+
+/**
+ * Takes a docs-site source for a background sync when it is due (its `sync_after`, on the
+ * database's clock, has passed): one statement, so of several processes exactly one gets it
+ * (PostgreSQL re-checks the condition after the first's row lock). The source is held for
+ * `holdMs` (a process that dies mid-sync frees it then). True when this process got it.
+ */
+export async function claimSiteSync(sql: Sql, orgId: string, source: string, holdMs: number): Promise<boolean> {
+  const claimed = await sql.run(
+    "UPDATE kb_sources SET sync_after = clock_ms() + ? WHERE org_id = ? AND source = ? AND kind = 'url' AND COALESCE(sync_after, 0) <= clock_ms()",
+    [holdMs, orgId, source],
+  );
+  return claimed > 0;
+}
+
+/** Sets when a docs-site source is next due, `everyMs` from now on the database's clock. */
+export async function scheduleSiteSync(sql: Sql, orgId: string, source: string, everyMs: number): Promise<void> {
+  await sql.run('UPDATE kb_sources SET sync_after = clock_ms() + ? WHERE org_id = ? AND source = ?', [everyMs, orgId, source]);
+}
+
+/** Docs-site sources, for the background sync. */
+export async function siteSources(sql: Sql): Promise<{ orgId: string; source: string }[]> {
+  return (await sql.all<{ org_id: string; source: string }>("SELECT org_id, source FROM kb_sources WHERE kind = 'url' ORDER BY org_id, source")).map((r) => ({ orgId: r.org_id, source: r.source }));
 }

@@ -35,7 +35,7 @@ export interface DocsSite {
 
 /** The chrome docs sites put around every page: header, sidebar, breadcrumbs, TOC, cookie banner, feedback, prev/next, footer. */
 export function withChrome(page: DocPage, links: string[]): string {
-  const nav = links.map((l) => `<li><a href="${l}">${l.replace(/\W+/g, ' ').trim() || 'Home'} guide</a></li>`).join('');
+  const nav = links.map((l) => `<li><a href="${l}">Sidebar entry ${l.split('/').filter(Boolean).join(' ')}</a></li>`).join('');
   return `<!doctype html><html><head><meta charset="utf-8"><title>${page.title} | Acme Docs</title>${page.head ?? ''}</head><body>
 <a class="skip-link" href="#content">Skip to main content</a>
 <header class="navbar"><a href="/docs/">Acme Docs home</a><form action="/docs/search"><input name="q"><button>Search the docs</button></form></header>
@@ -57,7 +57,7 @@ ${page.html}
 }
 
 /** The sentences of the chrome above, none of which may reach an answer. */
-export const CHROME_SENTENCES = ['Skip to main content', 'Acme Docs home', 'Search the docs', 'We use cookies', 'Accept all cookies', 'guide</a>', 'Docs home page', 'Edit this page', 'Last updated', 'Was this page helpful', 'Yes, thanks', 'Not really', 'Previous page of the guide', 'Next page of the guide', 'On this page', 'Back to the top', 'Copyright', 'Built with love'];
+export const CHROME_SENTENCES = ['Skip to main content', 'Acme Docs home', 'Search the docs', 'We use cookies', 'Accept all cookies', 'Sidebar entry', 'Docs home page', 'Edit this page', 'Last updated', 'Was this page helpful', 'Yes, thanks', 'Not really', 'Previous page of the guide', 'Next page of the guide', 'On this page', 'Back to the top', 'Copyright', 'Built with love'];
 
 function sitemapXml(urls: string[]): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.map((u) => `<url><loc>${u}</loc></url>`).join('')}</urlset>`;

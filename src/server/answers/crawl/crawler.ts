@@ -128,6 +128,21 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
   result.requests += fromSitemaps.requests;
   for (const page of fromSitemaps.pages) enqueue(scope.page(page));
 
+  /**
+   * A link's address; links from the site's root (`/docs/x`, most of a docs site's, repeated on
+   * every page by its sidebar) are resolved once per crawl.
+   */
+  const resolved = new Map<string, string | null>();
+  const pageOf = (href: string, base: string): string | null => {
+    if (!href.startsWith('/') || href.startsWith('//')) return scope.page(href, base);
+    let address = resolved.get(href);
+    if (address === undefined) {
+      address = scope.page(href, base);
+      if (resolved.size < maxPages * 20) resolved.set(href, address);
+    }
+    return address;
+  };
+
   /** Addresses a page was stored under or answered from: a second address of the same page is a duplicate. */
   const done = new Set<string>();
   let fetched = 0;
@@ -166,7 +181,8 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
     if (response.status === 304 && known) {
       done.add(url);
       result.pages.push({ url, parsed: { title: '', sections: [] }, hash: '', etag: response.etag ?? known.etag, lastModified: response.lastModified ?? known.lastModified, links: known.links, notModified: true });
-      for (const link of known.links) enqueue(scope.page(link));
+      // Stored links are addresses already: one already queued costs a set lookup, not a parse.
+      for (const link of known.links) if (!queued.has(link)) enqueue(scope.page(link));
       return;
     }
     if (response.status >= 300 && response.status < 400 && response.location) {
@@ -214,7 +230,7 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
     done.add(url);
     done.add(answeredFrom);
     done.add(address);
-    const links = page.nofollow ? [] : [...new Set(page.links.map((href) => scope.page(href, base)).filter((link): link is string => link !== null))];
+    const links = page.nofollow ? [] : [...new Set(page.links.map((href) => pageOf(href, base)).filter((link): link is string => link !== null))];
     for (const link of links) if (queued.size < maxPages * 4) enqueue(link);
     if (page.noindex) {
       result.skipped.push({ url, reason: 'noindex' });

@@ -33,7 +33,7 @@ const MDX_SYNTAX = combineExtensions([mdxjsEsm({ acorn: Parser, acornOptions: { 
  * else at a space, else anywhere): each block's cost is bounded and a page's is linear in its
  * length. Real paragraphs and tables are far shorter; a code block that long gains a blank line.
  */
-export const MAX_BLOCK_CHARS = 8_000;
+export const MAX_BLOCK_CHARS = 4_000;
 
 /**
  * The most characters of block markers (`>`, list bullets and numbers, spaces) that start one line.

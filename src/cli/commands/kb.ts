@@ -1,5 +1,5 @@
-/** @module `support-chat-kit kb ingest|stats`: the organization's knowledge base of docs and code. */
-import { createAnswerEngine, IngestError } from '../../server/answers/index.js';
+/** @module `support-chat-kit kb ingest|sources|sync|stats`: the organization's knowledge base of docs (folders, files and docs sites) and code. */
+import { createAnswerEngine, IngestError, type IngestReport } from '../../server/answers/index.js';
 import { existsSync } from 'node:fs';
 import { CliError, dispatch, ORG_OPTION, parse, PROGRAM } from '../args.js';
 import { openDatabase } from '../database.js';
@@ -11,9 +11,36 @@ function progressBar(done: number, total: number, file: string): void {
   process.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} ${name}`.padEnd(100));
 }
 
-export async function run(argv: string[]): Promise<number> {
-  return dispatch(argv, { ingest, stats });
+/** A crawl's progress on one terminal line: pages found, fetched, skipped and failed. */
+function crawlProgress(p: { site: string; found: number; fetched: number; skipped: number; failed: number; url: string }): void {
+  const width = 20;
+  const filled = p.found ? Math.min(width, Math.round(((p.fetched + p.skipped + p.failed) / p.found) * width)) : 0;
+  const name = p.url.length > 36 ? `…${p.url.slice(-35)}` : p.url;
+  process.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] found ${p.found} · fetched ${p.fetched} · skipped ${p.skipped} · failed ${p.failed} ${name}`.padEnd(110));
 }
+
+export async function run(argv: string[]): Promise<number> {
+  return dispatch(argv, { ingest, sources, sync, stats });
+}
+
+const isUrl = (input: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(input);
+
+/** The summary line of an ingest or sync. */
+function summary(orgId: string, report: IngestReport, what: string): string {
+  const read = [report.files ? `${report.files} files` : '', report.pages ? `${report.pages} pages (${report.requests} requests)` : ''].filter(Boolean).join(' and ') || 'nothing';
+  return `${what} ${read} for ${orgId}: ${report.added} added, ${report.updated} updated, ${report.unchanged} unchanged, ${report.removed} removed (${report.sections} sections written)${report.failed.length ? `; ${report.failed.length} failed` : ''}.`;
+}
+
+function printProblems(report: IngestReport): void {
+  for (const skipped of report.skipped) console.error(`skipped ${skipped.path}: ${skipped.reason}`);
+  for (const failed of report.failed) console.error(`failed ${failed.url}: ${failed.reason}`);
+}
+
+const positiveInt = (value: string | undefined, flag: string): number | undefined => {
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d{0,6}$/.test(value)) throw new CliError(`--${flag} must be a whole number of at least 1, got "${value}"`);
+  return Number(value);
+};
 
 async function ingest(argv: string[]): Promise<number> {
   const { values, positionals } = parse(
@@ -21,31 +48,83 @@ async function ingest(argv: string[]): Promise<number> {
     {
       org: ORG_OPTION,
       'base-url': { type: 'string', value: 'URL', env: 'SUPPORT_CHAT_BASE_URL', description: "where the files are published: a docs site, or a repository's blob URL (https://github.com/OWNER/REPO/blob/main/)" },
+      include: { type: 'string', multiple: true, value: 'PATTERN', description: 'crawl only URLs matching this pattern (repeatable)' },
+      exclude: { type: 'string', multiple: true, value: 'PATTERN', description: 'never crawl URLs matching this pattern (repeatable)' },
+      'max-pages': { type: 'string', value: 'N', fallback: '1000', description: 'pages read per docs site at most' },
+      'content-selector': { type: 'string', value: 'CSS', description: "the element holding a page's main content" },
+      'exclude-selector': { type: 'string', multiple: true, value: 'CSS', description: 'elements never read (repeatable)' },
     },
-    'PATH...',
+    'PATH|URL...',
   );
   const orgId = values.org!;
-  if (positionals.length === 0) throw new CliError('name at least one file or folder to ingest');
+  if (positionals.length === 0) throw new CliError('name at least one file, folder or docs site URL to ingest');
   // A folder a site does not have (./src on a docs-only site) is worth a warning, not a failed run.
-  const present = positionals.filter((path) => existsSync(path));
-  for (const path of positionals) if (!present.includes(path)) console.error(`${PROGRAM}: skipping ${path}: no such file or folder`);
-  if (present.length === 0) throw new CliError(`none of ${positionals.join(', ')} exists; name the folder of your docs`);
+  const present = positionals.filter((input) => isUrl(input) || existsSync(input));
+  for (const input of positionals) if (!present.includes(input)) console.error(`${PROGRAM}: skipping ${input}: no such file or folder`);
+  if (present.length === 0) throw new CliError(`none of ${positionals.join(', ')} exists; name the folder of your docs or its site's URL`);
   const baseUrl = values['base-url'];
   if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new CliError(`--base-url must be an http(s) URL, got "${baseUrl}"`);
+  for (const input of positionals) {
+    if (isUrl(input) && !/^https?:\/\//i.test(input)) throw new CliError(`"${input}" is not an http(s) URL`);
+  }
+  const maxPages = positiveInt(values['max-pages'] as string | undefined, 'max-pages');
   const sql = await openDatabase(values);
   const engine = createAnswerEngine({ sql, llm: null });
   const tty = process.stderr.isTTY;
   try {
-    const report = await engine.ingest(orgId, present, { baseUrl, onProgress: tty ? progressBar : undefined });
+    const report = await engine.ingest(orgId, present, {
+      baseUrl,
+      include: values.include as string[] | undefined,
+      exclude: values.exclude as string[] | undefined,
+      maxPages,
+      contentSelector: values['content-selector'] as string | undefined,
+      excludeSelectors: values['exclude-selector'] as string[] | undefined,
+      onProgress: tty ? progressBar : undefined,
+      onCrawlProgress: tty ? crawlProgress : undefined,
+    });
     if (tty) process.stderr.write('\n');
-    for (const skipped of report.skipped) console.error(`skipped ${skipped.path}: ${skipped.reason}`);
-    console.log(
-      `Ingested ${report.files} files for ${orgId}: ${report.added} added, ${report.updated} updated, ${report.unchanged} unchanged, ${report.removed} removed (${report.sections} sections written).`,
-    );
+    printProblems(report);
+    console.log(summary(orgId, report, 'Ingested'));
     return 0;
   } catch (error) {
+    if (tty) process.stderr.write('\n');
     if (error instanceof IngestError) throw new CliError(error.message);
     throw error;
+  } finally {
+    await sql.close();
+  }
+}
+
+async function sources(argv: string[]): Promise<number> {
+  const { values } = parse(argv, { org: ORG_OPTION }, false);
+  const orgId = values.org!;
+  const sql = await openDatabase(values);
+  try {
+    const list = await createAnswerEngine({ sql, llm: null, embedder: null }).sources(orgId);
+    if (list.length === 0) console.log(`${orgId} has no sources yet: add one with ${PROGRAM} kb ingest PATH|URL --org ${orgId}`);
+    for (const s of list) {
+      const when = s.syncedAt ? `synced ${s.syncedAt}` : 'never synced';
+      console.log(`${s.source} (${s.kind === 'url' ? 'site' : 'path'}): ${when}, ${s.status}, ${s.pages} pages, ${s.sections} sections${s.failures.length ? `, ${s.failures.length} failures` : ''}`);
+      for (const f of s.failures) console.log(`  failed ${f.url}: ${f.reason}`);
+    }
+    return 0;
+  } finally {
+    await sql.close();
+  }
+}
+
+async function sync(argv: string[]): Promise<number> {
+  const { values } = parse(argv, { org: ORG_OPTION }, false);
+  const orgId = values.org!;
+  const sql = await openDatabase(values);
+  const tty = process.stderr.isTTY;
+  try {
+    const report = await createAnswerEngine({ sql, llm: null }).sync(orgId, { onProgress: tty ? progressBar : undefined, onCrawlProgress: tty ? crawlProgress : undefined });
+    if (tty) process.stderr.write('\n');
+    if (report.sources === 0) throw new CliError(`${orgId} has no sources to sync: add one with ${PROGRAM} kb ingest PATH|URL --org ${orgId}`, { usage: false });
+    printProblems(report);
+    console.log(summary(orgId, report, `Synced ${report.sources} sources:`));
+    return 0;
   } finally {
     await sql.close();
   }

@@ -2,6 +2,24 @@
 import { isWorkerConcurrency, SERVER_ROLES, ServerConfigError, startServer, type ServerRole } from '../../server/index.js';
 import { CliError, parse, PROGRAM } from '../args.js';
 import { openDatabase } from '../database.js';
+import type { AnswerEngine, KnowledgeBase } from '../../server/answers/index.js';
+import { SiteSync } from '../../server/answers/ingest/site-sync.js';
+import type { Sql } from '../../server/store/sql.js';
+
+/** `--kb-sync-every`: a duration such as `90s`, `30m`, `6h` or `1d`, from a minute to 30 days; else a CliError. */
+export function parseDuration(value: string, flag: string): number {
+  const units: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+  const match = /^(\d{1,6})(s|m|h|d)$/.exec(value.trim());
+  const ms = match ? Number(match[1]) * units[match[2]!]! : NaN;
+  if (!(ms >= 60_000 && ms <= 30 * 86_400_000)) throw new CliError(`--${flag} must be a duration from 1m to 30d such as 30m, 6h or 1d, got "${value}"`);
+  return ms;
+}
+
+function startSiteSync(sql: Sql, engine: AnswerEngine & KnowledgeBase, everyMs: number): SiteSync {
+  const sync = new SiteSync({ sql, everyMs, ingestSource: (orgId, source) => engine.sync(orgId, { only: source, kinds: ['url'] }), log: (line) => console.error(line) });
+  sync.start();
+  return sync;
+}
 
 /** `--role`: `api` (HTTP only), `worker` (answers, follow-ups, retention only) or `all` (the default); else a CliError listing them. */
 export function parseRole(value: string | undefined): ServerRole {
@@ -19,9 +37,11 @@ export async function run(argv: string[]): Promise<number> {
       host: { type: 'string', description: 'the address to listen on (default: 127.0.0.1; 0.0.0.0 for every interface)' },
       role: { type: 'string', value: 'api|worker|all', description: 'HTTP only, background work only, or both (default: all)' },
       'retention-days': { type: 'string', value: 'DAYS', description: 'keep conversations this long after their last message (default: 90)' },
+      'kb-sync-every': { type: 'string', value: 'DURATION', description: 'sync the docs sites of every organization this often (30m, 6h, 1d)' },
     },
     false,
   );
+  const kbSyncEveryMs = values['kb-sync-every'] === undefined ? undefined : parseDuration(values['kb-sync-every'], 'kb-sync-every');
   const role = parseRole(values.role);
   const retentionDays = values['retention-days'] === undefined ? undefined : Number(values['retention-days']);
   if (retentionDays !== undefined && !(Number.isInteger(retentionDays) && retentionDays >= 1 && retentionDays <= 36_500)) {
@@ -57,7 +77,13 @@ export async function run(argv: string[]): Promise<number> {
     if (error instanceof Error && /^Redis at /.test(error.message)) throw new CliError(`${error.message} (SUPPORT_CHAT_REDIS_URL)`, { usage: false });
     throw error;
   }
-  const { url, close } = started;
+  const { url, server } = started;
+  // Docs sites synced in the background by the processes that do background work.
+  const siteSync = kbSyncEveryMs !== undefined && role !== 'api' && 'sync' in server.engine ? startSiteSync(server.sql, server.engine as AnswerEngine & KnowledgeBase, kbSyncEveryMs) : undefined;
+  const close = async () => {
+    await siteSync?.stop();
+    await started.close();
+  };
   console.log(role === 'worker' ? 'support-chat worker running (no HTTP)' : `support-chat API listening on ${url}${role === 'api' ? ' (no background work)' : ''}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {

@@ -9,16 +9,23 @@ import { composeAnswer, extractiveSummary, extractiveTitle, NOTHING_RELATED, REL
 import { answerSignals, THRESHOLDS } from './decision.js';
 import { KnowledgeStore, type IngestOptions, type IngestReport, type SearchHit, type TicketDocument, type Vocabulary } from './knowledge-base.js';
 import { sentenceEncoder, type Embedder } from './embeddings.js';
+import type { KnowledgeSource } from './ingest/source-registry.js';
 import { complete, llmConfigFromEnv, type ChatMessage, type LlmConfig } from './llm.js';
 import { relatedHits, relevantHits, toSource } from './sources.js';
 import { loadSpecificity } from './specificity.js';
 import type { Answer, AnswerEngine, AnswerRequest, SummaryRequest } from './types.js';
 
 export { kbMigrations, IngestError, type IngestReport, type SearchHit } from './knowledge-base.js';
+export type { KnowledgeSource } from './ingest/source-registry.js';
 export type { AnswerEngine } from './types.js';
 
 export interface KnowledgeBase {
+  /** Files, folders and docs sites (by URL), remembered as the organization's sources. */
   ingest(orgId: string, paths: string[], options?: IngestOptions): Promise<IngestReport>;
+  /** The organization's sources and their last sync. */
+  sources(orgId: string): Promise<KnowledgeSource[]>;
+  /** Ingests the organization's sources again (`kinds: ['url']`: its docs sites only). */
+  sync(orgId: string, options?: Parameters<KnowledgeStore['sync']>[1]): Promise<IngestReport & { sources: number }>;
   search(orgId: string, query: string, options?: { history?: string[]; limit?: number; includeTickets?: boolean }): Promise<SearchHit[]>;
   indexTicket(orgId: string, ticket: TicketDocument): Promise<void>;
   stats(orgId: string): Promise<{ documents: number; sections: number; prose: number; embedded: number }>;
@@ -201,6 +208,8 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
     forgetTicket: (orgId, source, externalId) => store.forgetTicket(orgId, source, externalId),
 
     ingest: (orgId, paths, ingestOptions) => store.ingest(orgId, paths, ingestOptions),
+    sources: (orgId) => store.sources(orgId),
+    sync: (orgId, syncOptions) => store.sync(orgId, syncOptions),
     search: async (orgId, query, searchOptions) => {
       await loadSpecificity();
       return store.search(orgId, query, searchOptions);

@@ -5,10 +5,13 @@ import { basename, dirname, extname, relative, resolve, sep } from 'node:path';
 import type { Migration } from '../store/migrate.js';
 import type { Sql } from '../store/sql.js';
 import { CODE_LANGUAGES, parseCode } from './ingest/code.js';
-import { parseHtml, parseText } from './ingest/html.js';
+import { parseHtml } from './ingest/html.js';
 import { parseMarkdown } from './ingest/markdown.js';
+import { parseText } from './ingest/text.js';
 import type { ParsedFile, Section } from './ingest/sections.js';
 import { DenseIndex } from './dense-index.js';
+import { listSources, recordSync, rootOf, sourceMigrations, type KnowledgeSource, type SourceFailure, type SourceOptions } from './ingest/source-registry.js';
+import { crawl, CrawlError, type CrawlOptions, type CrawlProgress, type KnownPage } from './crawl/crawler.js';
 import { cosine, fromBytes, isEmbedded, sectionText, toBytes, type Embedder } from './embeddings.js';
 import { SearchIndex, type Hit } from './search-index.js';
 
@@ -58,6 +61,7 @@ export const kbMigrations: Migration[] = [
     description: 'what made each sentence embedding (see Embedder.id)',
     up: 'ALTER TABLE kb_sections ADD COLUMN embedding_by TEXT;',
   },
+  ...sourceMigrations,
 ];
 
 export interface StoredSection extends Section {
@@ -96,14 +100,24 @@ export interface KnowledgeSnapshot {
   vocabulary: Vocabulary;
 }
 
-export interface IngestOptions {
+export interface IngestOptions extends Omit<SourceOptions, 'baseUrl'> {
   /** Prefix of every source URL without frontmatter `url`: base URL + path relative to the ingested folder's parent. */
   baseUrl?: string;
   onProgress?(done: number, total: number, file: string): void;
+  /** A docs site's crawl as it goes. */
+  onCrawlProgress?(progress: CrawlProgress & { site: string }): void;
+  /** Crawl settings beside the source's own (concurrency, timeouts, retries; tests' stand-in `fetch`). */
+  crawl?: Omit<CrawlOptions, 'known' | 'onProgress' | keyof SourceOptions>;
 }
 
 export interface IngestReport {
   files: number;
+  /** Pages of docs sites read (304s included). */
+  pages: number;
+  /** Requests made to docs sites. */
+  requests: number;
+  /** Pages of docs sites that could not be read, and sources whose sync was refused (the previous pages kept). */
+  failed: { source: string; url: string; reason: string }[];
   added: number;
   updated: number;
   unchanged: number;
@@ -200,7 +214,16 @@ export function runInLabels(body: string): string[] {
   return [...body.matchAll(/^[^\S\n]*(?:[-*+]|\d+[.)])[^\S\n]+\*\*([^*\n]{1,40}?)[.:]?\*\*/gm)].map((m) => m[1]!);
 }
 
-/** Thrown for paths that cannot be ingested at all (missing, unreadable). */
+/** A sync that finds fewer than this share of a site's previous pages keeps them instead (a redesign broke links, the domain moved). */
+const MIN_KEPT_SHARE = 0.5;
+/** …or more than this share of pages without text (a redesign broke extraction). */
+const MAX_EMPTY_SHARE = 0.5;
+/** The checks above apply to sites of at least this many pages. */
+const MIN_PAGES_TO_CHECK = 4;
+
+const isUrl = (input: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(input);
+
+/** Thrown for paths that cannot be ingested at all (missing, unreadable), and docs sites that cannot be crawled (a bad URL, no answer, robots.txt forbidding it). */
 export class IngestError extends Error {
   override name = 'IngestError';
 }
@@ -357,19 +380,153 @@ export class KnowledgeStore {
     return removed > 0;
   }
 
-  /** Ingests files and folders; unchanged files are skipped, changed ones replaced, deleted ones dropped. */
-  async ingest(orgId: string, paths: string[], options: IngestOptions = {}): Promise<IngestReport> {
-    const baseUrl = options.baseUrl ?? '';
-    const report: IngestReport = { files: 0, added: 0, updated: 0, unchanged: 0, removed: 0, sections: 0, skipped: [] };
-    const plan: { file: string; root: string; rel: string }[] = [];
+  /**
+   * Ingests files, folders and docs sites (by URL): unchanged files and pages are skipped, changed
+   * ones replaced, gone ones dropped; each source is remembered for `sync`.
+   */
+  async ingest(orgId: string, inputs: string[], options: IngestOptions = {}): Promise<IngestReport> {
+    const report: IngestReport = { files: 0, pages: 0, requests: 0, failed: [], added: 0, updated: 0, unchanged: 0, removed: 0, sections: 0, skipped: [] };
+    const paths = inputs.filter((input) => !isUrl(input));
+    const sites = inputs.filter(isUrl);
+    // Every input is checked before anything is written: a typo in the last one changes nothing.
+    const roots: string[] = [];
     for (const input of paths) {
-      const root = resolve(input);
-      let info;
       try {
-        info = await stat(root);
+        await stat(resolve(input));
       } catch {
         throw new IngestError(`cannot read "${input}": no such file or directory`);
       }
+      roots.push(resolve(input));
+    }
+    for (const site of sites) {
+      let url: URL;
+      try {
+        url = new URL(site);
+      } catch {
+        throw new IngestError(`"${site}" is not a valid URL`);
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new IngestError(`"${site}" is not an http(s) URL`);
+    }
+    let changed = false;
+    if (roots.length > 0) {
+      changed = (await this.#ingestPaths(orgId, roots, options, report)) || changed;
+      const sourceOptions: SourceOptions = options.baseUrl ? { baseUrl: options.baseUrl } : {};
+      for (const root of roots) await recordSync(this.#sql, orgId, { source: root, kind: 'path', options: sourceOptions, syncedAt: new Date().toISOString(), status: 'ok', failures: [] });
+    }
+    for (const site of sites) changed = (await this.#ingestSite(orgId, site, options, report)) || changed;
+    if (changed) await this.#bump(this.#sql, orgId);
+    return report;
+  }
+
+  /** The organization's sources with their last sync (see `kb sources`). */
+  async sources(orgId: string): Promise<KnowledgeSource[]> {
+    return listSources(this.#sql, orgId);
+  }
+
+  /**
+   * Ingests every remembered source again with the options it was added with (`kinds` limits it:
+   * the background sync reads docs sites only). A source that fails is reported, and the others still run.
+   */
+  async sync(orgId: string, options: Omit<IngestOptions, keyof SourceOptions> & { kinds?: KnowledgeSource['kind'][]; only?: string } = {}): Promise<IngestReport & { sources: number }> {
+    const total: IngestReport & { sources: number } = { sources: 0, files: 0, pages: 0, requests: 0, failed: [], added: 0, updated: 0, unchanged: 0, removed: 0, sections: 0, skipped: [] };
+    for (const source of await listSources(this.#sql, orgId)) {
+      if (options.kinds && !options.kinds.includes(source.kind)) continue;
+      if (options.only !== undefined && source.source !== options.only) continue;
+      total.sources++;
+      try {
+        const report = await this.ingest(orgId, [source.source], { ...options, ...source.options });
+        for (const key of ['files', 'pages', 'requests', 'added', 'updated', 'unchanged', 'removed', 'sections'] as const) total[key] += report[key];
+        total.failed.push(...report.failed);
+        total.skipped.push(...report.skipped);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        total.failed.push({ source: source.source, url: source.source, reason });
+        await recordSync(this.#sql, orgId, { ...source, syncedAt: new Date().toISOString(), status: 'failed', failures: [{ url: source.source, reason }] });
+      }
+    }
+    return total;
+  }
+
+  /** Crawls a docs site and stores its pages under `url:<page>`; true when anything changed. */
+  async #ingestSite(orgId: string, site: string, options: IngestOptions, report: IngestReport): Promise<boolean> {
+    const sourceOptions: SourceOptions = {};
+    for (const key of ['include', 'exclude', 'maxPages', 'contentSelector', 'excludeSelectors'] as const) if (options[key] !== undefined) (sourceOptions as Record<string, unknown>)[key] = options[key];
+    const root = rootOf('url', site);
+    const stored = await this.#sql.all<{ doc_key: string; rel_path: string; etag: string | null; last_modified: string | null; links: string | null }>(
+      'SELECT doc_key, rel_path, etag, last_modified, links FROM kb_documents WHERE org_id = ? AND root = ?',
+      [orgId, root],
+    );
+    const known = new Map<string, KnownPage>(stored.map((d) => [d.rel_path, { etag: d.etag, lastModified: d.last_modified, links: d.links ? (JSON.parse(d.links) as string[]) : [] }]));
+    let result;
+    try {
+      result = await crawl(site, { ...options.crawl, ...sourceOptions, known, onProgress: options.onCrawlProgress ? (p) => options.onCrawlProgress!({ ...p, site }) : undefined });
+    } catch (error) {
+      if (!(error instanceof CrawlError)) throw error;
+      await recordSync(this.#sql, orgId, { source: site, kind: 'url', options: sourceOptions, syncedAt: new Date().toISOString(), status: 'failed', failures: [{ url: site, reason: error.message }] });
+      throw new IngestError(error.message);
+    }
+    report.pages += result.pages.length;
+    report.requests += result.requests;
+    const failures: SourceFailure[] = result.failed.map((f) => ({ url: f.url, reason: f.reason }));
+    for (const f of failures) report.failed.push({ source: site, ...f });
+
+    // A sync that suddenly finds far fewer pages, or mostly empty ones, keeps the previous pages.
+    const empty = result.pages.filter((p) => !p.notModified && p.parsed.sections.every((s) => !s.body.trim() && !s.code.trim())).length;
+    const tooFew = stored.length >= MIN_PAGES_TO_CHECK && result.pages.length < stored.length * MIN_KEPT_SHARE;
+    const tooEmpty = result.pages.length >= MIN_PAGES_TO_CHECK && empty > result.pages.length * MAX_EMPTY_SHARE;
+    if (tooFew || tooEmpty) {
+      const reason = tooFew
+        ? `found ${result.pages.length} pages where the last sync stored ${stored.length}: the previous pages are kept`
+        : `${empty} of ${result.pages.length} pages have no text (has the site's layout changed? see --content-selector): the previous pages are kept`;
+      report.failed.push({ source: site, url: site, reason });
+      await recordSync(this.#sql, orgId, { source: site, kind: 'url', options: sourceOptions, syncedAt: new Date().toISOString(), status: 'kept', failures: [{ url: site, reason }, ...failures] });
+      return false;
+    }
+
+    let changed = false;
+    const seen = new Set<string>();
+    let done = 0;
+    for (const page of result.pages) {
+      options.onProgress?.(done++, result.pages.length, page.url);
+      const docKey = `url:${page.url}`;
+      seen.add(docKey);
+      const existing = await this.#sql.get<{ hash: string; root: string }>('SELECT hash, root FROM kb_documents WHERE org_id = ? AND doc_key = ?', [orgId, docKey]);
+      if (page.notModified || existing?.hash === page.hash) {
+        report.unchanged++;
+        await this.#sql.run('UPDATE kb_documents SET etag = ?, last_modified = ?, links = ? WHERE org_id = ? AND doc_key = ?', [page.etag, page.lastModified, JSON.stringify(page.links), orgId, docKey]);
+        if (await this.#embedMissing(orgId, docKey)) changed = true;
+        continue;
+      }
+      const vectors = await this.#embed(page.parsed.sections);
+      await this.#sql.transaction(async (tx) => {
+        await this.#replace(tx, orgId, docKey, { root, relPath: page.url, hash: page.hash, title: page.parsed.title }, page.parsed.sections, vectors);
+        await tx.run('UPDATE kb_documents SET etag = ?, last_modified = ?, links = ? WHERE org_id = ? AND doc_key = ?', [page.etag, page.lastModified, JSON.stringify(page.links), orgId, docKey]);
+      });
+      report.sections += page.parsed.sections.length;
+      if (existing) report.updated++;
+      else report.added++;
+      changed = true;
+    }
+    // Pages that failed for now (a timeout, a 500) or were not reached (--max-pages) stay; gone ones (404, 410, in no sitemap or link) go.
+    const gone = new Set(result.gone.map((url) => `url:${url}`));
+    for (const f of result.failed) if (!gone.has(`url:${f.url}`)) seen.add(`url:${f.url}`);
+    for (const s of result.skipped) if (s.reason.startsWith('over --max-pages')) seen.add(`url:${s.url}`);
+    for (const { doc_key } of stored) {
+      if (!seen.has(doc_key) && (await this.#sql.transaction((tx) => this.#remove(tx, orgId, doc_key)))) {
+        report.removed++;
+        changed = true;
+      }
+    }
+    await recordSync(this.#sql, orgId, { source: site, kind: 'url', options: sourceOptions, syncedAt: new Date().toISOString(), status: failures.length > 0 ? 'partial' : 'ok', failures });
+    return changed;
+  }
+
+  /** Ingests files and folders; unchanged files are skipped, changed ones replaced, deleted ones dropped; true when anything changed. */
+  async #ingestPaths(orgId: string, roots: string[], options: IngestOptions, report: IngestReport): Promise<boolean> {
+    const baseUrl = options.baseUrl ?? '';
+    const plan: { file: string; root: string; rel: string }[] = [];
+    for (const root of roots) {
+      const info = await stat(root);
       if (info.isDirectory()) {
         const files: string[] = [];
         await walk(root, files);
@@ -427,8 +584,7 @@ export class KnowledgeStore {
         if (!seen.has(doc_key) && (await this.#sql.transaction((tx) => this.#remove(tx, orgId, doc_key)))) report.removed++;
       }
     }
-    if (report.added || report.updated || report.removed || embedded) await this.#bump(this.#sql, orgId);
-    return report;
+    return Boolean(report.added || report.updated || report.removed || embedded);
   }
 
   /**

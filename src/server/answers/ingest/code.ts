@@ -29,6 +29,11 @@ const DECLARATION: Record<string, RegExp> = {
 /** Lines that belong to the declaration below them: doc comments, attributes, decorators. */
 const PREAMBLE = /^\s*(\/\/\/?|\/\*\*?|\*|#\[|@\w|#(?!include|define|!))/;
 const MAX_LINES = 80;
+/**
+ * Declarations are read only on lines this long or shorter. The C and C++ patterns backtrack over
+ * a line of words with no `(` (`'a ' × 20,000` took seconds); a declaration is never longer.
+ */
+const MAX_DECLARATION_LINE = 300;
 
 export function parseCode(text: string, options: { url: string; path: string; lang: string }): ParsedFile {
   const lines = text.replace(/\r\n/g, '\n').split('\n');
@@ -36,6 +41,7 @@ export function parseCode(text: string, options: { url: string; path: string; la
   const starts: { line: number; name: string }[] = [];
   if (pattern) {
     for (let i = 0; i < lines.length; i++) {
+      if (lines[i]!.length > MAX_DECLARATION_LINE) continue;
       const m = pattern.exec(lines[i]!);
       if (!m?.groups?.name) continue;
       let start = i;

@@ -19,13 +19,25 @@ export function minifyCssTemplate(body) {
   return out.replace(/--sc-hole-(\d+):0;?/g, (_m, i) => `${holes[Number(i)]};`);
 }
 
+/**
+ * The widget's own custom properties (`--sc-*`, set from the public `--support-chat-*` ones and read
+ * only by its styles) get short names: `--sc-user-bubble` becomes `--s3`, say.
+ */
+export function shortenPrivateProperties(text) {
+  const names = new Map();
+  return text.replace(/--sc-[\w-]+/g, (name) => {
+    if (!names.has(name)) names.set(name, `--s${names.size.toString(36)}`);
+    return names.get(name);
+  });
+}
+
 export function minifyLitCss() {
   return {
     name: 'support-chat:minify-lit-css',
     apply: 'build',
     transform(code, id) {
       if (!/[\\/]src[\\/]widget[\\/].*\.styles\.ts$/.test(id)) return null;
-      return { code: code.replace(/\bcss`([^`]*)`/g, (_m, body) => `css\`${minifyCssTemplate(body)}\``), map: null };
+      return { code: shortenPrivateProperties(code.replace(/\bcss`([^`]*)`/g, (_m, body) => `css\`${minifyCssTemplate(body)}\``)), map: null };
     },
     // In minified output a real line break only occurs inside a template literal: there, a break and
     // its indentation become one break, the same whitespace to HTML (the widget has no

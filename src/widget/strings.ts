@@ -75,16 +75,19 @@ export interface Strings {
   nothingFound: string;
 }
 
-/** The built-in languages by code, filled by `locales.ts` when the element is registered (see there). */
+/** The languages by code: English, then each built-in one once `locales.ts` has loaded it (see there). */
 export const LOCALES: Record<string, Strings> = {};
+/** The languages `locales.ts` can load. */
+export const BUILT_IN = ['en', 'es', 'fr', 'ar'];
 const RTL = new Set(['ar', 'he', 'fa', 'ur']);
 
-/** The built-in strings for a language tag: exact, then primary subtag, then English. */
+/** The language for a tag (exact, then primary subtag, then English) and its strings: English until a built-in one is loaded. */
 export function localeFor(lang: string | null | undefined): { code: string; strings: Strings; dir: 'ltr' | 'rtl' } {
   const tag = (lang ?? '').toLowerCase();
   const primary = tag.split('-')[0] ?? '';
-  const code = tag in LOCALES ? tag : primary in LOCALES ? primary : 'en';
-  return { code, strings: LOCALES[code]!, dir: RTL.has(code) ? 'rtl' : 'ltr' };
+  const known = (c: string) => c in LOCALES || BUILT_IN.includes(c);
+  const code = known(tag) ? tag : known(primary) ? primary : 'en';
+  return { code, strings: LOCALES[code] ?? LOCALES['en']!, dir: RTL.has(code) ? 'rtl' : 'ltr' };
 }
 
 export function format(template: string, values: Record<string, string>): string {

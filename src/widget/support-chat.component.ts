@@ -13,7 +13,8 @@ import { KeepFocusController } from './controllers/keep-focus.js';
 import { ModalController } from './controllers/modal.js';
 import { NoticesController } from './controllers/notices.js';
 import { asksForHuman } from './intent.js';
-import { localeFor, type Strings } from './strings.js';
+import { loadLocale } from './locales.js';
+import { LOCALES, localeFor, type Strings } from './strings.js';
 import { styles } from './support-chat.styles.js';
 import { escalationArea, escalationForm } from './templates/escalation.js';
 import { message } from './templates/message.js';
@@ -213,6 +214,30 @@ export class SupportChat extends LitElement {
 
   private get _text(): Strings {
     return { ...this._locale.strings, ...this.strings };
+  }
+
+  /** A built-in language still loading: `updateComplete` waits for it, so its text is on screen then. */
+  private _localeLoading?: Promise<void>;
+  private _localeAsked?: string;
+
+  protected override updated(): void {
+    const { code } = this._locale;
+    // Asked once per language: a load that failed leaves English, without asking again.
+    if (code in LOCALES || code === this._localeAsked) return;
+    this._localeAsked = code;
+    this._localeLoading = loadLocale(code).then(() => {
+      this._localeLoading = undefined;
+      this.requestUpdate();
+    });
+  }
+
+  protected override async getUpdateComplete(): Promise<boolean> {
+    let done = await super.getUpdateComplete();
+    while (this._localeLoading) {
+      await this._localeLoading;
+      done = await super.getUpdateComplete();
+    }
+    return done;
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {

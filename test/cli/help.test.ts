@@ -24,8 +24,8 @@ describe('support-chat-kit --help', () => {
   it('lists every command and action with its options', () => {
     expect(top.code).toBe(0);
     const commands = lines.map((l) => l.split(' ').slice(0, 2).filter((w) => /^[a-z]+$/.test(w)).join(' '));
-    expect(commands).toEqual(expect.arrayContaining(['init', 'serve', 'token create', 'token list', 'token revoke', 'kb ingest', 'kb stats', 'tickets list', 'tickets sync', 'integrations set', 'integrations show', 'integrations remove', 'insights', 'retention set', 'retention show', 'retention clear', 'retention sweep']));
-    expect(lines).toContain('kb ingest PATH... --org ORG [--base-url URL]');
+    expect(commands).toEqual(expect.arrayContaining(['init', 'serve', 'token create', 'token list', 'token revoke', 'kb ingest', 'kb sources', 'kb sync', 'kb stats', 'tickets list', 'tickets sync', 'integrations set', 'integrations show', 'integrations remove', 'insights', 'retention set', 'retention show', 'retention clear', 'retention sweep']));
+    expect(lines).toContain('kb ingest PATH|URL... --org ORG [--base-url URL] [--include PATTERN] [--exclude PATTERN] [--max-pages N] [--content-selector CSS] [--exclude-selector CSS]');
     expect(lines).toContain('token create --org ORG --name NAME --scopes SCOPE,... [--expires-in DAYS] [--json]');
   });
 
@@ -47,10 +47,10 @@ describe('support-chat-kit --help', () => {
 
   it('answers a bad argument with one line: what is wrong, and the usage that works', () => {
     const cases: [string[], string][] = [
-      [['kb', 'ingest', './docs'], 'support-chat-kit kb ingest: missing required option --org (or SUPPORT_CHAT_ORG); usage: support-chat-kit kb ingest PATH... --org ORG [--base-url URL]'],
+      [['kb', 'ingest', './docs'], 'support-chat-kit kb ingest: missing required option --org (or SUPPORT_CHAT_ORG); usage: support-chat-kit kb ingest PATH|URL... --org ORG [--base-url URL] [--include PATTERN] [--exclude PATTERN] [--max-pages N] [--content-selector CSS] [--exclude-selector CSS]'],
       [['token', 'create', '--org', 'acme', '--name', 'site', '--scope', 'chat:read'], "support-chat-kit token create: Unknown option '--scope'; usage: support-chat-kit token create --org ORG --name NAME --scopes SCOPE,... [--expires-in DAYS] [--json]"],
       [['kb', 'stats', '--org'], "support-chat-kit kb stats: Option '--org <value>' argument missing; usage: support-chat-kit kb stats --org ORG"],
-      [['kb', 'sync'], 'support-chat-kit kb: unknown action "sync": one of ingest, stats (support-chat-kit kb --help shows how to use each)'],
+      [['kb', 'wipe'], 'support-chat-kit kb: unknown action "wipe": one of ingest, sources, sync, stats (support-chat-kit kb --help shows how to use each)'],
       [['tokens'], 'support-chat-kit: unknown command "tokens": one of init, serve, token, kb, tickets, integrations, insights, retention (support-chat-kit --help lists them with their options)'],
       [['serve', '--port', 'http'], 'support-chat-kit serve: --port must be a port number, got "http"; usage: support-chat-kit serve [--port PORT] [--host HOST] [--role api|worker|all] [--retention-days DAYS]'],
     ];

@@ -128,6 +128,11 @@ describe("the README's quick start", () => {
       else expect(readFileSync(join(site, block.file!), 'utf8').trimEnd()).toBe(block.code.trimEnd());
     }
 
+    // The languages the widget loads on demand, served next to its script as server.mjs does.
+    const french = await fetch(`http://localhost:${sitePort}/locales/fr.js`);
+    expect(french.status).toBe(200);
+    expect(await french.text()).toContain('Ouvrir le chat');
+
     const context = await browser.newContext();
     const { page, problems } = await watchedPage(context);
     await page.goto(`http://localhost:${sitePort}/`);

@@ -77,7 +77,7 @@ describe('support-chat --database', () => {
     const dir = scratch();
     const result = run(['serve', '--role', 'scheduler'], dir);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe('support-chat-kit serve: --role must be one of api, worker, all, got "scheduler"; usage: support-chat-kit serve [--port PORT] [--host HOST] [--role api|worker|all] [--retention-days DAYS]');
+    expect(result.stderr.trim()).toBe('support-chat-kit serve: --role must be one of api, worker, all, got "scheduler"; usage: support-chat-kit serve [--port PORT] [--host HOST] [--role api|worker|all] [--retention-days DAYS] [--kb-sync-every DURATION]');
     expect(existsSync(join(dir, 'support-chat.db'))).toBe(false);
   });
 

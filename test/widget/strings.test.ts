@@ -1,12 +1,18 @@
 /** @module The built-in languages list every text, line for line in the order English does. */
 import { describe, expect, it } from 'vitest';
-import { LOCALES } from '../../src/widget/strings.js';
-import '../../src/widget/locales.js';
+import { BUILT_IN, LOCALES } from '../../src/widget/strings.js';
+import { loadLocale } from '../../src/widget/locales.js';
+
+// Each built-in language as the widget gets it: its module loaded on demand.
+await Promise.all(BUILT_IN.map(loadLocale));
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
 describe('built-in strings', () => {
   const en = LOCALES.en!;
+  it('loads every built-in language', () => {
+    expect(Object.keys(LOCALES).sort()).toEqual([...BUILT_IN].sort());
+  });
   for (const [code, strings] of Object.entries(LOCALES)) {
     it(`${code}: has every key, each a one-line text with the placeholders English has`, () => {
       expect(Object.keys(strings)).toEqual(Object.keys(en));

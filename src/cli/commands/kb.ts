@@ -88,7 +88,7 @@ async function ingest(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (tty) process.stderr.write('\n');
-    if (error instanceof IngestError) throw new CliError(error.message);
+    if (error instanceof IngestError) throw new CliError(error.message, { usage: false });
     throw error;
   } finally {
     await sql.close();

@@ -26,6 +26,10 @@ const proxy = nodeListener(
 
 // The widget is one script in the package: node_modules/support-chat-kit/dist/support-chat.iife.js.
 const widget = await readFile(fileURLToPath(import.meta.resolve('support-chat-kit/support-chat.iife.js')));
+// Spanish, French and Arabic: small modules the widget loads next to its script when the page needs one.
+const locales = Object.fromEntries(
+  await Promise.all(['es', 'fr', 'ar'].map(async (code) => [`/locales/${code}.js`, await readFile(fileURLToPath(import.meta.resolve(`support-chat-kit/locales/${code}.js`)))])),
+);
 
 const page = `<!doctype html>
 <html lang="en">
@@ -59,6 +63,7 @@ createServer((req, res) => {
   const path = new URL(req.url, 'http://localhost').pathname;
   if (path.startsWith('/api/support/')) return proxy(req, res);
   if (path === '/support-chat.iife.js') return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(widget);
+  if (Object.hasOwn(locales, path)) return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(locales[path]);
   if (path === '/escalations' && req.method === 'POST') return void escalation(req, res);
   if (path === '/') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
   res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');

@@ -52,9 +52,9 @@ describe('kb ingest URL, kb sources and kb sync as a person runs them', () => {
     const port = (closed.address() as { port: number }).port;
     await new Promise<void>((closing) => closed.close(() => closing()));
     const cases: [string, string][] = [
-      ['ftp://docs.acme.test/', 'support-chat kb: "ftp://docs.acme.test/" is not an http(s) URL'],
-      [`http://127.0.0.1:${port}/docs/`, `support-chat kb: cannot reach http://127.0.0.1:${port}: `],
-      [`${site.url}/docs/`, `support-chat kb: ${site.url}/robots.txt forbids crawling ${site.url}/docs/`],
+      ['ftp://docs.acme.test/', 'support-chat-kit kb ingest: "ftp://docs.acme.test/" is not an http(s) URL'],
+      [`http://127.0.0.1:${port}/docs/`, `support-chat-kit kb ingest: cannot reach http://127.0.0.1:${port}: `],
+      [`${site.url}/docs/`, `support-chat-kit kb ingest: ${site.url}/robots.txt forbids crawling ${site.url}/docs/`],
     ];
     for (const [url, line] of cases) {
       const result = await run(['kb', 'ingest', url, '--org', 'acme'], join(dir, 'data'));

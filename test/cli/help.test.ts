@@ -52,7 +52,7 @@ describe('support-chat-kit --help', () => {
       [['kb', 'stats', '--org'], "support-chat-kit kb stats: Option '--org <value>' argument missing; usage: support-chat-kit kb stats --org ORG"],
       [['kb', 'wipe'], 'support-chat-kit kb: unknown action "wipe": one of ingest, sources, sync, stats (support-chat-kit kb --help shows how to use each)'],
       [['tokens'], 'support-chat-kit: unknown command "tokens": one of init, serve, token, kb, tickets, integrations, insights, retention (support-chat-kit --help lists them with their options)'],
-      [['serve', '--port', 'http'], 'support-chat-kit serve: --port must be a port number, got "http"; usage: support-chat-kit serve [--port PORT] [--host HOST] [--role api|worker|all] [--retention-days DAYS]'],
+      [['serve', '--port', 'http'], 'support-chat-kit serve: --port must be a port number, got "http"; usage: support-chat-kit serve [--port PORT] [--host HOST] [--role api|worker|all] [--retention-days DAYS] [--kb-sync-every DURATION]'],
     ];
     for (const [args, line] of cases) {
       const result = run(args);

@@ -60,7 +60,7 @@ describe('kb ingest URL, kb sources and kb sync as a person runs them', () => {
       const result = await run(['kb', 'ingest', url, '--org', 'acme'], join(dir, 'data'));
       expect(result.code, url).toBe(2);
       // One line says what went wrong (beside the line naming the database the command opened).
-      const lines = result.stderr.trim().split('\n').filter((l) => !l.startsWith('support-chat: database:'));
+      const lines = result.stderr.trim().split('\n').filter((l) => !l.startsWith('support-chat-kit: database:'));
       expect(lines, url).toHaveLength(1);
       expect(lines[0]!.startsWith(line), result.stderr).toBe(true);
     }

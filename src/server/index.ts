@@ -20,7 +20,8 @@ import { RedisRateLimiter } from './http/redis-rate-limit.js';
 import { Router } from './http/router.js';
 import { chatRoutes } from './http/routes/chat.js';
 import { escalateRoutes } from './http/routes/escalate.js';
-import { helpdeskWebhookRoutes } from './http/routes/helpdesk-webhooks.js';
+import { helpdeskWebhookRoutesFor } from './http/routes/helpdesk-webhooks.js';
+import { helpdesks } from './helpdesks/index.js';
 import { meRoutes } from './http/routes/me.js';
 import { openApiRoutes } from './http/routes/openapi.js';
 import { ticketRoutes } from './http/routes/tickets.js';
@@ -89,6 +90,8 @@ export interface ServerOptions {
   workerConcurrency?: number;
   /** Start the answer worker (and the follow-up forwarder and retention sweep) at once, when the role answers. @default true */
   startWorker?: boolean;
+  /** How long a helpdesk webhook's body may take to arrive (408 after). @default 10000 */
+  webhookBodyTimeoutMs?: number;
   /** Days conversations are kept after their last activity, for organizations without their own period. @default 90 */
   retentionDays?: number;
 }
@@ -225,7 +228,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     ...ticketRoutes,
     ...meRoutes,
     ...openApiRoutes,
-    ...helpdeskWebhookRoutes,
+    ...helpdeskWebhookRoutesFor(helpdesks, { bodyTimeoutMs: options.webhookBodyTimeoutMs }),
     ...feedbackRoutes({ feedback: new FeedbackStore(sql, now) }),
     ...insightsRoutes({ sql }),
     ...dashboardRoutes(),

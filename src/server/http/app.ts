@@ -89,7 +89,11 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
       // Counted once the body shows whether the sender is genuine (see countPublic).
       const route = match.route;
       const params = match.params;
-      return request.text().then((bodyText) => countPublic(request, search, route, params, log, outcome, bodyText));
+      const body = route.readBody ? route.readBody(new Context(request, search, params, undefined, services, '')) : request.text();
+      return body.then(
+        (bodyText) => countPublic(request, search, route, params, log, outcome, bodyText),
+        (error: unknown) => (error instanceof HttpError ? counted(error, request, outcome) : Promise.reject(error)),
+      );
     } else if (match.route?.publicBucket) {
       bucketList = [{ key: match.route.publicBucket(match.params), limit: limits.perOrganization }];
     } else {
@@ -104,9 +108,14 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
   /** A request Node's parser refused: its error, counted against the client address like any unauthenticated request. */
   function unparsed(refused: HttpError, request: ApiRequest, log: RequestLog, outcome: { decision: RateDecision | undefined }): MaybePromise<ApiResponse> {
     log.route = 'unparsed';
+    return counted(refused, request, outcome, false);
+  }
+
+  /** An error answered before the request could be counted elsewhere: counted against the client address (429 past its limit when `limited`). */
+  function counted(refused: HttpError, request: ApiRequest, outcome: { decision: RateDecision | undefined }, limited = true): MaybePromise<ApiResponse> {
     const answer = (decision: RateDecision) => {
       outcome.decision = decision;
-      return toResponse(refused);
+      return toResponse(limited && !decision.allowed ? rateLimited() : refused);
     };
     const decision = limiter.consume([{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }]);
     return decision instanceof Promise ? decision.then(answer) : answer(decision);

@@ -274,6 +274,16 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   };
 }
 
+/** A ServerConfigError unless every limit is a positive whole number and the headers' timeout fits in the request's. */
+function checkConnectionLimits(limits: ConnectionLimits): void {
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || value < 1) throw new ServerConfigError(`connections.${name} must be a positive whole number, got ${String(value)}`);
+  }
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ServerConfigError(`connections.headersTimeoutMs (${limits.headersTimeoutMs}) must not exceed connections.requestTimeoutMs (${limits.requestTimeoutMs})`);
+  }
+}
+
 /** The fields that are set: spread over defaults, a field given as `undefined` keeps its default. */
 function definedOnly<T extends object>(value: T | undefined): Partial<T> {
   return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
@@ -288,11 +298,41 @@ function send(res: Parameters<typeof writeNode>[0], response: ApiResponse): void
   }
 }
 
+/**
+ * How long a connection may take and how many may be open. Node's defaults let a client that
+ * sends nothing hold its socket forever; at the file-descriptor limit every new client is reset.
+ */
+export interface ConnectionLimits {
+  /** The request's headers must arrive within this of its first byte (or of the connection, for a client that sends nothing). @default 10000 */
+  headersTimeoutMs: number;
+  /** The whole request (headers and body) must arrive within this. @default 60000 */
+  requestTimeoutMs: number;
+  /** A kept-alive connection with no request is closed after this. @default 5000 */
+  keepAliveTimeoutMs: number;
+  /** A socket with no traffic either way (a client that stopped reading) is closed after this; keep it above the longest long poll (20 s). @default 60000 */
+  idleTimeoutMs: number;
+  /** Connections open at once; further ones are closed at once. Keep it below the process's file-descriptor limit (`ulimit -n`). @default 4096 */
+  maxConnections: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 60_000,
+  maxConnections: 4_096,
+};
+
+/** How often Node looks for requests past their headers or request timeout. */
+const CONNECTIONS_CHECK_MS = 1_000;
+
 export interface StartServerOptions extends ServerOptions {
   /** @default 8787 */
   port?: number;
   /** @default '127.0.0.1' */
   host?: string;
+  /** Timeouts and the connection cap of the HTTP server; any field left out keeps its default. @default DEFAULT_CONNECTION_LIMITS */
+  connections?: Partial<ConnectionLimits>;
 }
 
 /**
@@ -309,8 +349,20 @@ export async function startServer(options: StartServerOptions = {}): Promise<{ u
     throw error;
   }
   if (server.role === 'worker') return { url: '', server, http: null, close: () => server.close() };
+  const connections: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...definedOnly(options.connections) };
+  try {
+    checkConnectionLimits(connections);
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
   // Node requests go straight to the pipeline, without building WHATWG Request and Response objects.
-  const http = createHttpServer((req, res) => {
+  const http = createHttpServer({
+    headersTimeout: connections.headersTimeoutMs,
+    requestTimeout: connections.requestTimeoutMs,
+    keepAliveTimeout: connections.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.min(CONNECTIONS_CHECK_MS, connections.headersTimeoutMs),
+  }, (req, res) => {
     // Answered synchronously when nothing had to wait; the pipeline never rejects.
     const response = server.handle(fromNode(req, res));
     if (response instanceof Promise) response.then((r) => send(res, r), () => res.destroy());
@@ -318,9 +370,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<{ u
   });
   // Requests Node's parser refuses get the spec's error body and rate limit headers, not a bare 400/431.
   http.on('clientError', clientErrorListener((request) => server.handle(request)));
-  http.keepAliveTimeout = 5_000;
-  http.headersTimeout = 10_000;
-  http.requestTimeout = 60_000;
+  // A socket quiet this long is destroyed (Node does so when no request or response listens for `timeout`).
+  http.timeout = connections.idleTimeoutMs;
+  http.maxConnections = connections.maxConnections;
   try {
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);

@@ -1,5 +1,6 @@
 /** @module `createSupportProxy`: the backend-for-frontend between `<support-chat>` and a v0 API. */
 import { createHash, randomUUID } from 'node:crypto';
+import { addressKey, forwardedClient } from '../protocol/client-address.js';
 import {
   FEEDBACK_COMMENT_MAX_LENGTH,
   FixedWindowLimiter,
@@ -112,12 +113,9 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
    * client sent and can be forged.
    */
   function clientAddress(request: Request, fallback: string | undefined): string | undefined {
-    if (opts.trustProxy > 0) {
-      const entries = (request.headers.get('x-forwarded-for') ?? '').split(',').map((e) => e.trim()).filter(Boolean);
-      const entry = entries[entries.length - opts.trustProxy];
-      if (entry) return entry;
-    }
-    return fallback;
+    const address = forwardedClient(request.headers.get('x-forwarded-for'), opts.trustProxy) ?? fallback;
+    // Counted per client: an IPv6 address by its /64.
+    return address === undefined ? undefined : addressKey(address);
   }
 
   /** Counts one request in each bucket; throws 429 when one is used up. Keeps the decision with the fewest requests left for the headers. */

@@ -1,5 +1,6 @@
 /** @module `SupportProxyOptions`: every option with its default, checked when the proxy is created. */
 import { INTEGRATIONS, type AdditionalFields, type Integration } from '../protocol/index.js';
+import { trustedHops } from '../protocol/client-address.js';
 
 export interface ProxyLogger {
   info(fields: Record<string, unknown>): void;
@@ -120,9 +121,7 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
     return v;
   };
   const timeoutMs = positive(options.timeoutMs, 10_000, 'timeoutMs');
-  const trust = options.trustProxy ?? false;
-  const trustProxy = trust === true ? 1 : trust === false ? 0 : trust;
-  if (!Number.isInteger(trustProxy) || trustProxy < 0) throw new TypeError('createSupportProxy: trustProxy must be a boolean or a whole number of proxies');
+  const trustProxy = trustedHops(options.trustProxy, 'createSupportProxy: trustProxy');
   return {
     apiBaseUrl: base.href.replace(/\/+$/, ''),
     tokens: [...tokens],

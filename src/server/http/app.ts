@@ -1,5 +1,6 @@
 /** @module The request pipeline: route, authenticate, rate-limit, authorize, idempotency, handle, log. */
 import { randomUUID } from 'node:crypto';
+import { addressKey } from '../../protocol/client-address.js';
 import { setRateLimitHeaders, type Scope } from '../../protocol/index.js';
 import type { ConnectionInfo } from '../../protocol/node-http.js';
 import { parseJsonObject } from './body.js';
@@ -28,6 +29,11 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 /** Builds the fetch handler `(Request, info?) => Promise<Response>` of the v0 API. */
 export function createApp({ router, services, limiter, limits, changes }: AppOptions) {
   const { logger } = services;
+
+  /** The bucket of a request without a valid token: its client, an IPv6 address by its /64. */
+  function addressBucket(request: ApiRequest): Bucket {
+    return { key: `addr:${addressKey(request.remoteAddress)}`, limit: limits.perAddress };
+  }
 
   /** The buckets of a token, per endpoint bucket, made once per token record (records are cached while unchanged). */
   const bucketCache = new WeakMap<TokenRecord, Map<string, Bucket[]>>();
@@ -97,7 +103,7 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
     } else if (match.route?.publicBucket) {
       bucketList = [{ key: match.route.publicBucket(match.params), limit: limits.perOrganization }];
     } else {
-      bucketList = [{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }];
+      bucketList = [addressBucket(request)];
     }
     // The in-memory limiter answers at once (no closure made); a shared one (Redis) answers later.
     const decision = limiter.consume(bucketList);
@@ -117,7 +123,7 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
       outcome.decision = decision;
       return toResponse(limited && !decision.allowed ? rateLimited() : refused);
     };
-    const decision = limiter.consume([{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }]);
+    const decision = limiter.consume([addressBucket(request)]);
     return decision instanceof Promise ? decision.then(answer) : answer(decision);
   }
 
@@ -136,7 +142,7 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
     bodyText: string,
   ): MaybePromise<ApiResponse> {
     const count = (genuine: boolean): MaybePromise<ApiResponse> => {
-      const bucketList = genuine ? [{ key: route.publicBucket!(params), limit: limits.perOrganization }] : [{ key: `addr:${request.remoteAddress}`, limit: limits.perAddress }];
+      const bucketList = genuine ? [{ key: route.publicBucket!(params), limit: limits.perOrganization }] : [addressBucket(request)];
       const next = (decision: RateDecision): MaybePromise<ApiResponse> => {
         outcome.decision = decision;
         if (!decision.allowed) return toResponse(rateLimited());

@@ -226,7 +226,7 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
       return { status: begun.status, headers: { 'content-type': 'application/json', 'Idempotent-Replayed': 'true' }, body: begun.body };
     }
     const finish = async (response: ApiResponse) => {
-      await services.idempotency.finish(auth.id, key, response.status, response.body ?? '');
+      await services.idempotency.finish(auth.id, key, response.status, response.body ?? '', ctx.params.id);
       return response;
     };
     return Promise.resolve()

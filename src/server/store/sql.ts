@@ -38,9 +38,20 @@ export interface Sql {
    * asking the database (PostgreSQL), so such caches are not kept there.
    */
   readonly changes: ChangeTracker | null;
+  /**
+   * After a deletion: gets the deleted text out of the database's files soon. SQLite zeroes freed
+   * pages (`secure_delete`), and this checkpoints the write-ahead log and truncates it, where old
+   * page images would otherwise stay readable. Absent where the database manages its own files.
+   */
+  scrubSoon?(): void;
   /** Closes the connection (SQLite) or the pool (PostgreSQL). */
   close(): Promise<void>;
 }
+
+/** How long after a deletion the write-ahead log is checkpointed and truncated (deletions close together share one). */
+const SCRUB_DELAY_MS = 200;
+/** Tries of that checkpoint while readers or a transaction keep it from finishing. */
+const SCRUB_TRIES = 10;
 
 /** Where the database is: a PostgreSQL URL, or the directory of the SQLite file (`:memory:` for a throw-away one). */
 export type DatabaseLocation = { url: string } | { dataDir: string };
@@ -86,6 +97,8 @@ export function openSqlite(dataDir: string, options: OpenSqlOptions = {}): Sqlit
     db.pragma('journal_mode = WAL');
   }
   db.pragma('synchronous = NORMAL');
+  // Deleted rows are overwritten with zeros, not left readable in free pages.
+  db.pragma('secure_delete = ON');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   const now = options.now ?? Date.now;
@@ -182,8 +195,40 @@ export class SqliteSql implements Sql {
     return run();
   }
 
+  #scrub: ReturnType<typeof setTimeout> | undefined;
+
+  scrubSoon(): void {
+    if (this.#scrub || this.db.memory) return;
+    this.#scrubAfter(SCRUB_DELAY_MS, SCRUB_TRIES);
+  }
+
+  #scrubAfter(delayMs: number, tries: number): void {
+    this.#scrub = setTimeout(() => {
+      this.#scrub = undefined;
+      if (!this.#scrubNow() && tries > 1) this.#scrubAfter(delayMs * 2, tries - 1);
+    }, delayMs);
+    this.#scrub.unref();
+  }
+
+  /** Checkpoints the whole write-ahead log and truncates it; false when a transaction or a reader kept it from finishing. */
+  #scrubNow(): boolean {
+    if (!this.db.open) return true;
+    if (this.#tail) return false;
+    try {
+      const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number; log: number; checkpointed: number }[];
+      return !result || (result.busy === 0 && result.checkpointed >= result.log);
+    } catch {
+      return false;
+    }
+  }
+
   async close(): Promise<void> {
     while (this.#tail) await this.#tail;
+    if (this.#scrub) {
+      clearTimeout(this.#scrub);
+      this.#scrub = undefined;
+      this.#scrubNow();
+    }
     releaseGate(this.db);
     this.db.close();
   }

@@ -47,6 +47,7 @@ import type { ConnectionInfo } from '../protocol/node-http.js';
 import { CONVERSATION_MAX_TURNS } from '../protocol/limits.js';
 import { fromNode, writeNode, type ApiRequest, type ApiResponse } from './http/exchange.js';
 import { clientErrorListener } from './http/client-error.js';
+import { trustedHops } from '../protocol/client-address.js';
 
 export { TokenService, TOKEN_PREFIX, type TokenRecord } from './store/tokens.js';
 export { openApiDocument } from './http/routes/openapi.js';
@@ -90,6 +91,13 @@ export interface ServerOptions {
   workerConcurrency?: number;
   /** Start the answer worker (and the follow-up forwarder and retention sweep) at once, when the role answers. @default true */
   startWorker?: boolean;
+  /**
+   * Behind trusted reverse proxies: `true` (one) or how many. Requests without a valid token are
+   * then counted per the `X-Forwarded-For` entry the outermost trusted proxy appended (counted
+   * from the right; entries left of it can be forged), not per the proxy's own address. Only set
+   * it when every request comes through those proxies. @default env SUPPORT_CHAT_TRUST_PROXY, else false
+   */
+  trustProxy?: boolean | number;
   /** How long a helpdesk webhook's body may take to arrive (408 after). @default 10000 */
   webhookBodyTimeoutMs?: number;
   /** Days conversations are kept after their last activity, for organizations without their own period. @default 90 */
@@ -158,6 +166,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) {
     throw new ServerConfigError(`SUPPORT_CHAT_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/db), got "${redactUrl(databaseUrl)}"; leave it unset for SQLite`);
   }
+  const trustProxy = resolveTrustProxy(options.trustProxy, env.SUPPORT_CHAT_TRUST_PROXY);
   const postgres = databaseUrl !== undefined || options.sql?.dialect === 'postgres';
   if (postgres && !redisUrl && role !== 'all') {
     throw new ServerConfigError(
@@ -236,7 +245,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   // Several processes behind one address share their limits through Redis; one process counts in memory.
   const limiter: RateLimiter =
     options.rateLimiter ?? (redisUrl ? new RedisRateLimiter({ url: redisUrl, now, onError: reportRedis('rate limiter (letting requests through)') }) : new MemoryRateLimiter(now));
-  const app = createApp({ router, services, limiter, limits, changes: sql.changes ?? undefined });
+  const app = createApp({ router, services, limiter, limits, changes: sql.changes ?? undefined, trustProxy });
   if ((options.startWorker ?? true) && role !== 'api') {
     worker.start();
     followUps.start();
@@ -272,6 +281,23 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
       await sql.close();
     },
   };
+}
+
+/** Trusted proxies from the option, else from `SUPPORT_CHAT_TRUST_PROXY` (`true`, `false` or a number); a ServerConfigError for anything else. */
+function resolveTrustProxy(option: boolean | number | undefined, variable: string | undefined): number {
+  if (option !== undefined) {
+    try {
+      return trustedHops(option, 'trustProxy');
+    } catch (error) {
+      throw new ServerConfigError((error as Error).message);
+    }
+  }
+  const text = variable?.trim().toLowerCase() ?? '';
+  if (text === '' || text === 'false') return 0;
+  if (text === 'true') return 1;
+  const hops = Number(text);
+  if (!Number.isInteger(hops) || hops < 0) throw new ServerConfigError(`SUPPORT_CHAT_TRUST_PROXY must be true, false or a whole number of proxies, got "${variable}"`);
+  return hops;
 }
 
 /** A ServerConfigError unless every limit is a positive whole number and the headers' timeout fits in the request's. */

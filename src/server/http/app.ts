@@ -1,6 +1,6 @@
 /** @module The request pipeline: route, authenticate, rate-limit, authorize, idempotency, handle, log. */
 import { randomUUID } from 'node:crypto';
-import { addressKey } from '../../protocol/client-address.js';
+import { addressKey, forwardedClient } from '../../protocol/client-address.js';
 import { setRateLimitHeaders, type Scope } from '../../protocol/index.js';
 import type { ConnectionInfo } from '../../protocol/node-http.js';
 import { parseJsonObject } from './body.js';
@@ -22,17 +22,21 @@ export interface AppOptions {
    * conversation caches check other processes' commits once per request rather than once per read.
    */
   changes?: { pin(): void; unpin(): void };
+  /** Trusted reverse proxies in front: the client address is then the `X-Forwarded-For` entry the outermost one appended. @default 0 */
+  trustProxy?: number;
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** Builds the fetch handler `(Request, info?) => Promise<Response>` of the v0 API. */
-export function createApp({ router, services, limiter, limits, changes }: AppOptions) {
+export function createApp({ router, services, limiter, limits, changes, trustProxy }: AppOptions) {
   const { logger } = services;
+  const hops = trustProxy ?? 0;
 
-  /** The bucket of a request without a valid token: its client, an IPv6 address by its /64. */
+  /** The bucket of a request without a valid token: its client (behind trusted proxies, the one they name), an IPv6 address by its /64. */
   function addressBucket(request: ApiRequest): Bucket {
-    return { key: `addr:${addressKey(request.remoteAddress)}`, limit: limits.perAddress };
+    const address = (hops > 0 ? forwardedClient(request.header('x-forwarded-for'), hops) : undefined) ?? request.remoteAddress;
+    return { key: `addr:${addressKey(address)}`, limit: limits.perAddress };
   }
 
   /** The buckets of a token, per endpoint bucket, made once per token record (records are cached while unchanged). */

@@ -210,8 +210,8 @@ describe('Linear', () => {
     expect(issue.id).toBe(linearIssueId('acme', id));
     expect(res.body).toEqual({ success: true, integration: 'linear', ticket_id: issue.id, ticket_url: expect.stringMatching(/^https:\/\/linear\.app\/test\/issue\/SUP-1\//) });
     expect(issue).toMatchObject({ teamId: linear.teamId, title: 'My invoice is wrong', priority: 3, labelIds: [label] });
-    expect(issue.description).toContain('## Summary\n\nSummary of 2 messages');
-    expect(issue.description).toContain('**Visitor:**\nMy invoice is wrong');
+    expect(issue.description).toContain('## Summary\n\n> Summary of 2 messages');
+    expect(issue.description).toContain('**Visitor:**\n> My invoice is wrong');
     expect(linear.requests[0]!.headers.authorization).toBe(linear.apiKey);
   });
 
@@ -339,7 +339,7 @@ describe('the visitor’s note', () => {
   it('is a section of the Linear description', async () => {
     const { linear, server, token, id } = await linearSetup();
     expect((await escalate(server, token, id, { integration: 'linear', note })).status).toBe(200);
-    expect(linear.issues[0]!.description).toContain(`## Note from Ada Lovelace\n\n${note}\n\n## Conversation`);
+    expect(linear.issues[0]!.description).toContain('## Note from Ada Lovelace\n\n> Order \\<1234\\> \\& invoice 99\\: charged twice\\.\n\n## Conversation');
   });
 });
 

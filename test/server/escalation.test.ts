@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer, verifyWebhookSignature, type ServerOptions } from '../../src/server/index.js';
 import { silentLogger } from '../../src/server/http/log.js';
+import { ESCALATION_NOT_CONFIGURED } from '../../src/server/http/routes/escalate.js';
 import { ALL_SCOPES, testServer, webhookReceiver, type Receiver, type TestServer } from '../helpers/server.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 
@@ -142,7 +143,7 @@ describe('POST /v0/chat/{id}/escalate', () => {
     expect(receiver!.deliveries).toHaveLength(1);
   });
 
-  it('answers 500 not retryable, naming what is missing, when the integration is not configured', async () => {
+  it('answers 500 not retryable, naming no setting, when the integration is not configured', async () => {
     t = await testServer({ env: {} });
     const token = await t.token();
     const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'q' } });
@@ -151,7 +152,7 @@ describe('POST /v0/chat/{id}/escalate', () => {
       const res = await t.call('POST', `/v0/chat/${sent.body.conversation_id}/escalate`, { token, body: { ...customer, integration } });
       expect(res.status).toBe(500);
       expect(res.body.error.retryable).toBe(false);
-      expect(res.body.error.message).toMatch(/not configured: set [A-Z_]+/);
+      expect(res.body.error.message).toBe(ESCALATION_NOT_CONFIGURED);
     }
   });
 

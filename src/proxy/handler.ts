@@ -102,7 +102,7 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
   function cookieHeader(ctx: Context): string {
     const secure = ctx.origin.protocol === 'https:';
     const crossSite = secure && opts.allowed.size > 0;
-    const attributes = [`Path=${opts.basePath || '/'}`, 'HttpOnly', `Max-Age=${60 * 60 * 24 * 30}`, crossSite ? 'SameSite=None' : 'SameSite=Lax'];
+    const attributes = [`Path=${opts.basePath || '/'}`, 'HttpOnly', `Max-Age=${Math.floor(opts.visitorMaxAgeSeconds)}`, crossSite ? 'SameSite=None' : 'SameSite=Lax'];
     if (secure) attributes.push('Secure');
     return `${opts.cookieName}=${encodeVisitor(opts.secret, ctx.visitor)}; ${attributes.join('; ')}`;
   }
@@ -321,7 +321,7 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
       } else if (request.method !== allowedMethods) {
         refuseEarly(new HttpError(405, 'bad_request', `Method ${request.method} is not allowed here; use ${allowedMethods}`, { headers: { Allow: `${allowedMethods}, OPTIONS` } }));
       } else {
-        const fromCookie = decodeVisitor(opts.secret, readCookie(request.headers.get('cookie'), opts.cookieName));
+        const fromCookie = decodeVisitor(opts.secret, readCookie(request.headers.get('cookie'), opts.cookieName), opts.visitorMaxAgeSeconds);
         const ctx: Context = { request, origin: site, visitor: fromCookie ?? newVisitor(), visitorIsNew: !fromCookie, address, rate: undefined, log };
         log.visitor = ctx.visitor.id.slice(0, 6);
         try {

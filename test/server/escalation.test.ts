@@ -262,7 +262,7 @@ describe('Idempotency-Key on escalation', () => {
     const { token } = await setupServer.tokens.create({ orgId: 'acme', name: 'crash', scopes: ALL_SCOPES });
     await setupServer.close();
     const hanging = await holdingReceiver();
-    const { url, child } = await spawnServer({ DATA_DIR: dataDir, SUPPORT_CHAT_WEBHOOK_URL: hanging.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET });
+    const { url, child } = await spawnServer({ DATA_DIR: dataDir, SUPPORT_CHAT_ALLOW_LOCAL_TARGETS: 'true', SUPPORT_CHAT_WEBHOOK_URL: hanging.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET });
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const sent = (await (await fetch(`${url}/v0/chat`, { method: 'POST', headers, body: JSON.stringify({ message: 'My invoice is wrong' }) })).json()) as { conversation_id: string };
     const id = sent.conversation_id;
@@ -274,7 +274,7 @@ describe('Idempotency-Key on escalation', () => {
     await exited;
 
     receiver = await webhookReceiver();
-    const env = { SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET };
+    const env = { SUPPORT_CHAT_ALLOW_LOCAL_TARGETS: 'true', SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET };
     const escalate = (server: Awaited<ReturnType<typeof createServer>>) =>
       server.fetch(new Request(`http://api.test/v0/chat/${id}/escalate`, { method: 'POST', headers: { ...headers, ...key(id) }, body: JSON.stringify(customer) }));
     // Restarted at once, the key is still someone's: the client is told to retry.

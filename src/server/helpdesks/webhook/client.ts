@@ -100,6 +100,8 @@ export function createWebhookIntegration(options: WebhookIntegrationOptions): Es
         redirect: 'error',
       });
     } catch (error) {
+      // A refused target (see targets.ts) stays refused: a retry cannot help.
+      if (error instanceof IntegrationError) throw error;
       throw new IntegrationError(`Webhook delivery failed: ${error instanceof Error ? error.message : String(error)}`, { retryable: true, cause: error });
     }
     if (!response.ok) {

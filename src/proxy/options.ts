@@ -1,5 +1,7 @@
 /** @module `SupportProxyOptions`: every option with its default, checked when the proxy is created. */
 import { INTEGRATIONS, type AdditionalFields, type Integration } from '../protocol/index.js';
+import { trustedHops } from '../protocol/client-address.js';
+import { DEFAULT_VISITOR_MAX_AGE_SECONDS } from './visitor.js';
 
 export interface ProxyLogger {
   info(fields: Record<string, unknown>): void;
@@ -56,6 +58,8 @@ export interface SupportProxyOptions {
   maxWaitSeconds?: number;
   /** Name of the visitor cookie. @default 'sc_visitor' */
   cookieName?: string;
+  /** How long a visitor cookie holds after it was issued (again with each message), checked by the proxy as well as the browser. @default 2592000 (30 days) */
+  visitorMaxAgeSeconds?: number;
   /**
    * Behind a trusted reverse proxy: `true` (one proxy) or the number of proxies in front of this one.
    * The client address is then the `X-Forwarded-For` entry the outermost trusted proxy appended
@@ -120,9 +124,7 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
     return v;
   };
   const timeoutMs = positive(options.timeoutMs, 10_000, 'timeoutMs');
-  const trust = options.trustProxy ?? false;
-  const trustProxy = trust === true ? 1 : trust === false ? 0 : trust;
-  if (!Number.isInteger(trustProxy) || trustProxy < 0) throw new TypeError('createSupportProxy: trustProxy must be a boolean or a whole number of proxies');
+  const trustProxy = trustedHops(options.trustProxy, 'createSupportProxy: trustProxy');
   return {
     apiBaseUrl: base.href.replace(/\/+$/, ''),
     tokens: [...tokens],
@@ -145,6 +147,7 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
     cacheSize: positive(options.cacheSize, 1_000, 'cacheSize'),
     maxWaitSeconds: Math.min(20, positive(options.maxWaitSeconds, 20, 'maxWaitSeconds')),
     cookieName: options.cookieName ?? 'sc_visitor',
+    visitorMaxAgeSeconds: positive(options.visitorMaxAgeSeconds, DEFAULT_VISITOR_MAX_AGE_SECONDS, 'visitorMaxAgeSeconds'),
     trustProxy,
     fetch: options.fetch ?? globalThis.fetch,
     logger: options.logger,

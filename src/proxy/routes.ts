@@ -35,7 +35,7 @@ function cookieHeader(ctx: ProxyContext): string {
   const { opts } = ctx.state;
   const secure = ctx.origin.protocol === 'https:';
   const crossSite = secure && opts.allowed.size > 0;
-  const attributes = [`Path=${opts.basePath || '/'}`, 'HttpOnly', `Max-Age=${60 * 60 * 24 * 30}`, crossSite ? 'SameSite=None' : 'SameSite=Lax'];
+  const attributes = [`Path=${opts.basePath || '/'}`, 'HttpOnly', `Max-Age=${Math.floor(opts.visitorMaxAgeSeconds)}`, crossSite ? 'SameSite=None' : 'SameSite=Lax'];
   if (secure) attributes.push('Secure');
   return `${opts.cookieName}=${encodeVisitor(opts.secret, ctx.visitor)}; ${attributes.join('; ')}`;
 }

@@ -4,6 +4,7 @@
  * calls `next()`, answers by setting `ctx.response`, or throws an `HttpError` (handler.ts turns
  * every error into a response in one place). Also the limits the stages and routes count in.
  */
+import { addressKey, forwardedClient } from '../protocol/client-address.js';
 import { HttpError, isConversationId, MESSAGES, rateLimited, type Bucket } from '../protocol/index.js';
 import type { Router } from '../protocol/router.js';
 import type { Stage } from '../protocol/pipeline.js';
@@ -14,9 +15,9 @@ export type ProxyStage = Stage<ProxyContext>;
 
 const EXPOSED = 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Preference-Applied';
 
-/** The rate-limit key of a client address. */
-export function addressKey(address: string): string {
-  return `addr:${address}`;
+/** The per-address bucket of a client (its address key, see clientAddress). */
+function addressBucket(ctx: ProxyContext): Bucket[] {
+  return [{ key: `addr:${ctx.address}`, limit: ctx.state.opts.visitorLimits.perAddress }];
 }
 
 /** Counts one request in each bucket; throws 429 when one is used up. Keeps the decision with the fewest requests left for the headers. */
@@ -32,7 +33,7 @@ export function count(ctx: ProxyContext, buckets: Bucket[]): void {
 /** A request about to spend the organization's quota counts against its client address, whatever cookie it holds. */
 export function spend(ctx: ProxyContext): void {
   const { opts } = ctx.state;
-  if (ctx.address) count(ctx, [{ key: addressKey(ctx.address), limit: opts.visitorLimits.perAddress }]);
+  if (ctx.address) count(ctx, addressBucket(ctx));
   else if (!ctx.state.warnedNoAddress) {
     ctx.state.warnedNoAddress = true;
     opts.logger?.warn({ msg: 'no client address: per-address limits are off; pass { remoteAddress } or set trustProxy' });
@@ -41,7 +42,7 @@ export function spend(ctx: ProxyContext): void {
 
 /** A refusal before a visitor is known: counted against the client address. */
 function refuseEarly(ctx: ProxyContext, error: HttpError): never {
-  if (ctx.address) count(ctx, [{ key: addressKey(ctx.address), limit: ctx.state.opts.visitorLimits.perAddress }]);
+  if (ctx.address) count(ctx, addressBucket(ctx));
   throw error;
 }
 
@@ -51,12 +52,9 @@ function refuseEarly(ctx: ProxyContext, error: HttpError): never {
  * client sent and can be forged.
  */
 export function clientAddress(request: Request, trustProxy: number, fallback: string | undefined): string | undefined {
-  if (trustProxy > 0) {
-    const entries = (request.headers.get('x-forwarded-for') ?? '').split(',').map((e) => e.trim()).filter(Boolean);
-    const entry = entries[entries.length - trustProxy];
-    if (entry) return entry;
-  }
-  return fallback;
+  const address = forwardedClient(request.headers.get('x-forwarded-for'), trustProxy) ?? fallback;
+  // Counted per client: an IPv6 address by its /64.
+  return address === undefined ? undefined : addressKey(address);
 }
 
 /** The last value of a forwarded header: the one the trusted hop set. */
@@ -130,7 +128,7 @@ export function route(router: Router<ProxyRoute>): ProxyStage {
 /** Who is asking: the visitor of the signed cookie, or a new one. (Identity from the site's session will join here.) */
 export const visitor: ProxyStage = (ctx, next) => {
   const { opts } = ctx.state;
-  const fromCookie = decodeVisitor(opts.secret, readCookie(ctx.request.headers.get('cookie'), opts.cookieName));
+  const fromCookie = decodeVisitor(opts.secret, readCookie(ctx.request.headers.get('cookie'), opts.cookieName), opts.visitorMaxAgeSeconds);
   ctx.visitor = fromCookie ?? newVisitor();
   ctx.visitorIsNew = !fromCookie;
   ctx.log.visitor = ctx.visitor.id.slice(0, 6);

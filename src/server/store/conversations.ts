@@ -153,12 +153,22 @@ export class ConversationStore {
 
   /**
    * Deletes one conversation of `orgId` and everything derived from it, now: messages, answer
-   * jobs, feedback and question rows go with it (`ON DELETE CASCADE`), and so do this store's
-   * in-memory copies. Returns false when the organization has no such conversation.
+   * jobs, feedback and question rows go with it (`ON DELETE CASCADE`), the responses stored for
+   * its `Idempotency-Key`s (they hold its id and ticket link), and this store's in-memory copies.
+   * On SQLite the freed pages are zeroed (`secure_delete`) and the write-ahead log is checkpointed
+   * and truncated soon after, so the text is not left in the files. Returns false when the
+   * organization has no such conversation.
    */
   async delete(orgId: string, id: string): Promise<boolean> {
-    const deleted = (await this.#sql.run('DELETE FROM conversations WHERE id = ? AND org_id = ?', [id, orgId])) === 1;
-    if (deleted) this.#forget(id);
+    const deleted = await this.#sql.transaction(async (tx) => {
+      if ((await tx.run('DELETE FROM conversations WHERE id = ? AND org_id = ?', [id, orgId])) !== 1) return false;
+      await tx.run('DELETE FROM idempotency_keys WHERE conversation_id = ?', [id]);
+      return true;
+    });
+    if (deleted) {
+      this.#forget(id);
+      this.#sql.scrubSoon?.();
+    }
     return deleted;
   }
 
@@ -171,7 +181,10 @@ export class ConversationStore {
       'DELETE FROM conversations WHERE id IN (SELECT id FROM conversations WHERE org_id = ? AND updated_at < ? ORDER BY updated_at LIMIT ?) RETURNING id',
       [orgId, before, limit],
     );
-    for (const row of rows) this.#forget(row.id);
+    for (const row of rows) {
+      await this.#sql.run('DELETE FROM idempotency_keys WHERE conversation_id = ?', [row.id]);
+      this.#forget(row.id);
+    }
     return rows.length;
   }
 

@@ -70,4 +70,13 @@ export const coreMigrations: Migration[] = [
       );
     `,
   },
+  {
+    component: 'core',
+    version: 2,
+    description: 'the conversation of each idempotency key, so deleting a conversation deletes its stored responses',
+    up: `
+      ALTER TABLE idempotency_keys ADD COLUMN conversation_id TEXT;
+      CREATE INDEX idempotency_keys_conversation ON idempotency_keys (conversation_id);
+    `,
+  },
 ];

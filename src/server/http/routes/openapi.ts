@@ -202,8 +202,10 @@ export function buildOpenApiDocument() {
           requestBody: { required: true, content: json({ type: 'object' }) },
           responses: {
             '200': { description: 'Received (and applied, or ignored as not about a ticket or older than what is stored)', headers: rateHeaders, content: json(ref('WebhookReceipt')) },
-            ...errors(400, 404, 413, 429, 500),
+            ...errors(400, 404, 429, 500),
             '401': error('Invalid webhook signature'),
+            '408': error('The body did not arrive in time (10 s by default)'),
+            '413': error('Request body too large (over 64 KiB)'),
           },
         },
       },

@@ -1,5 +1,5 @@
 /** @module GET /v0/openapi.json: the OpenAPI 3.1 description of this server, the reference its tests validate against. */
-import { ERROR_CODES, INTEGRATIONS, MAX_PREFER_WAIT_SECONDS, MESSAGE_MAX_LENGTH, NOTE_MAX_LENGTH, SCOPES } from '../../../protocol/index.js';
+import { ERROR_CODES, INTEGRATIONS, MAX_PREFER_WAIT_SECONDS, MESSAGE_MAX_LENGTH, NOTE_MAX_LENGTH, SCOPES, VISITOR_ID_MAX_LENGTH } from '../../../protocol/index.js';
 import { FEEDBACK_COMMENT_MAX_LENGTH } from '../../insights/feedback.js';
 import type { Route } from '../router.js';
 
@@ -41,6 +41,13 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 };
 const COUNT = { type: 'integer', minimum: 0 } as const;
 const idParam = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
+const visitorIdParam = {
+  name: 'visitor_id',
+  in: 'query',
+  required: true,
+  description: 'The `visitor.id` given when the conversations were started',
+  schema: { type: 'string', minLength: 1, maxLength: VISITOR_ID_MAX_LENGTH },
+};
 const idempotencyKey = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } };
 
 export const openApiDocument = {
@@ -63,6 +70,24 @@ export const openApiDocument = {
         responses: {
           '202': { description: 'Accepted; poll the conversation', headers: rateHeaders, content: json(ref('SendMessageResult')) },
           ...errors(400, 401, 403, 404, 409, 413, 429, 500),
+        },
+      },
+      get: {
+        operationId: 'listVisitorConversations',
+        summary: "One visitor's conversations, most recently active first (scope chat:read; our addition)",
+        parameters: [visitorIdParam, { name: 'limit', in: 'query', required: false, description: 'At most this many; default 20', schema: { type: 'integer', minimum: 1, maximum: 100 } }],
+        responses: {
+          '200': { description: "The visitor's conversations", headers: rateHeaders, content: json(ref('ConversationList')) },
+          ...errors(400, 401, 403, 429, 500),
+        },
+      },
+      delete: {
+        operationId: 'deleteVisitorConversations',
+        summary: 'Delete every conversation of one visitor and everything derived from them, now, for data-subject requests (scope chat:write; our addition)',
+        parameters: [visitorIdParam],
+        responses: {
+          '200': { description: 'Deleted; how many', headers: rateHeaders, content: json(ref('VisitorDeletion')) },
+          ...errors(400, 401, 403, 429, 500),
         },
       },
     },
@@ -246,7 +271,45 @@ export const openApiDocument = {
           messages: { type: 'array', items: ref('Message') },
           created_at: { type: 'string', format: 'date-time' },
           updated_at: { type: 'string', format: 'date-time' },
+          visitor: ref('Visitor'),
         },
+      },
+      Visitor: {
+        type: 'object',
+        description:
+          'Our addition: who a conversation belongs to. The proxy sends it with the first message; a follow-up naming another visitor answers 404. Plain v0 servers ignore it (the proxy then binds conversations to its cookie alone, with no history across devices).',
+        required: ['id'],
+        additionalProperties: false,
+        properties: {
+          id: { type: 'string', minLength: 1, maxLength: VISITOR_ID_MAX_LENGTH, description: "The site's id of a signed-in visitor, or the proxy's random id of an anonymous one" },
+          email: { type: 'string', format: 'email' },
+          name: { type: 'string', minLength: 1 },
+          verified: { type: 'boolean', description: 'The site vouched for this visitor (its session or a signed token); an escalation with this email says so in the ticket. Default false' },
+        },
+      },
+      ConversationSummary: {
+        type: 'object',
+        required: ['id', 'status', 'created_at', 'updated_at'],
+        additionalProperties: false,
+        properties: {
+          id: { type: 'string' },
+          status: { type: 'string', enum: ['completed', 'processing', 'failed'] },
+          created_at: { type: 'string', format: 'date-time' },
+          updated_at: { type: 'string', format: 'date-time' },
+          title: { type: 'string', description: 'The first question, shortened to 80 characters' },
+        },
+      },
+      ConversationList: {
+        type: 'object',
+        required: ['conversations'],
+        additionalProperties: false,
+        properties: { conversations: { type: 'array', items: ref('ConversationSummary') } },
+      },
+      VisitorDeletion: {
+        type: 'object',
+        required: ['deleted'],
+        additionalProperties: false,
+        properties: { deleted: { ...COUNT, description: 'Conversations deleted' } },
       },
       SendMessageRequest: {
         type: 'object',
@@ -254,6 +317,7 @@ export const openApiDocument = {
         properties: {
           message: { type: 'string', minLength: 1, maxLength: MESSAGE_MAX_LENGTH },
           conversation_id: { type: 'string' },
+          visitor: ref('Visitor'),
         },
       },
       SendMessageResult: {
@@ -361,6 +425,7 @@ export const openApiDocument = {
           escalated: { ...COUNT, description: 'Conversations escalated, counted on their last question' },
           failed: { ...COUNT, description: 'Questions whose answer failed (totals only)' },
           pending: { ...COUNT, description: 'Questions still being answered (totals only)' },
+          visitors: { ...COUNT, description: 'Distinct visitors who started a conversation in the period (totals only; conversations that name no visitor are not counted)' },
           thumbs_up: COUNT,
           thumbs_down: COUNT,
         },

@@ -10,7 +10,6 @@ import {
   parseJsonObject,
   parseRetryAfter,
   readCappedText,
-  readEscalationContact,
   readMessage,
   rateLimited,
   setRateLimitHeaders,
@@ -22,6 +21,7 @@ import { TtlLruCache } from './cache.js';
 import { resolveOptions, type SupportProxyOptions } from './options.js';
 import { Upstream, type UpstreamResult } from './upstream.js';
 import { decodeVisitor, encodeVisitor, MAX_CONVERSATIONS, newVisitor, readCookie, type Visitor } from './visitor.js';
+import { VisitorIdentity, type KnownVisitor } from './identity.js';
 
 /** Upstream headers the browser may see; everything else (cookies, server details) stays behind. */
 const PASSED_HEADERS = ['content-type', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'preference-applied'];
@@ -41,6 +41,8 @@ interface Context {
   origin: URL;
   visitor: Visitor;
   visitorIsNew: boolean;
+  /** The signed-in visitor (identity.ts), or null when anonymous. */
+  known: KnownVisitor | null;
   address: string | undefined;
   /** Of the limits counted so far, the one with the fewest requests left. */
   rate: RateDecision | undefined;
@@ -58,6 +60,7 @@ interface Context {
 export function createSupportProxy(options: SupportProxyOptions): Handler {
   const opts = resolveOptions(options);
   const upstream = new Upstream(opts);
+  const identity = new VisitorIdentity(opts, upstream);
   const limiter = new FixedWindowLimiter();
   const inflight = new Map<string, Promise<UpstreamResult>>();
   const cache = new TtlLruCache<UpstreamResult>({ ttlMs: opts.cacheTtlMs, maxEntries: opts.cacheSize, maxBytes: CACHE_MAX_BYTES });
@@ -176,15 +179,18 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
     const message = readMessage(body);
     const conversationId = body.conversation_id;
     if (conversationId !== undefined && conversationId !== null) {
-      if (!isConversationId(conversationId) || !ctx.visitor.conversations.includes(conversationId)) throw new HttpError(404, 'not_found', MESSAGES.notFound);
+      if (!isConversationId(conversationId)) throw new HttpError(404, 'not_found', MESSAGES.notFound);
+      await identity.ensureOwns(ctx, conversationId, () => spend(ctx));
     }
     spend(ctx);
-    const payload = JSON.stringify(conversationId ? { message, conversation_id: conversationId } : { message });
+    const visitor = identity.upstreamVisitor(ctx);
+    const payload = JSON.stringify(conversationId ? { message, conversation_id: conversationId, visitor } : { message, visitor });
     const result = await upstream.request('POST', '/v0/chat', { body: payload, idempotencyKey: `chat-${randomUUID()}`, signal: ctx.request.signal });
     if (result.status === 202) {
       const id = (JSON.parse(result.body) as { conversation_id?: unknown }).conversation_id;
       if (!isConversationId(id)) return errorResponse(502, 'internal_error', 'The support service answered unexpectedly', { retryable: true });
-      ctx.visitor.conversations = [...ctx.visitor.conversations.filter((c) => c !== id), id].slice(-MAX_CONVERSATIONS);
+      if (ctx.known) identity.started(ctx, id);
+      else ctx.visitor.conversations = [...ctx.visitor.conversations.filter((c) => c !== id), id].slice(-MAX_CONVERSATIONS);
       cache.delete(id);
       const response = relay(result, ctx);
       response.headers.append('Set-Cookie', cookieHeader(ctx));
@@ -223,7 +229,7 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
   }
 
   async function escalate(ctx: Context, id: string): Promise<Response> {
-    const contact = readEscalationContact(await readJson(ctx.request));
+    const contact = identity.escalationContact(ctx, await readJson(ctx.request));
     spend(ctx);
     // The integration and ticket fields come from the site owner's options, never from the browser.
     const payload: Record<string, unknown> = { integration: opts.escalation.integration, name: contact.name, email: contact.email };
@@ -293,13 +299,15 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
       const parts = path?.split('/').slice(1) ?? [];
       const route =
         path === '/chat'
-          ? 'send'
+          ? request.method === 'GET'
+            ? 'list'
+            : 'send'
           : parts.length === 2 && parts[0] === 'chat'
             ? 'get'
             : parts.length === 3 && parts[0] === 'chat' && (parts[2] === 'escalate' || parts[2] === 'feedback')
               ? parts[2]
               : null;
-      const allowedMethods = route === 'get' ? 'GET' : 'POST';
+      const allowedMethods = route === 'get' || route === 'list' ? 'GET' : 'POST';
       const site = siteOrigin(request, url);
       const { ok, origin } = originAllowed(request, site);
       if (ok) cors = corsHeaders(origin, site);
@@ -315,8 +323,8 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
         response = new Response(null, {
           status: 204,
           headers: {
-            'Access-Control-Allow-Methods': `${allowedMethods}, OPTIONS`,
-            'Access-Control-Allow-Headers': 'Content-Type, Prefer, Idempotency-Key',
+            'Access-Control-Allow-Methods': path === '/chat' ? 'GET, POST, OPTIONS' : `${allowedMethods}, OPTIONS`,
+            'Access-Control-Allow-Headers': 'Content-Type, Prefer, Idempotency-Key, Authorization',
             'Access-Control-Max-Age': '600',
           },
         });
@@ -324,18 +332,23 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
         refuseEarly(new HttpError(405, 'bad_request', `Method ${request.method} is not allowed here; use ${allowedMethods}`, { headers: { Allow: `${allowedMethods}, OPTIONS` } }));
       } else {
         const fromCookie = decodeVisitor(opts.secret, readCookie(request.headers.get('cookie'), opts.cookieName));
-        const ctx: Context = { request, origin: site, visitor: fromCookie ?? newVisitor(), visitorIsNew: !fromCookie, address, rate: undefined, log };
+        const known = await identity.resolve(request).catch((error: unknown) => refuseEarly(error instanceof HttpError ? error : new HttpError(500, 'internal_error', MESSAGES.internal, { retryable: true })));
+        const ctx: Context = { request, origin: site, visitor: fromCookie ?? newVisitor(), visitorIsNew: !fromCookie, known, address, rate: undefined, log };
         log.visitor = ctx.visitor.id.slice(0, 6);
         try {
           if (route === 'send') {
             // New visitors are limited per client address, when it is known.
             if (ctx.visitorIsNew && address) count(ctx, [{ key: `new:${address}`, limit: opts.visitorLimits.newVisitorsPerAddress }]);
             response = await sendMessage(ctx);
+          } else if (route === 'list') {
+            limitVisitor(ctx, 'polls');
+            response = Response.json(await identity.list(ctx, () => spend(ctx)));
           } else {
             const id = parts[1]!;
             limitVisitor(ctx, route === 'get' ? 'polls' : route === 'feedback' ? 'messages' : 'escalations');
             // Ids never issued to this visitor are refused here, before any upstream call.
-            if (!isConversationId(id) || !ctx.visitor.conversations.includes(id)) throw new HttpError(404, 'not_found', MESSAGES.notFound);
+            if (!isConversationId(id)) throw new HttpError(404, 'not_found', MESSAGES.notFound);
+            await identity.ensureOwns(ctx, id, () => spend(ctx));
             response = route === 'get' ? await getConversation(ctx, id) : route === 'feedback' ? await feedback(ctx, id) : await escalate(ctx, id);
           }
         } finally {

@@ -230,7 +230,7 @@ export class VisitorIdentity {
    * upstream's list; anonymous: the ones bound to their cookie. Behind a plain v0 server (no list),
    * an anonymous visitor's are read one by one and a known visitor has none listed.
    */
-  async list(ctx: IdentityContext, spend: () => void): Promise<{ conversations: ConversationSummary[] }> {
+  async list(ctx: IdentityContext, spend: () => void): Promise<{ conversations: ConversationSummary[]; visitor?: { name?: string; email?: string } }> {
     const visitor = this.upstreamVisitor(ctx);
     const cookie = new Set(ctx.visitor.conversations);
     spend();
@@ -239,14 +239,16 @@ export class VisitorIdentity {
       const listed = parseList(result.body);
       if (listed) {
         const conversations = ctx.known ? listed : listed.filter((c) => cookie.has(c.id));
-        if (ctx.known) for (const c of conversations) this.#owners.set(c.id, ownerKey(ctx.known), 1);
-        return { conversations: conversations.slice(0, 20) };
+        if (!ctx.known) return { conversations: conversations.slice(0, 20) };
+        for (const c of conversations) this.#owners.set(c.id, ownerKey(ctx.known), 1);
+        // What the site knows of the visitor, so the widget does not ask for it again.
+        return { conversations: conversations.slice(0, 20), visitor: { name: ctx.known.name, email: ctx.known.email } };
       }
     }
     if (result.status >= 500 || result.status === 401 || result.status === 403 || result.status === 429) {
       throw new HttpError(502, 'internal_error', 'The support service is not available right now', { retryable: result.status !== 401 && result.status !== 403 });
     }
-    if (ctx.known) return { conversations: [] };
+    if (ctx.known) return { conversations: [], visitor: { name: ctx.known.name, email: ctx.known.email } };
     const read = await Promise.all(
       [...cookie].reverse().map(async (id) => {
         const conversation = await this.#upstream.request('GET', `/v0/chat/${id}`, { signal: ctx.request.signal }).catch(() => null);

@@ -105,7 +105,7 @@ export class EscalationController implements ReactiveController {
     this.errors = {};
     this._host.requestUpdate();
     this._events.formOpened();
-    this._focus('input[name="name"]');
+    this._focus('.escalation-form :is(input, textarea)');
   }
 
   /** Closes the form; focus stays in the widget, back on the offer that opened it (or on `fallback`). */

@@ -1,6 +1,6 @@
 /**
  * @module The stages of the proxy's request pipeline, in order: `site`, `route`, `visitor`,
- * `limitVisitor`, `ownership`, `handle`. Each reads and completes the request's ProxyContext and
+ * `identify`, `limitVisitor`, `ownership`, `handle`. Each reads and completes the request's ProxyContext and
  * calls `next()`, answers by setting `ctx.response`, or throws an `HttpError` (handler.ts turns
  * every error into a response in one place). Also the limits the stages and routes count in.
  */
@@ -112,7 +112,7 @@ export function route(router: Router<ProxyRoute>): ProxyStage {
         status: 204,
         headers: {
           'Access-Control-Allow-Methods': `${methods}, OPTIONS`,
-          'Access-Control-Allow-Headers': 'Content-Type, Prefer, Idempotency-Key',
+          'Access-Control-Allow-Headers': 'Content-Type, Prefer, Idempotency-Key, Authorization',
           'Access-Control-Max-Age': '600',
         },
       });
@@ -125,13 +125,27 @@ export function route(router: Router<ProxyRoute>): ProxyStage {
   };
 }
 
-/** Who is asking: the visitor of the signed cookie, or a new one. (Identity from the site's session will join here.) */
+/** Who is asking: the visitor of the signed cookie, or a new one (a signed-in visitor is the `identify` stage's). */
 export const visitor: ProxyStage = (ctx, next) => {
   const { opts } = ctx.state;
   const fromCookie = decodeVisitor(opts.secret, readCookie(ctx.request.headers.get('cookie'), opts.cookieName), opts.visitorMaxAgeSeconds);
   ctx.visitor = fromCookie ?? newVisitor();
   ctx.visitorIsNew = !fromCookie;
   ctx.log.visitor = ctx.visitor.id.slice(0, 6);
+  return next();
+};
+
+/**
+ * The signed-in visitor, from the site's session (`identify`) or a visitor JWT (`identity`); null
+ * when anonymous. A token that does not verify, or no visitor in `required` mode, is 401, counted
+ * against the client address like every refusal before a visitor is known.
+ */
+export const identify: ProxyStage = async (ctx, next) => {
+  try {
+    ctx.known = await ctx.state.identity.resolve(ctx.request);
+  } catch (error) {
+    refuseEarly(ctx, error instanceof HttpError ? error : new HttpError(500, 'internal_error', MESSAGES.internal, { retryable: true }));
+  }
   return next();
 };
 
@@ -144,10 +158,16 @@ export const limitVisitor: ProxyStage = (ctx, next) => {
   return next();
 };
 
-/** A conversation in the path must be one issued to this visitor: anyone else's is 404, before any upstream call. */
-export const ownership: ProxyStage = (ctx, next) => {
+/**
+ * A conversation in the path must be this visitor's (identity.ts, `ensureOwns`): an anonymous
+ * visitor's is in their cookie, a signed-in visitor's was started by their id. Anyone else's is 404.
+ */
+export const ownership: ProxyStage = async (ctx, next) => {
   const id = ctx.params.id;
-  if (id !== undefined && (!isConversationId(id) || !ctx.visitor.conversations.includes(id))) throw new HttpError(404, 'not_found', MESSAGES.notFound);
+  if (id !== undefined) {
+    if (!isConversationId(id)) throw new HttpError(404, 'not_found', MESSAGES.notFound);
+    await ctx.state.identity.ensureOwns(ctx, id, () => spend(ctx));
+  }
   return next();
 };
 

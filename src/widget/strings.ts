@@ -67,6 +67,13 @@ export interface Strings {
   citation: string;
   /** Label of the starter questions' group. */
   starters: string;
+  /**
+   * Shown when the site requires a signed-in visitor and there is none (the proxy answered 401):
+   * the app's own sign-in message. Without it, the proxy's message is shown.
+   */
+  signIn?: string;
+  /** Label of a signed-in visitor's recent conversations in the empty state. @default none */
+  recent?: string;
 }
 
 /** The built-in languages by code, filled by `locales.ts` when the element is registered (see there). */

@@ -36,8 +36,16 @@ export function ticketMarkdown(draft: TicketDraft): string {
     draft.transcript.map(quotedMessageMarkdown).join('\n\n'),
     '',
     '---',
-    `Escalated from support chat by ${name} \\<${escapeMarkdown(oneLine(draft.customer.email))}\\> · conversation \`${draft.conversationId}\``,
+    `Escalated from support chat by ${name} \\<${escapeMarkdown(oneLine(draft.customer.email))}\\>${verifiedNote(draft)} · conversation \`${draft.conversationId}\``,
   ].join('\n');
+}
+
+/** What a ticket says after the customer's address when the site vouched for it. */
+export const VERIFIED_EMAIL_NOTE = 'email verified by the site';
+
+/** ` (email verified by the site)` when the site vouched for the customer's email, else nothing. */
+export function verifiedNote(draft: TicketDraft): string {
+  return draft.customer.verified ? ` (${VERIFIED_EMAIL_NOTE})` : '';
 }
 
 /** One message under its speaker's label, quoted: the visitor's text escaped, the answer's Markdown kept inside the quote. */
@@ -116,7 +124,7 @@ export function ticketHtml(draft: TicketDraft): string {
     '<h2>Conversation</h2>',
     ...messages,
     '<hr>',
-    `<p>Escalated from support chat by ${escapeHtml(draft.customer.name)} &lt;${escapeHtml(draft.customer.email)}&gt; · ${conversationHtml(draft.conversationId)}`,
+    `<p>Escalated from support chat by ${escapeHtml(draft.customer.name)} &lt;${escapeHtml(draft.customer.email)}&gt;${verifiedNote(draft)} · ${conversationHtml(draft.conversationId)}`,
   ].join('');
 }
 

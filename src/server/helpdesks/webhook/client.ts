@@ -24,7 +24,8 @@ export interface WebhookTicket {
   title: string;
   summary: string;
   transcript: { role: string; content: string; sources: { title: string; url: string }[] }[];
-  customer: { email: string; name: string };
+  /** `verified` is true when the site vouched for the email (a signed-in visitor's). */
+  customer: { email: string; name: string; verified: boolean };
   /** What the visitor added in the escalation form; null when nothing. */
   note: string | null;
   label_type_ids: string[];
@@ -122,7 +123,7 @@ export function createWebhookIntegration(options: WebhookIntegrationOptions): Es
         title: draft.title,
         summary: draft.summary,
         transcript: draft.transcript,
-        customer: draft.customer,
+        customer: { email: draft.customer.email, name: draft.customer.name, verified: draft.customer.verified === true },
         note: draft.note ?? null,
         label_type_ids: draft.labelTypeIds,
         priority: draft.priority ?? null,

@@ -24,8 +24,11 @@ async function escalate(ctx: RouteContext): Promise<ApiResponse> {
   const id = ctx.params.id!;
   const orgId = ctx.auth!.orgId;
   const { conversations, engine, integrations, logger } = ctx.services;
-  if (!(await conversations.get(orgId, id))) throw notFound();
+  const record = await conversations.get(orgId, id);
+  if (!record) throw notFound();
   const input = readEscalation(parseBody(EscalationRequest, ctx.body()));
+  // The email is verified when it is the one the site gave for the conversation's signed-in visitor.
+  const verified = record.visitor?.verified === true && record.visitor.email?.toLowerCase() === input.email.toLowerCase();
 
   const claim = await conversations.claimEscalation(orgId, id, ctx.services.escalationClaimStaleMs);
   if (!claim.claimed) {
@@ -52,7 +55,7 @@ async function escalate(ctx: RouteContext): Promise<ApiResponse> {
       title,
       summary,
       transcript,
-      customer: { email: input.email, name: input.name },
+      customer: verified ? { email: input.email, name: input.name, verified } : { email: input.email, name: input.name },
       note: input.note,
       labelTypeIds: input.labelTypeIds,
       priority: input.priority,

@@ -2,7 +2,7 @@
 import { INTEGRATIONS, type AdditionalFields, type Integration } from '../protocol/index.js';
 import { trustedHops } from '../protocol/client-address.js';
 import { DEFAULT_VISITOR_MAX_AGE_SECONDS } from './visitor.js';
-import { checkIdentityOptions, type IdentityTokenOptions, type KnownVisitor } from './identity.js';
+import { checkIdentityOptions, type IdentityTokenOptions, type KnownVisitor } from './identity-options.js';
 
 export interface ProxyLogger {
   info(fields: Record<string, unknown>): void;

@@ -102,6 +102,8 @@ const api = spawn(process.execPath, [cli, 'serve', '--port', String(apiPort), '-
   env: {
     ...cliEnv,
     SUPPORT_CHAT_WEBHOOK_URL: `http://127.0.0.1:${port}/inbox/webhook`,
+    // The demo's own inbox is on this machine: allow that one loopback target.
+    SUPPORT_CHAT_ALLOW_LOCAL_TARGETS: 'true',
     SUPPORT_CHAT_WEBHOOK_SECRET: dev.webhookSecret,
   },
   stdio: ['ignore', 'pipe', 'inherit'],

@@ -5,3 +5,4 @@ export * from './limits.js';
 export * from './input.js';
 export * from './rate-window.js';
 export * from './retry.js';
+export * from './visitor.js';

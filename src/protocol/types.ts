@@ -1,4 +1,5 @@
 /** @module Wire types of the Conversational Support API v0, shared by widget, proxy and server. */
+import type { ConversationVisitor } from './visitor.js';
 
 export type ConversationStatus = 'processing' | 'completed' | 'failed';
 export type Role = 'user' | 'assistant';
@@ -27,11 +28,15 @@ export interface Conversation {
   messages: Message[];
   created_at: string;
   updated_at: string;
+  /** Our extension: who the conversation belongs to, when POST /v0/chat said so. */
+  visitor?: ConversationVisitor;
 }
 
 export interface SendMessageRequest {
   message: string;
   conversation_id?: string;
+  /** Our extension: the visitor the conversation belongs to (plain v0 servers ignore it). */
+  visitor?: ConversationVisitor;
 }
 
 export interface SendMessageResult {

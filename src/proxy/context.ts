@@ -8,11 +8,14 @@ import type { TtlLruCache } from './cache.js';
 import type { ResolvedOptions } from './options.js';
 import type { Upstream, UpstreamResult } from './upstream.js';
 import type { Visitor } from './visitor.js';
+import type { KnownVisitor, VisitorIdentity } from './identity.js';
 
 /** One proxy's state, made once by `createSupportProxy`. */
 export interface ProxyState {
   opts: ResolvedOptions;
   upstream: Upstream;
+  /** Who is asking beyond the cookie (identify, visitor JWTs), and which conversations are theirs. */
+  identity: VisitorIdentity;
   limiter: FixedWindowLimiter;
   /** Concurrent polls of one conversation share one upstream request. */
   inflight: Map<string, Promise<UpstreamResult>>;
@@ -57,6 +60,8 @@ export class ProxyContext {
   /** The visitor (set by the `visitor` stage). */
   visitor!: Visitor;
   visitorIsNew = false;
+  /** The signed-in visitor (set by the `identify` stage, identity.ts), or null when anonymous. */
+  known: KnownVisitor | null = null;
   /** Of the limits counted so far, the one with the fewest requests left (for the rate-limit headers). */
   rate: RateDecision | undefined;
   response: Response | undefined;

@@ -12,8 +12,9 @@ import { ProxyContext, type ProxyState } from './context.js';
 import { errorResponse, NetworkError, TimeoutError } from './errors.js';
 import { resolveOptions, type SupportProxyOptions } from './options.js';
 import { PROXY_ROUTES } from './routes.js';
-import { clientAddress, handle, limitVisitor, ownership, route, site, visitor } from './stages.js';
+import { clientAddress, handle, identify, limitVisitor, ownership, route, site, visitor } from './stages.js';
 import { Upstream } from './upstream.js';
+import { VisitorIdentity } from './identity.js';
 
 export { escalationKey } from './routes.js';
 
@@ -32,9 +33,11 @@ type Handler = (request: Request, info?: { remoteAddress?: string }) => Promise<
  */
 export function createSupportProxy(options: SupportProxyOptions): Handler {
   const opts = resolveOptions(options);
+  const upstream = new Upstream(opts);
   const state: ProxyState = {
     opts,
-    upstream: new Upstream(opts),
+    upstream,
+    identity: new VisitorIdentity(opts, upstream),
     limiter: new FixedWindowLimiter(),
     inflight: new Map(),
     cache: new TtlLruCache({ ttlMs: opts.cacheTtlMs, maxEntries: opts.cacheSize, maxBytes: CACHE_MAX_BYTES }),
@@ -42,7 +45,7 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
     warnedNoAddress: false,
   };
   // The stages every request goes through, in order; each may answer and stop the rest.
-  const run = compose<ProxyContext>([site, route(new Router(PROXY_ROUTES)), visitor, limitVisitor, ownership, handle]);
+  const run = compose<ProxyContext>([site, route(new Router(PROXY_ROUTES)), visitor, identify, limitVisitor, ownership, handle]);
 
   return async function proxy(request: Request, info?: { remoteAddress?: string }): Promise<Response> {
     const started = performance.now();

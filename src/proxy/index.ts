@@ -7,6 +7,7 @@ import { toNodeListener } from '../protocol/node-http.js';
 
 export { createSupportProxy } from './handler.js';
 export type { SupportProxyOptions, VisitorLimits, ProxyLogger } from './options.js';
+export type { KnownVisitor as Visitor, IdentityTokenOptions } from './identity.js';
 export { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTimeoutError } from './errors.js';
 
 /**

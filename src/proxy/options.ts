@@ -1,5 +1,8 @@
 /** @module `SupportProxyOptions`: every option with its default, checked when the proxy is created. */
 import { INTEGRATIONS, type AdditionalFields, type Integration } from '../protocol/index.js';
+import { trustedHops } from '../protocol/client-address.js';
+import { DEFAULT_VISITOR_MAX_AGE_SECONDS } from './visitor.js';
+import { checkIdentityOptions, type IdentityTokenOptions, type KnownVisitor } from './identity-options.js';
 
 export interface ProxyLogger {
   info(fields: Record<string, unknown>): void;
@@ -56,6 +59,8 @@ export interface SupportProxyOptions {
   maxWaitSeconds?: number;
   /** Name of the visitor cookie. @default 'sc_visitor' */
   cookieName?: string;
+  /** How long a visitor cookie holds after it was issued (again with each message), checked by the proxy as well as the browser. @default 2592000 (30 days) */
+  visitorMaxAgeSeconds?: number;
   /**
    * Behind a trusted reverse proxy: `true` (one proxy) or the number of proxies in front of this one.
    * The client address is then the `X-Forwarded-For` entry the outermost trusted proxy appended
@@ -65,13 +70,30 @@ export interface SupportProxyOptions {
    * @default false
    */
   trustProxy?: boolean | number;
+  /**
+   * The site's own session decides who is asking: return the signed-in visitor, or null when
+   * anonymous. A visitor's conversations then belong to their id on every device. May be async.
+   * @default none (every visitor is anonymous, bound by the cookie)
+   */
+  identify?: (request: Request) => KnownVisitor | null | undefined | Promise<KnownVisitor | null | undefined>;
+  /**
+   * Visitor JWTs (`Authorization: Bearer`, from the widget's `identityToken`) for a proxy deployed
+   * apart from the app: `sub` is the id, `email`/`name` optional, `exp` required and at most 24 h
+   * ahead; HS256 with `secret`, RS256/ES256 from `jwksUrl`. A token that does not verify is 401.
+   */
+  identity?: IdentityTokenOptions;
+  /** `required`: a request with no signed-in visitor answers 401 `unauthorized`. @default 'optional' */
+  identityMode?: 'optional' | 'required';
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
   /** One line per request; never sees the token. @default no logging */
   logger?: ProxyLogger;
 }
 
-export type ResolvedOptions = Required<Omit<SupportProxyOptions, 'token' | 'logger' | 'visitorLimits' | 'escalation' | 'trustProxy'>> & {
+export type ResolvedOptions = Required<Omit<SupportProxyOptions, 'token' | 'logger' | 'visitorLimits' | 'escalation' | 'trustProxy' | 'identify' | 'identity' | 'identityMode'>> & {
+  identify: SupportProxyOptions['identify'];
+  identity: IdentityTokenOptions | undefined;
+  identityMode: 'optional' | 'required';
   tokens: string[];
   /** Trusted reverse proxies in front of this one; 0 when none. */
   trustProxy: number;
@@ -120,9 +142,8 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
     return v;
   };
   const timeoutMs = positive(options.timeoutMs, 10_000, 'timeoutMs');
-  const trust = options.trustProxy ?? false;
-  const trustProxy = trust === true ? 1 : trust === false ? 0 : trust;
-  if (!Number.isInteger(trustProxy) || trustProxy < 0) throw new TypeError('createSupportProxy: trustProxy must be a boolean or a whole number of proxies');
+  const trustProxy = trustedHops(options.trustProxy, 'createSupportProxy: trustProxy');
+  checkIdentityOptions(options);
   return {
     apiBaseUrl: base.href.replace(/\/+$/, ''),
     tokens: [...tokens],
@@ -145,8 +166,12 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
     cacheSize: positive(options.cacheSize, 1_000, 'cacheSize'),
     maxWaitSeconds: Math.min(20, positive(options.maxWaitSeconds, 20, 'maxWaitSeconds')),
     cookieName: options.cookieName ?? 'sc_visitor',
+    visitorMaxAgeSeconds: positive(options.visitorMaxAgeSeconds, DEFAULT_VISITOR_MAX_AGE_SECONDS, 'visitorMaxAgeSeconds'),
     trustProxy,
     fetch: options.fetch ?? globalThis.fetch,
+    identify: options.identify,
+    identity: options.identity,
+    identityMode: options.identityMode ?? 'optional',
     logger: options.logger,
   };
 }

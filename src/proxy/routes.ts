@@ -1,11 +1,11 @@
 /**
- * @module The proxy's four routes (relative to its basePath) and what each does upstream: send a
- * message, poll a conversation (cached once settled, shared while in flight, long-polled when
+ * @module The proxy's routes (relative to its basePath) and what each does upstream: send a
+ * message, list the visitor's conversations, poll a conversation (cached once settled, shared while in flight, long-polled when
  * the upstream offers it), escalate with the site owner's integration, rate an answer.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { HttpError, isConversationId, isErrorBody, MESSAGES, parseJsonObject, parseRetryAfter, readCappedText } from '../protocol/index.js';
-import { FeedbackRequest, parseBody, readEscalationContact, SendMessageRequest } from '../protocol/schemas/index.js';
+import { HttpError, isConversationId, isErrorBody, parseJsonObject, parseRetryAfter, readCappedText } from '../protocol/index.js';
+import { FeedbackRequest, parseBody, VisitorSendMessageRequest } from '../protocol/schemas/index.js';
 import type { ProxyContext, ProxyRoute } from './context.js';
 import { errorResponse } from './errors.js';
 import { spend } from './stages.js';
@@ -20,6 +20,7 @@ const IN_PROGRESS_RETRY_AFTER = 5;
 
 export const PROXY_ROUTES: ProxyRoute[] = [
   { method: 'POST', pattern: '/chat', name: 'send', visitorLimit: 'messages', handler: sendMessage },
+  { method: 'GET', pattern: '/chat', name: 'list', visitorLimit: 'polls', handler: list },
   { method: 'GET', pattern: '/chat/:id', name: 'get', visitorLimit: 'polls', handler: getConversation },
   { method: 'POST', pattern: '/chat/:id/escalate', name: 'escalate', visitorLimit: 'escalations', handler: escalate },
   { method: 'POST', pattern: '/chat/:id/feedback', name: 'feedback', visitorLimit: 'messages', handler: feedback },
@@ -35,7 +36,7 @@ function cookieHeader(ctx: ProxyContext): string {
   const { opts } = ctx.state;
   const secure = ctx.origin.protocol === 'https:';
   const crossSite = secure && opts.allowed.size > 0;
-  const attributes = [`Path=${opts.basePath || '/'}`, 'HttpOnly', `Max-Age=${60 * 60 * 24 * 30}`, crossSite ? 'SameSite=None' : 'SameSite=Lax'];
+  const attributes = [`Path=${opts.basePath || '/'}`, 'HttpOnly', `Max-Age=${Math.floor(opts.visitorMaxAgeSeconds)}`, crossSite ? 'SameSite=None' : 'SameSite=Lax'];
   if (secure) attributes.push('Secure');
   return `${opts.cookieName}=${encodeVisitor(opts.secret, ctx.visitor)}; ${attributes.join('; ')}`;
 }
@@ -62,21 +63,28 @@ function relay(result: UpstreamResult, ctx: ProxyContext, extra: Record<string, 
 
 async function sendMessage(ctx: ProxyContext): Promise<Response> {
   const { upstream, cache } = ctx.state;
-  const { message, conversation_id: conversationId } = parseBody(SendMessageRequest, await readJson(ctx.request));
-  if (conversationId && !ctx.visitor.conversations.includes(conversationId)) throw new HttpError(404, 'not_found', MESSAGES.notFound);
+  const { message, conversation_id: conversationId } = parseBody(VisitorSendMessageRequest, await readJson(ctx.request));
+  if (conversationId) await ctx.state.identity.ensureOwns(ctx, conversationId, () => spend(ctx));
   spend(ctx);
-  const payload = JSON.stringify(conversationId ? { message, conversation_id: conversationId } : { message });
+  const visitor = ctx.state.identity.upstreamVisitor(ctx);
+  const payload = JSON.stringify(conversationId ? { message, conversation_id: conversationId, visitor } : { message, visitor });
   const result = await upstream.request('POST', '/v0/chat', { body: payload, idempotencyKey: `chat-${randomUUID()}`, signal: ctx.request.signal });
   if (result.status === 202) {
     const id = (JSON.parse(result.body) as { conversation_id?: unknown }).conversation_id;
     if (!isConversationId(id)) return errorResponse(502, 'internal_error', 'The support service answered unexpectedly', { retryable: true });
-    ctx.visitor.conversations = [...ctx.visitor.conversations.filter((c) => c !== id), id].slice(-MAX_CONVERSATIONS);
+    if (ctx.known) ctx.state.identity.started(ctx, id);
+    else ctx.visitor.conversations = [...ctx.visitor.conversations.filter((c) => c !== id), id].slice(-MAX_CONVERSATIONS);
     cache.delete(id);
     const response = relay(result, ctx);
     response.headers.append('Set-Cookie', cookieHeader(ctx));
     return response;
   }
   return relay(result, ctx);
+}
+
+/** `GET {basePath}/chat`: the visitor's conversations, newest first (identity.ts, `list`). */
+async function list(ctx: ProxyContext): Promise<Response> {
+  return Response.json(await ctx.state.identity.list(ctx, () => spend(ctx)));
 }
 
 async function getConversation(ctx: ProxyContext): Promise<Response> {
@@ -113,7 +121,7 @@ async function getConversation(ctx: ProxyContext): Promise<Response> {
 async function escalate(ctx: ProxyContext): Promise<Response> {
   const { opts, upstream, cache } = ctx.state;
   const id = ctx.params.id!;
-  const contact = readEscalationContact(await readJson(ctx.request));
+  const contact = ctx.state.identity.escalationContact(ctx, await readJson(ctx.request));
   spend(ctx);
   // The integration and ticket fields come from the site owner's options, never from the browser.
   const payload: Record<string, unknown> = { integration: opts.escalation.integration, name: contact.name, email: contact.email };

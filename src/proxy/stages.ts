@@ -1,9 +1,10 @@
 /**
  * @module The stages of the proxy's request pipeline, in order: `site`, `route`, `visitor`,
- * `limitVisitor`, `ownership`, `handle`. Each reads and completes the request's ProxyContext and
+ * `identify`, `limitVisitor`, `ownership`, `handle`. Each reads and completes the request's ProxyContext and
  * calls `next()`, answers by setting `ctx.response`, or throws an `HttpError` (handler.ts turns
  * every error into a response in one place). Also the limits the stages and routes count in.
  */
+import { addressKey, forwardedClient } from '../protocol/client-address.js';
 import { HttpError, isConversationId, MESSAGES, rateLimited, type Bucket } from '../protocol/index.js';
 import type { Router } from '../protocol/router.js';
 import type { Stage } from '../protocol/pipeline.js';
@@ -14,9 +15,9 @@ export type ProxyStage = Stage<ProxyContext>;
 
 const EXPOSED = 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Preference-Applied';
 
-/** The rate-limit key of a client address. */
-export function addressKey(address: string): string {
-  return `addr:${address}`;
+/** The per-address bucket of a client (its address key, see clientAddress). */
+function addressBucket(ctx: ProxyContext): Bucket[] {
+  return [{ key: `addr:${ctx.address}`, limit: ctx.state.opts.visitorLimits.perAddress }];
 }
 
 /** Counts one request in each bucket; throws 429 when one is used up. Keeps the decision with the fewest requests left for the headers. */
@@ -32,7 +33,7 @@ export function count(ctx: ProxyContext, buckets: Bucket[]): void {
 /** A request about to spend the organization's quota counts against its client address, whatever cookie it holds. */
 export function spend(ctx: ProxyContext): void {
   const { opts } = ctx.state;
-  if (ctx.address) count(ctx, [{ key: addressKey(ctx.address), limit: opts.visitorLimits.perAddress }]);
+  if (ctx.address) count(ctx, addressBucket(ctx));
   else if (!ctx.state.warnedNoAddress) {
     ctx.state.warnedNoAddress = true;
     opts.logger?.warn({ msg: 'no client address: per-address limits are off; pass { remoteAddress } or set trustProxy' });
@@ -41,7 +42,7 @@ export function spend(ctx: ProxyContext): void {
 
 /** A refusal before a visitor is known: counted against the client address. */
 function refuseEarly(ctx: ProxyContext, error: HttpError): never {
-  if (ctx.address) count(ctx, [{ key: addressKey(ctx.address), limit: ctx.state.opts.visitorLimits.perAddress }]);
+  if (ctx.address) count(ctx, addressBucket(ctx));
   throw error;
 }
 
@@ -51,12 +52,9 @@ function refuseEarly(ctx: ProxyContext, error: HttpError): never {
  * client sent and can be forged.
  */
 export function clientAddress(request: Request, trustProxy: number, fallback: string | undefined): string | undefined {
-  if (trustProxy > 0) {
-    const entries = (request.headers.get('x-forwarded-for') ?? '').split(',').map((e) => e.trim()).filter(Boolean);
-    const entry = entries[entries.length - trustProxy];
-    if (entry) return entry;
-  }
-  return fallback;
+  const address = forwardedClient(request.headers.get('x-forwarded-for'), trustProxy) ?? fallback;
+  // Counted per client: an IPv6 address by its /64.
+  return address === undefined ? undefined : addressKey(address);
 }
 
 /** The last value of a forwarded header: the one the trusted hop set. */
@@ -114,7 +112,7 @@ export function route(router: Router<ProxyRoute>): ProxyStage {
         status: 204,
         headers: {
           'Access-Control-Allow-Methods': `${methods}, OPTIONS`,
-          'Access-Control-Allow-Headers': 'Content-Type, Prefer, Idempotency-Key',
+          'Access-Control-Allow-Headers': 'Content-Type, Prefer, Idempotency-Key, Authorization',
           'Access-Control-Max-Age': '600',
         },
       });
@@ -127,13 +125,27 @@ export function route(router: Router<ProxyRoute>): ProxyStage {
   };
 }
 
-/** Who is asking: the visitor of the signed cookie, or a new one. (Identity from the site's session will join here.) */
+/** Who is asking: the visitor of the signed cookie, or a new one (a signed-in visitor is the `identify` stage's). */
 export const visitor: ProxyStage = (ctx, next) => {
   const { opts } = ctx.state;
-  const fromCookie = decodeVisitor(opts.secret, readCookie(ctx.request.headers.get('cookie'), opts.cookieName));
+  const fromCookie = decodeVisitor(opts.secret, readCookie(ctx.request.headers.get('cookie'), opts.cookieName), opts.visitorMaxAgeSeconds);
   ctx.visitor = fromCookie ?? newVisitor();
   ctx.visitorIsNew = !fromCookie;
   ctx.log.visitor = ctx.visitor.id.slice(0, 6);
+  return next();
+};
+
+/**
+ * The signed-in visitor, from the site's session (`identify`) or a visitor JWT (`identity`); null
+ * when anonymous. A token that does not verify, or no visitor in `required` mode, is 401, counted
+ * against the client address like every refusal before a visitor is known.
+ */
+export const identify: ProxyStage = async (ctx, next) => {
+  try {
+    ctx.known = await ctx.state.identity.resolve(ctx.request);
+  } catch (error) {
+    refuseEarly(ctx, error instanceof HttpError ? error : new HttpError(500, 'internal_error', MESSAGES.internal, { retryable: true }));
+  }
   return next();
 };
 
@@ -146,10 +158,16 @@ export const limitVisitor: ProxyStage = (ctx, next) => {
   return next();
 };
 
-/** A conversation in the path must be one issued to this visitor: anyone else's is 404, before any upstream call. */
-export const ownership: ProxyStage = (ctx, next) => {
+/**
+ * A conversation in the path must be this visitor's (identity.ts, `ensureOwns`): an anonymous
+ * visitor's is in their cookie, a signed-in visitor's was started by their id. Anyone else's is 404.
+ */
+export const ownership: ProxyStage = async (ctx, next) => {
   const id = ctx.params.id;
-  if (id !== undefined && (!isConversationId(id) || !ctx.visitor.conversations.includes(id))) throw new HttpError(404, 'not_found', MESSAGES.notFound);
+  if (id !== undefined) {
+    if (!isConversationId(id)) throw new HttpError(404, 'not_found', MESSAGES.notFound);
+    await ctx.state.identity.ensureOwns(ctx, id, () => spend(ctx));
+  }
   return next();
 };
 

@@ -20,7 +20,8 @@ import { RedisRateLimiter } from './http/redis-rate-limit.js';
 import { Router } from './http/router.js';
 import { chatRoutes } from './http/routes/chat.js';
 import { escalateRoutes } from './http/routes/escalate.js';
-import { helpdeskWebhookRoutes } from './http/routes/helpdesk-webhooks.js';
+import { helpdeskWebhookRoutesFor } from './http/routes/helpdesk-webhooks.js';
+import { helpdesks } from './helpdesks/index.js';
 import { meRoutes } from './http/routes/me.js';
 import { openApiRoutes } from './http/routes/openapi.js';
 import { ticketRoutes } from './http/routes/tickets.js';
@@ -46,6 +47,7 @@ import type { ConnectionInfo } from '../protocol/node-http.js';
 import { CONVERSATION_MAX_TURNS } from '../protocol/limits.js';
 import { fromNode, writeNode, type ApiRequest, type ApiResponse } from './http/exchange.js';
 import { clientErrorListener } from './http/client-error.js';
+import { trustedHops } from '../protocol/client-address.js';
 
 export { TokenService, TOKEN_PREFIX, type TokenRecord } from './store/tokens.js';
 export { openApiDocument } from './http/routes/openapi.js';
@@ -89,6 +91,15 @@ export interface ServerOptions {
   workerConcurrency?: number;
   /** Start the answer worker (and the follow-up forwarder and retention sweep) at once, when the role answers. @default true */
   startWorker?: boolean;
+  /**
+   * Behind trusted reverse proxies: `true` (one) or how many. Requests without a valid token are
+   * then counted per the `X-Forwarded-For` entry the outermost trusted proxy appended (counted
+   * from the right; entries left of it can be forged), not per the proxy's own address. Only set
+   * it when every request comes through those proxies. @default env SUPPORT_CHAT_TRUST_PROXY, else false
+   */
+  trustProxy?: boolean | number;
+  /** How long a helpdesk webhook's body may take to arrive (408 after). @default 10000 */
+  webhookBodyTimeoutMs?: number;
   /** Days conversations are kept after their last activity, for organizations without their own period. @default 90 */
   retentionDays?: number;
 }
@@ -155,6 +166,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) {
     throw new ServerConfigError(`SUPPORT_CHAT_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/db), got "${redactUrl(databaseUrl)}"; leave it unset for SQLite`);
   }
+  const trustProxy = resolveTrustProxy(options.trustProxy, env.SUPPORT_CHAT_TRUST_PROXY);
   const postgres = databaseUrl !== undefined || options.sql?.dialect === 'postgres';
   if (postgres && !redisUrl && role !== 'all') {
     throw new ServerConfigError(
@@ -225,7 +237,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     ...ticketRoutes,
     ...meRoutes,
     ...openApiRoutes(),
-    ...helpdeskWebhookRoutes,
+    ...helpdeskWebhookRoutesFor(helpdesks, { bodyTimeoutMs: options.webhookBodyTimeoutMs }),
     ...feedbackRoutes({ feedback: new FeedbackStore(sql, now) }),
     ...insightsRoutes({ sql }),
     ...dashboardRoutes(),
@@ -233,7 +245,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   // Several processes behind one address share their limits through Redis; one process counts in memory.
   const limiter: RateLimiter =
     options.rateLimiter ?? (redisUrl ? new RedisRateLimiter({ url: redisUrl, now, onError: reportRedis('rate limiter (letting requests through)') }) : new MemoryRateLimiter(now));
-  const app = createApp({ router, services, limiter, limits, changes: sql.changes ?? undefined });
+  const app = createApp({ router, services, limiter, limits, changes: sql.changes ?? undefined, trustProxy });
   if ((options.startWorker ?? true) && role !== 'api') {
     worker.start();
     followUps.start();
@@ -271,6 +283,33 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   };
 }
 
+/** Trusted proxies from the option, else from `SUPPORT_CHAT_TRUST_PROXY` (`true`, `false` or a number); a ServerConfigError for anything else. */
+function resolveTrustProxy(option: boolean | number | undefined, variable: string | undefined): number {
+  if (option !== undefined) {
+    try {
+      return trustedHops(option, 'trustProxy');
+    } catch (error) {
+      throw new ServerConfigError((error as Error).message);
+    }
+  }
+  const text = variable?.trim().toLowerCase() ?? '';
+  if (text === '' || text === 'false') return 0;
+  if (text === 'true') return 1;
+  const hops = Number(text);
+  if (!Number.isInteger(hops) || hops < 0) throw new ServerConfigError(`SUPPORT_CHAT_TRUST_PROXY must be true, false or a whole number of proxies, got "${variable}"`);
+  return hops;
+}
+
+/** A ServerConfigError unless every limit is a positive whole number and the headers' timeout fits in the request's. */
+function checkConnectionLimits(limits: ConnectionLimits): void {
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || value < 1) throw new ServerConfigError(`connections.${name} must be a positive whole number, got ${String(value)}`);
+  }
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ServerConfigError(`connections.headersTimeoutMs (${limits.headersTimeoutMs}) must not exceed connections.requestTimeoutMs (${limits.requestTimeoutMs})`);
+  }
+}
+
 /** The fields that are set: spread over defaults, a field given as `undefined` keeps its default. */
 function definedOnly<T extends object>(value: T | undefined): Partial<T> {
   return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
@@ -285,11 +324,41 @@ function send(res: Parameters<typeof writeNode>[0], response: ApiResponse): void
   }
 }
 
+/**
+ * How long a connection may take and how many may be open. Node's defaults let a client that
+ * sends nothing hold its socket forever; at the file-descriptor limit every new client is reset.
+ */
+export interface ConnectionLimits {
+  /** The request's headers must arrive within this of its first byte (or of the connection, for a client that sends nothing). @default 10000 */
+  headersTimeoutMs: number;
+  /** The whole request (headers and body) must arrive within this. @default 60000 */
+  requestTimeoutMs: number;
+  /** A kept-alive connection with no request is closed after this. @default 5000 */
+  keepAliveTimeoutMs: number;
+  /** A socket with no traffic either way (a client that stopped reading) is closed after this; keep it above the longest long poll (20 s). @default 60000 */
+  idleTimeoutMs: number;
+  /** Connections open at once; further ones are closed at once. Keep it below the process's file-descriptor limit (`ulimit -n`). @default 4096 */
+  maxConnections: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 60_000,
+  maxConnections: 4_096,
+};
+
+/** How often Node looks for requests past their headers or request timeout. */
+const CONNECTIONS_CHECK_MS = 1_000;
+
 export interface StartServerOptions extends ServerOptions {
   /** @default 8787 */
   port?: number;
   /** @default '127.0.0.1' */
   host?: string;
+  /** Timeouts and the connection cap of the HTTP server; any field left out keeps its default. @default DEFAULT_CONNECTION_LIMITS */
+  connections?: Partial<ConnectionLimits>;
 }
 
 /**
@@ -306,8 +375,20 @@ export async function startServer(options: StartServerOptions = {}): Promise<{ u
     throw error;
   }
   if (server.role === 'worker') return { url: '', server, http: null, close: () => server.close() };
+  const connections: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...definedOnly(options.connections) };
+  try {
+    checkConnectionLimits(connections);
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
   // Node requests go straight to the pipeline, without building WHATWG Request and Response objects.
-  const http = createHttpServer((req, res) => {
+  const http = createHttpServer({
+    headersTimeout: connections.headersTimeoutMs,
+    requestTimeout: connections.requestTimeoutMs,
+    keepAliveTimeout: connections.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.min(CONNECTIONS_CHECK_MS, connections.headersTimeoutMs),
+  }, (req, res) => {
     // Answered synchronously when nothing had to wait; the pipeline never rejects.
     const response = server.handle(fromNode(req, res));
     if (response instanceof Promise) response.then((r) => send(res, r), () => res.destroy());
@@ -315,9 +396,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<{ u
   });
   // Requests Node's parser refuses get the spec's error body and rate limit headers, not a bare 400/431.
   http.on('clientError', clientErrorListener((request) => server.handle(request)));
-  http.keepAliveTimeout = 5_000;
-  http.headersTimeout = 10_000;
-  http.requestTimeout = 60_000;
+  // A socket quiet this long is destroyed (Node does so when no request or response listens for `timeout`).
+  http.timeout = connections.idleTimeoutMs;
+  http.maxConnections = connections.maxConnections;
   try {
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);

@@ -6,5 +6,6 @@ import { insightsMigrations } from './insights/migrations.js';
 import { coreMigrations } from './store/migrations.js';
 import type { Migration } from './store/migrate.js';
 import { ticketMigrations } from './tickets/store.js';
+import { visitorMigrations } from './store/visitor-migrations.js';
 
-export const migrations: readonly Migration[] = [...coreMigrations, ...ticketMigrations, ...kbMigrations, ...integrationMigrations, ...followUpMigrations, ...insightsMigrations];
+export const migrations: readonly Migration[] = [...coreMigrations, ...ticketMigrations, ...kbMigrations, ...integrationMigrations, ...followUpMigrations, ...insightsMigrations, ...visitorMigrations];

@@ -1,5 +1,5 @@
 /** @module The widget's client for the proxy routes, and its typed errors. */
-import { isErrorBody, type Conversation, type EscalationResult, type SendMessageResult } from '../protocol/index.js';
+import { isErrorBody, type Conversation, type ConversationSummary, type EscalationResult, type SendMessageResult } from '../protocol/index.js';
 import { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTimeoutError } from '../protocol/client-errors.js';
 import { parseRetryAfter } from '../protocol/retry.js';
 
@@ -7,8 +7,19 @@ export { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTim
 
 const isAbort = (e: unknown) => e instanceof DOMException && e.name === 'AbortError';
 
+/** The visitor token the widget sends (`identityToken`): a string, or a function called before each request (it returns its token until that expires, then a fresh one). */
+export type IdentityToken = string | (() => string | null | undefined | Promise<string | null | undefined>);
+
+/** `GET {basePath}/chat`: the visitor's conversations, and what the site knows of them. */
+export interface ConversationList {
+  conversations: ConversationSummary[];
+  visitor?: { name?: string; email?: string };
+}
+
 export class ProxyClient {
   private readonly _base: string;
+  /** The `identityToken` property, read for every request. */
+  identity?: () => IdentityToken | null | undefined;
 
   constructor(readonly endpoint: string) {
     this._base = endpoint.replace(/\/+$/, '');
@@ -16,11 +27,13 @@ export class ProxyClient {
 
   private async _request<T>(method: 'GET' | 'POST', path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<{ data: T; response: Response }> {
     let response: Response;
+    const source = this.identity?.();
+    const bearer = typeof source === 'function' ? await source() : source;
     try {
       response = await fetch(`${this._base}${path}`, {
         method,
         credentials: 'include',
-        headers: { accept: 'application/json', ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+        headers: { accept: 'application/json', ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...init.headers },
         body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
         signal: init.signal,
       });
@@ -48,6 +61,11 @@ export class ProxyClient {
   async send(message: string, conversationId: string | undefined, signal?: AbortSignal): Promise<SendMessageResult> {
     // Absent fields are left out (JSON drops undefined).
     return (await this._request<SendMessageResult>('POST', '/chat', { body: { message, conversation_id: conversationId }, signal })).data;
+  }
+
+  /** The visitor's conversations, newest first (signed in: from any device). */
+  async list(): Promise<ConversationList> {
+    return (await this._request<ConversationList>('GET', '/chat')).data;
   }
 
   /** Reads a conversation; with `waitSeconds` it asks the proxy to long-poll, and says whether it did. */

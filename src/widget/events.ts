@@ -29,7 +29,7 @@ declare global {
 /** The `support-chat-error` detail for any error, with a readable message in the widget's language. */
 export function errorDetail(error: unknown, t: Strings): SupportChatErrorDetail {
   if (error instanceof ApiError) {
-    const message = error.status === 429 ? t.errorRateLimited : error.status === 400 ? `${t.errorInput} ${error.message}` : error.status >= 500 ? t.errorGeneric : error.message;
+    const message = error.status === 401 && t.signIn ? t.signIn : error.status === 429 ? t.errorRateLimited : error.status === 400 ? `${t.errorInput} ${error.message}` : error.status >= 500 ? t.errorGeneric : error.message;
     return { code: error.code, message, retryable: error.retryable, status: error.status || null };
   }
   if (error instanceof TimeoutError) return { code: 'timeout', message: t.errorTimeout, retryable: true, status: null };

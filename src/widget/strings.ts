@@ -73,6 +73,13 @@ export interface Strings {
   notSure: string;
   /** Said to screen readers (and before the reply's text) when nothing related was found. */
   nothingFound: string;
+  /**
+   * Shown when the site requires a signed-in visitor and there is none (the proxy answered 401):
+   * the app's own sign-in message. Without it, the proxy's message is shown.
+   */
+  signIn?: string;
+  /** Label of a signed-in visitor's recent conversations in the empty state. @default none */
+  recent?: string;
 }
 
 /** The languages by code: English, then each built-in one once `locales.ts` has loaded it (see there). */

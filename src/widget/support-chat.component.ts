@@ -1,7 +1,7 @@
 /** @module The `<support-chat>` element: launcher or inline panel, answers with sources, escalation to a human. */
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { MESSAGE_MAX_LENGTH, type Message } from '../protocol/index.js';
-import { ApiError } from './client.js';
+import { ApiError, type IdentityToken } from './client.js';
 import { copy } from './clipboard.js';
 import { ComposerController } from './controllers/composer.js';
 import { ConnectivityController } from './controllers/connectivity.js';
@@ -9,6 +9,7 @@ import { ScrollController } from './controllers/scroll.js';
 import { ConversationController } from './controllers/conversation.js';
 import { EscalationController } from './controllers/escalation.js';
 import { FeedbackController } from './controllers/feedback.js';
+import { IdentityController } from './controllers/identity.js';
 import { KeepFocusController } from './controllers/keep-focus.js';
 import { ModalController } from './controllers/modal.js';
 import { NoticesController } from './controllers/notices.js';
@@ -57,6 +58,8 @@ let instances = 0;
  * @csspart offline - The offline notice.
  * @csspart copy-button - The copy button of a code block.
  * @csspart copy-answer - The "Copy answer" action of an answer.
+ * @csspart recent - A signed-in visitor's recent conversations in the empty state
+ * (each of its buttons is also part `starter`, and continues that conversation).
  * @csspart feedback - A thumbs up or down button under an answer (`aria-pressed`; up comes first).
  *
  * @cssproperty --support-chat-accent - Accent color (launcher, links, buttons).
@@ -88,6 +91,7 @@ export class SupportChat extends LitElement {
     starters: { converter: { fromAttribute: parseStarters } },
     pollTimeout: { type: Number, attribute: 'poll-timeout' },
     opened: { type: Boolean, reflect: true, attribute: 'open' },
+    identityToken: { attribute: false },
   };
 
   /** Base URL of the proxy, e.g. `/api/support`. */
@@ -131,6 +135,13 @@ export class SupportChat extends LitElement {
 
   /** Whether the panel is open (launcher mode), reflected as the `open` attribute; use open(), close(), toggle(). */
   opened = false;
+
+  /**
+   * The signed-in visitor's token for a proxy with the `identity` option: a string, or a function
+   * (maybe async) called again when the proxy refuses the token (expired). Setting another (or
+   * null) on logout forgets what was shown; the visitor's conversations are listed on any device.
+   */
+  identityToken: IdentityToken | null = null;
 
   private get _messagesEl() {
     return this.renderRoot.querySelector<HTMLElement>('.messages');
@@ -194,6 +205,12 @@ export class SupportChat extends LitElement {
     },
     failed: (error) => this._notices.fail(error, () => this.renderRoot.querySelector<HTMLFormElement>('form.escalation-form')?.requestSubmit()),
   });
+  /** A known visitor: their token, their recent conversations, what the site knows of them. */
+  private readonly _identity = new IdentityController(this, this._chat, () => ({
+    token: this.identityToken,
+    endpoint: this.endpoint,
+    idle: (this.mode === 'inline' || this.opened) && !this._chat.conversationId,
+  }));
   /** Phones: the launcher's panel covers the screen, so it is a modal dialog there (focus kept inside). */
   private readonly _modal = new ModalController(
     this,
@@ -299,9 +316,10 @@ export class SupportChat extends LitElement {
     this._chat.ask(message);
   }
 
-  /** Forgets the conversation and starts anew. */
+  /** Forgets the conversation and starts anew; call it on the app's logout (with `identityToken = null`). */
   reset(): void {
     this._chat.reset();
+    this._identity.forget();
     this._escalation.reset();
     this._notices.reset();
     this._feedback.commenting = null;
@@ -368,7 +386,7 @@ export class SupportChat extends LitElement {
         onClose: launcherMode ? () => this.close() : null,
       })}
       <div class="messages" part="messages" role="log" aria-live="off" aria-label=${this.heading || t.heading} aria-busy=${chat.status === 'processing' ? 'true' : 'false'} tabindex="0">
-        ${empty ? welcome(t, this.starters, (q) => void this.ask(q)) : nothing}
+        ${empty ? welcome(t, this.starters, (q) => void this.ask(q)) : nothing} ${empty ? this._identity.render(t) : nothing}
         ${chat.messages.map((m, i) =>
           message(m, i, {
             t,
@@ -396,6 +414,7 @@ export class SupportChat extends LitElement {
               creating: escalation.creating,
               onSubmit: (e) => escalation.submitForm(e) && this._notices.clear(),
               onCancel: () => escalation.cancelForm(() => this._inputEl, (text) => this._composer.set(text)),
+              known: this._identity.known,
             })
           : nothing}
         ${chat.queue.map((text) => pending(t, text, this._net.online))}

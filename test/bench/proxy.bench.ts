@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import { createSupportProxy, nodeListener } from '../../src/proxy/index.js';
 import { startServer } from '../../src/server/index.js';
 import { silentLogger } from '../../src/server/http/log.js';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { quantile, type BenchTable } from './table.js';
 
 const SECRET = 'bench-visitor-signing-secret-0123456789';
@@ -48,6 +49,51 @@ async function question(base: string, counter: { n: number }, longPoll: boolean)
     await new Promise((r) => setTimeout(r, delay));
   }
   return counter.n - before;
+}
+
+/**
+ * What identity checks add to a proxied request: a cached, completed conversation read through the
+ * proxy's handler in this process (no sockets, so only the proxy's own work is timed), anonymous
+ * and as a known visitor, interleaved in one loop.
+ */
+export async function identityOverhead(): Promise<BenchTable> {
+  const hsSecret = 'bench-visitor-token-secret-0123456789';
+  const ec = await generateKeyPair('ES256');
+  const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(ec.publicKey)), kid: 'k1', alg: 'ES256' }] });
+  const conversation = (visitor: unknown) =>
+    JSON.stringify({ id: 'conv_bench', status: 'completed', messages: [{ role: 'user', content: 'Hi', sources: [] }], created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z', visitor });
+  const upstream = (visitor: unknown): typeof fetch => (input) =>
+    Promise.resolve(String(input).endsWith('/jwks.json') ? new Response(jwks, { headers: { 'content-type': 'application/json' } }) : new Response(conversation(visitor), { headers: { 'content-type': 'application/json' } }));
+  const base = { apiBaseUrl: 'http://upstream.test', token: 'bench-token-123', secret: SECRET, cacheTtlMs: 3_600_000, visitorLimits: { polls: 1e9 } };
+  const known = { id: 'user-1', verified: true };
+  const { encodeVisitor } = await import('../../src/proxy/visitor.js');
+  const cookie = `sc_visitor=${encodeVisitor(SECRET, { id: 'anon-1', conversations: ['conv_bench'] })}`;
+  const exp = Math.floor(Date.now() / 1000) + 3600;
+  const hsToken = await new SignJWT({ sub: 'user-1' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(exp).sign(new TextEncoder().encode(hsSecret));
+  const esToken = await new SignJWT({ sub: 'user-1' }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setExpirationTime(exp).sign(ec.privateKey);
+  const cases: [string, (r: Request) => Promise<Response>, Record<string, string>][] = [
+    ['anonymous (signed cookie)', createSupportProxy({ ...base, fetch: upstream({ id: 'anon-1', verified: false }) }), { cookie }],
+    ['identify (the site session)', createSupportProxy({ ...base, fetch: upstream(known), identify: (r) => (r.headers.get('x-session') ? { id: 'user-1' } : null) }), { 'x-session': '1' }],
+    ['visitor JWT, HS256', createSupportProxy({ ...base, fetch: upstream(known), identity: { secret: hsSecret } }), { authorization: `Bearer ${hsToken}` }],
+    ['visitor JWT, ES256 (JWKS)', createSupportProxy({ ...base, fetch: upstream(known), identity: { jwksUrl: 'http://app.test/jwks.json' } }), { authorization: `Bearer ${esToken}` }],
+  ];
+  const samples = cases.map(() => [] as number[]);
+  for (let i = 0; i < 6_000; i++) {
+    for (const [c, [, handler, headers]] of cases.entries()) {
+      const t0 = performance.now();
+      const response = await handler(new Request('https://www.example.com/api/support/chat/conv_bench', { headers: { origin: 'https://www.example.com', ...headers } }));
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`${cases[c]![0]}: ${response.status}`);
+      if (i >= 500) samples[c]!.push(performance.now() - t0);
+    }
+  }
+  const anonymous = quantile(samples[0]!, 0.5);
+  return {
+    title: 'Identity checks: a cached conversation read through the proxy handler in process (5,500 requests each, interleaved)',
+    columns: ['visitor', 'p50 ms', 'p99 ms', 'added p50 ms vs anonymous'],
+    rows: cases.map(([name], c) => [name, quantile(samples[c]!, 0.5), quantile(samples[c]!, 0.99), quantile(samples[c]!, 0.5) - anonymous]),
+    notes: ['Goal: identity checks add ≤ 1 ms p50 to a proxied request.'],
+  };
 }
 
 export async function run(): Promise<BenchTable[]> {
@@ -108,7 +154,9 @@ export async function run(): Promise<BenchTable[]> {
   site.close();
   await api.close();
 
+  const identity = await identityOverhead();
   return [
+    identity,
     {
       title: 'Added latency of a proxied GET (2,800 sequential requests each, same run)',
       columns: ['path', 'p50 ms', 'p99 ms'],

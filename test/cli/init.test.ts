@@ -50,6 +50,9 @@ describe('support-chat-kit init', () => {
     expect(env.SUPPORT_CHAT_TOKEN).toMatch(/^sc_live_/);
     expect(env.SUPPORT_PROXY_SECRET!.length).toBeGreaterThanOrEqual(32);
     expect(env.SUPPORT_CHAT_WEBHOOK_URL).toBe('http://127.0.0.1:3000/escalations');
+    // The quick start's webhook receiver is server.mjs on this machine: loopback targets must be allowed.
+    expect(env.SUPPORT_CHAT_ALLOW_LOCAL_TARGETS).toBe('true');
+    expect(readFileSync(join(dir, '.env'), 'utf8')).toMatch(/^# .*\n# .*\nSUPPORT_CHAT_ALLOW_LOCAL_TARGETS=true$/m);
     expect(statSync(join(dir, '.support-chat', 'support-chat.db')).isFile()).toBe(true);
     expect(readFileSync(join(dir, 'server.mjs'), 'utf8')).toBe(readFileSync(resolve(import.meta.dirname, '../../src/cli/templates/server.mjs'), 'utf8'));
     expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toBe('.env\n.support-chat/\n');

@@ -71,7 +71,7 @@ beforeAll(async () => {
   sitePort = await freePort();
   const apiPort = await freePort();
   env = { ...process.env, PORT: String(sitePort), SUPPORT_CHAT_API_PORT: String(apiPort), SUPPORT_CHAT_API_URL: `http://127.0.0.1:${apiPort}`, SUPPORT_CHAT_WEBHOOK_URL: `http://127.0.0.1:${sitePort}/escalations` };
-  for (const key of Object.keys(env)) if (/^SUPPORT_CHAT_(DATA|DATABASE_URL|ORG|BASE_URL|TOKEN|REDIS_URL|LLM_)/.test(key)) delete env[key];
+  for (const key of Object.keys(env)) if (/^SUPPORT_CHAT_(DATA|DATABASE_URL|ORG|BASE_URL|TOKEN|REDIS_URL|LLM_|ALLOW_LOCAL_TARGETS)/.test(key)) delete env[key];
   browser = await launch();
 }, 600_000);
 

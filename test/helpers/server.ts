@@ -39,14 +39,17 @@ afterAll(async () => {
 export async function testServer(options: ServerOptions = {}): Promise<TestServer> {
   const engine = createTestEngine();
   const databaseUrl = freshDatabaseUrl();
+  // The local stand-ins for helpdesks and webhook receivers listen on 127.0.0.1.
+  const env = { SUPPORT_CHAT_ALLOW_LOCAL_TARGETS: 'true', ...options.env };
   const server = await createServer({
     dataDir: ':memory:',
     databaseUrl,
     engine,
     logger: silentLogger,
     startWorker: false,
-    integrations: createIntegrationResolver({ env: options.env ?? {} }),
+    integrations: createIntegrationResolver({ env }),
     ...options,
+    env,
   });
   open.add(server);
   let documented: Promise<OpenApiValidator> | undefined;

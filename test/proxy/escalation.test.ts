@@ -31,6 +31,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const address = receiver.address();
   const env = {
+    SUPPORT_CHAT_ALLOW_LOCAL_TARGETS: 'true',
     SUPPORT_CHAT_WEBHOOK_URL: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/tickets`,
     SUPPORT_CHAT_WEBHOOK_SECRET: 'whsec_proxy_escalation',
     SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS: '5000',

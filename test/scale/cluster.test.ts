@@ -47,6 +47,7 @@ describe.runIf(!missing)('three API processes and two workers on PostgreSQL and 
       SUPPORT_CHAT_LLM_API_KEY: 'test-key',
       SUPPORT_CHAT_LLM_MODEL: 'test-model',
       SUPPORT_CHAT_WEBHOOK_URL: receiver.url,
+      SUPPORT_CHAT_ALLOW_LOCAL_TARGETS: 'true',
       SUPPORT_CHAT_WEBHOOK_SECRET: 'scale-secret',
       SUPPORT_CHAT_JOB_LEASE_MS: String(LEASE_MS),
     };

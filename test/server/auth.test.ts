@@ -94,7 +94,8 @@ describe('authentication and scopes', () => {
     expect(unknown.body).toEqual({ error: { code: 'not_found', message: 'Resource not found' } });
     const wrong = await t.call('PUT', '/v0/chat', { token });
     expect(wrong.status).toBe(405);
-    expect(wrong.response.headers.get('allow')).toBe('POST');
+    // GET and DELETE /v0/chat are the visitor routes (?visitor_id=).
+    expect(wrong.response.headers.get('allow')).toBe('GET, DELETE, POST');
   });
 
   it('serves its OpenAPI 3.1 document without a token', async () => {

@@ -144,7 +144,7 @@ describe('request logs', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const address = receiver.address();
-    const env = { SUPPORT_CHAT_WEBHOOK_URL: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/tickets`, SUPPORT_CHAT_WEBHOOK_SECRET: 'whsec_logs_test' };
+    const env = { SUPPORT_CHAT_ALLOW_LOCAL_TARGETS: 'true', SUPPORT_CHAT_WEBHOOK_URL: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/tickets`, SUPPORT_CHAT_WEBHOOK_SECRET: 'whsec_logs_test' };
     const lines: string[] = [];
     const server = await createServer({ dataDir: ':memory:', engine: createTestEngine(), logger: jsonLogger((line) => lines.push(line)), startWorker: false, env });
     try {

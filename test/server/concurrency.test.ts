@@ -27,7 +27,7 @@ async function threeServers(env: NodeJS.ProcessEnv = {}): Promise<SupportServer[
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   const servers: SupportServer[] = [];
   for (let i = 0; i < 3; i++) {
-    const server = await createServer({ dataDir, databaseUrl, engine: createTestEngine(), logger: silentLogger, startWorker: false, env, rateLimits: { perToken: 10_000, perOrganization: 10_000, endpoints: { send: 10_000, escalate: 10_000 } } });
+    const server = await createServer({ dataDir, databaseUrl, engine: createTestEngine(), logger: silentLogger, startWorker: false, env: { SUPPORT_CHAT_ALLOW_LOCAL_TARGETS: 'true', ...env }, rateLimits: { perToken: 10_000, perOrganization: 10_000, endpoints: { send: 10_000, escalate: 10_000 } } });
     cleanups.push(() => server.close());
     servers.push(server);
   }

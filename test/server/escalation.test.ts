@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer, verifyWebhookSignature, type ServerOptions } from '../../src/server/index.js';
 import { silentLogger } from '../../src/server/http/log.js';
+import { ESCALATION_NOT_CONFIGURED } from '../../src/server/http/routes/escalate.js';
 import { ALL_SCOPES, testServer, webhookReceiver, type Receiver, type TestServer } from '../helpers/server.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 
@@ -142,7 +143,7 @@ describe('POST /v0/chat/{id}/escalate', () => {
     expect(receiver!.deliveries).toHaveLength(1);
   });
 
-  it('answers 500 not retryable, naming what is missing, when the integration is not configured', async () => {
+  it('answers 500 not retryable, naming no setting, when the integration is not configured', async () => {
     t = await testServer({ env: {} });
     const token = await t.token();
     const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'q' } });
@@ -151,7 +152,7 @@ describe('POST /v0/chat/{id}/escalate', () => {
       const res = await t.call('POST', `/v0/chat/${sent.body.conversation_id}/escalate`, { token, body: { ...customer, integration } });
       expect(res.status).toBe(500);
       expect(res.body.error.retryable).toBe(false);
-      expect(res.body.error.message).toMatch(/not configured: set [A-Z_]+/);
+      expect(res.body.error.message).toBe(ESCALATION_NOT_CONFIGURED);
     }
   });
 
@@ -261,7 +262,7 @@ describe('Idempotency-Key on escalation', () => {
     const { token } = await setupServer.tokens.create({ orgId: 'acme', name: 'crash', scopes: ALL_SCOPES });
     await setupServer.close();
     const hanging = await holdingReceiver();
-    const { url, child } = await spawnServer({ DATA_DIR: dataDir, SUPPORT_CHAT_WEBHOOK_URL: hanging.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET });
+    const { url, child } = await spawnServer({ DATA_DIR: dataDir, SUPPORT_CHAT_ALLOW_LOCAL_TARGETS: 'true', SUPPORT_CHAT_WEBHOOK_URL: hanging.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET });
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const sent = (await (await fetch(`${url}/v0/chat`, { method: 'POST', headers, body: JSON.stringify({ message: 'My invoice is wrong' }) })).json()) as { conversation_id: string };
     const id = sent.conversation_id;
@@ -273,7 +274,7 @@ describe('Idempotency-Key on escalation', () => {
     await exited;
 
     receiver = await webhookReceiver();
-    const env = { SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET };
+    const env = { SUPPORT_CHAT_ALLOW_LOCAL_TARGETS: 'true', SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET };
     const escalate = (server: Awaited<ReturnType<typeof createServer>>) =>
       server.fetch(new Request(`http://api.test/v0/chat/${id}/escalate`, { method: 'POST', headers: { ...headers, ...key(id) }, body: JSON.stringify(customer) }));
     // Restarted at once, the key is still someone's: the client is told to retry.

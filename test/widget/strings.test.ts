@@ -19,7 +19,7 @@ describe('built-in strings', () => {
       for (const [key, text] of Object.entries(strings)) {
         expect(text, `${code}.${key}`).toMatch(/^\S(.*\S)?$/);
         // A line missing or added shifts every text after it onto the wrong key: the placeholders tell.
-        expect(placeholders(text), `${code}.${key}`).toEqual(placeholders(en[key as keyof typeof en]));
+        expect(placeholders(text), `${code}.${key}`).toEqual(placeholders(en[key as keyof typeof en]!));
       }
     });
   }

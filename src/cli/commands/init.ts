@@ -69,6 +69,7 @@ export async function run(argv: string[]): Promise<number> {
     SUPPORT_PROXY_SECRET: existing.SUPPORT_PROXY_SECRET ?? secret(),
     SUPPORT_CHAT_WEBHOOK_URL: existing.SUPPORT_CHAT_WEBHOOK_URL ?? `http://127.0.0.1:${port}/escalations`,
     SUPPORT_CHAT_WEBHOOK_SECRET: existing.SUPPORT_CHAT_WEBHOOK_SECRET ?? secret(),
+    SUPPORT_CHAT_ALLOW_LOCAL_TARGETS: existing.SUPPORT_CHAT_ALLOW_LOCAL_TARGETS ?? 'true',
     SUPPORT_CHAT_TOKEN: existing.SUPPORT_CHAT_TOKEN,
   };
   const conflicts = Object.entries(wanted).filter(([key, value]) => value !== undefined && existing[key] !== undefined && existing[key] !== value);
@@ -127,6 +128,13 @@ export async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
+/** Lines written above a setting when init adds it: why it is there. */
+const ENV_COMMENTS: Record<string, string> = {
+  SUPPORT_CHAT_ALLOW_LOCAL_TARGETS:
+    '# The webhook receiver above is server.mjs on this machine, and the server refuses escalation targets on\n' +
+    '# loopback addresses unless this is true. Remove it once SUPPORT_CHAT_WEBHOOK_URL points at a public receiver.\n',
+};
+
 /** The `.env` to write: the file as it was, with the settings it lacked (or, with --force, replaced) after it. */
 function envFile(existing: Record<string, string | undefined>, wanted: Record<string, string | undefined>): string {
   const before = existsSync(ENV_FILE) ? readFileSync(ENV_FILE, 'utf8') : '# support-chat-kit settings: read by `npx support-chat-kit …` and by server.mjs. Keep this file secret.\n';
@@ -138,7 +146,7 @@ function envFile(existing: Record<string, string | undefined>, wanted: Record<st
     .replace(/\n*$/, '\n');
   const added = Object.entries(wanted)
     .filter(([key, value]) => value !== undefined && (existing[key] === undefined || replaced.has(key)))
-    .map(([key, value]) => `${key}=${value}\n`)
+    .map(([key, value]) => `${ENV_COMMENTS[key] ?? ''}${key}=${value}\n`)
     .join('');
   return kept + added;
 }

@@ -1,7 +1,7 @@
 /** @module `support-chat-kit integrations set|show|remove`: an organization's helpdesk settings. */
 import { IntegrationSettingsStore } from '../../server/escalation/index.js';
 import { effectiveSettings, settingsOf } from '../../server/escalation/settings.js';
-import { SECRET_SETTINGS, SETTING_FLAGS } from '../../server/helpdesks/settings.js';
+import { printableSetting, SETTING_FLAGS } from '../../server/helpdesks/settings.js';
 import type { IntegrationSettings, SettingKey } from '../../server/helpdesks/types.js';
 import { helpdesks } from '../../server/helpdesks/index.js';
 import { CliError, dispatch, ORG_OPTION, parse } from '../args.js';
@@ -15,11 +15,11 @@ function integrationOf(value: string | undefined): string {
   return value;
 }
 
-/** Secrets show only their last four characters. */
+/** Secrets show only their last four characters, a webhook URL only its origin (see printableSetting). */
 function masked(settings: IntegrationSettings): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(settings) as [SettingKey, string][]) {
-    out[SETTING_FLAGS[key].slice(2)] = SECRET_SETTINGS.has(key) ? `…${value.slice(-4)}` : value;
+    out[SETTING_FLAGS[key].slice(2)] = printableSetting(key, value);
   }
   return out;
 }

@@ -1,5 +1,5 @@
 /** @module `support-chat-kit serve`: the v0 API over HTTP (and/or the background work) until SIGINT/SIGTERM, then a graceful shutdown. */
-import { isWorkerConcurrency, SERVER_ROLES, ServerConfigError, startServer, type ServerRole } from '../../server/index.js';
+import { isWorkerConcurrency, SERVER_ROLES, ServerConfigError, startServer, type ConnectionLimits, type ServerRole } from '../../server/index.js';
 import { CliError, parse, PROGRAM } from '../args.js';
 import { openDatabase } from '../database.js';
 import type { AnswerEngine, KnowledgeBase } from '../../server/answers/index.js';
@@ -27,6 +27,32 @@ export function parseRole(value: string | undefined): ServerRole {
   const role = SERVER_ROLES.find((r) => r === value);
   if (!role) throw new CliError(`--role must be one of ${SERVER_ROLES.join(', ')}, got "${value}"`);
   return role;
+}
+
+/** The environment variable of each connection limit. */
+export const CONNECTION_ENV: Record<keyof ConnectionLimits, string> = {
+  headersTimeoutMs: 'SUPPORT_CHAT_HEADERS_TIMEOUT_MS',
+  requestTimeoutMs: 'SUPPORT_CHAT_REQUEST_TIMEOUT_MS',
+  keepAliveTimeoutMs: 'SUPPORT_CHAT_KEEP_ALIVE_TIMEOUT_MS',
+  idleTimeoutMs: 'SUPPORT_CHAT_IDLE_TIMEOUT_MS',
+  maxConnections: 'SUPPORT_CHAT_MAX_CONNECTIONS',
+};
+
+/** The connection limits set in `env` (the others keep their defaults); a CliError naming a variable that is not a positive whole number. */
+export function connectionLimits(env: NodeJS.ProcessEnv): Partial<ConnectionLimits> {
+  const limits: Partial<ConnectionLimits> = {};
+  for (const [field, name] of Object.entries(CONNECTION_ENV) as [keyof ConnectionLimits, string][]) {
+    const text = env[name];
+    if (!text) continue;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 1) throw new CliError(`${name} must be a positive whole number, got "${text}"`);
+    limits[field] = value;
+  }
+  // A long poll waits up to 20 s without a byte on the wire.
+  if (limits.idleTimeoutMs !== undefined && limits.idleTimeoutMs <= 20_000) {
+    throw new CliError(`SUPPORT_CHAT_IDLE_TIMEOUT_MS must be above 20000 (the longest long poll), got "${env.SUPPORT_CHAT_IDLE_TIMEOUT_MS}"`);
+  }
+  return limits;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -63,10 +89,11 @@ export async function run(argv: string[]): Promise<number> {
   if (redisUrl !== undefined && redisUrl !== '' && !/^rediss?:\/\/\S+$/.test(redisUrl)) {
     throw new CliError(`SUPPORT_CHAT_REDIS_URL must be a redis:// or rediss:// URL, got "${redisUrl}"`, { usage: false });
   }
+  const connections = connectionLimits(process.env);
   const sql = await openDatabase(values);
   let started: Awaited<ReturnType<typeof startServer>>;
   try {
-    started = await startServer({ sql, role, port, host: values.host ?? '127.0.0.1', jobLeaseMs: leaseMs, workerConcurrency, retentionDays });
+    started = await startServer({ sql, role, port, host: values.host ?? '127.0.0.1', jobLeaseMs: leaseMs, workerConcurrency, retentionDays, connections });
   } catch (error) {
     // Ours to close when the server could not be made (already closed, harmlessly, when it was made but could not start).
     await sql.close().catch(() => undefined);

@@ -4,10 +4,14 @@
  * protocol barrel, so the widget never bundles zod; it shares plain constants from limits.ts.
  */
 import { z } from 'zod';
-import { EscalationRequest, FeedbackRequest, SendMessageRequest, VisitorEscalationRequest } from './requests.js';
+import { ConversationVisitor, EscalationRequest, FeedbackRequest, SendMessageRequest, VisitorEscalationRequest } from './requests.js';
 import { parseBody } from './parse.js';
+import type { ConversationVisitor as Visitor } from '../visitor.js';
+import type { ConversationVisitorBody } from './requests.js';
 import {
   Conversation,
+  ConversationList,
+  ConversationSummary,
   ErrorResponse,
   EscalationResult,
   FeedbackResult,
@@ -19,6 +23,7 @@ import {
   Ticket,
   TicketPage,
   TokenInfo,
+  VisitorDeletion,
   WebhookReceipt,
 } from './responses.js';
 
@@ -32,6 +37,10 @@ export const COMPONENTS = {
   Source,
   Message,
   Conversation,
+  Visitor: ConversationVisitor,
+  ConversationSummary,
+  ConversationList,
+  VisitorDeletion,
   SendMessageRequest,
   SendMessageResult,
   EscalationRequest,
@@ -89,4 +98,13 @@ export function readEscalationContact(body: Record<string, unknown>): Escalation
 export function trimContact(body: { name: string; email: string; note?: string | null }): EscalationContact {
   const note = body.note?.trim();
   return note ? { name: body.name.trim(), email: body.email.trim(), note } : { name: body.name.trim(), email: body.email.trim() };
+}
+
+/** A parsed `visitor` (of POST /v0/chat) as the store keeps it: trimmed, `verified` false unless said; undefined when absent. */
+export function toConversationVisitor(body: ConversationVisitorBody | null | undefined): Visitor | undefined {
+  if (!body) return undefined;
+  const visitor: Visitor = { id: body.id, verified: body.verified === true };
+  if (body.email) visitor.email = body.email.trim();
+  if (body.name) visitor.name = body.name.trim();
+  return visitor;
 }

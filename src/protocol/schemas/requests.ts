@@ -21,6 +21,7 @@ import {
   SUMMARY_MAX_LENGTH,
   TITLE_MAX_LENGTH,
 } from '../limits.js';
+import { isVisitorId, VISITOR_ID_MAX_LENGTH } from '../visitor.js';
 import { integer, oneOf, text } from './fields.js';
 
 const CONVERSATION_ID = new RegExp(CONVERSATION_ID_PATTERN);
@@ -36,13 +37,47 @@ const conversationIdField = text('conversation_id', { min: 1, max: CONVERSATION_
   if (!CONVERSATION_ID.test(ctx.value)) ctx.issues.push({ code: 'custom', input: ctx.value, message: 'Resource not found', params: NOT_FOUND });
 });
 
-/** `POST /v0/chat` (and the proxy's `POST {basePath}/chat`). */
+/**
+ * Our extension of `POST /v0/chat` (and of a Conversation that has one): who the conversation
+ * belongs to, as the site says. Plain v0 servers ignore it.
+ */
+export const ConversationVisitor = z
+  .strictObject(
+    {
+      id: text('visitor.id', { max: VISITOR_ID_MAX_LENGTH, description: "The site's id of a signed-in visitor, or the proxy's random id of an anonymous one" })
+        .check((ctx) => {
+          if (!isVisitorId(ctx.value)) ctx.issues.push({ code: 'custom', input: ctx.value, message: `"visitor.id" must be a string of 1 to ${VISITOR_ID_MAX_LENGTH} printable characters` });
+        })
+        .meta({ minLength: 1 }),
+      email: text('visitor.email', { min: 1, max: EMAIL_MAX_LENGTH, pattern: `^\\s*${EMAIL_PATTERN.slice(1, -1)}\\s*$` })
+        .check((ctx) => {
+          if (!isPlausibleEmail(ctx.value.trim())) ctx.issues.push({ code: 'custom', input: ctx.value, message: '"visitor.email" must be an email address' });
+        })
+        .nullish(),
+      name: text('visitor.name', { min: 1, max: NAME_MAX_LENGTH }).nullish(),
+      verified: z
+        .boolean({ error: '"visitor.verified" must be a boolean' })
+        .nullish()
+        .meta({ description: 'The site vouched for this visitor (its session or a signed token); an escalation with this email says so in the ticket. Default false' }),
+    },
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown field "visitor.${issue.keys[0]}"` : '"visitor" must be an object') },
+  )
+  .meta({
+    description:
+      'Our addition: who a conversation belongs to. The proxy sends it with the first message; a follow-up naming another visitor answers 404. Plain v0 servers ignore it (the proxy then binds conversations to its cookie alone, with no history across devices).',
+  });
+
+/** `POST /v0/chat` (and, without `visitor`, the proxy's `POST {basePath}/chat`). */
 export const SendMessageRequest = z
   .object({
     message: text('message', { min: 1, max: MESSAGE_MAX_LENGTH }),
     conversation_id: conversationIdField.nullish().meta({ description: 'Continue this conversation; a new one starts without it' }),
+    visitor: ConversationVisitor.nullish(),
   })
   .meta({ description: 'A visitor message' });
+
+/** The proxy's `POST {basePath}/chat`: the visitor is the proxy's to say, never the browser's. */
+export const VisitorSendMessageRequest = SendMessageRequest.omit({ visitor: true });
 
 /** The visitor's part of an escalation: what the widget sends the proxy, and part of every escalation. */
 const contact = {
@@ -97,6 +132,7 @@ export const FeedbackRequest = z.object({
 });
 
 export type SendMessageBody = z.infer<typeof SendMessageRequest>;
+export type ConversationVisitorBody = z.infer<typeof ConversationVisitor>;
 export type EscalationBody = z.infer<typeof EscalationRequest>;
 export type VisitorEscalationBody = z.infer<typeof VisitorEscalationRequest>;
 export type FeedbackBody = z.infer<typeof FeedbackRequest>;

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ERROR_CODES } from '../errors.js';
 import { INTEGRATIONS, SCOPES } from '../types.js';
 import { CONVERSATION_ID_MAX_LENGTH, CONVERSATION_ID_PATTERN } from '../limits.js';
+import { ConversationVisitor } from './requests.js';
 
 const count = () => z.int().min(0);
 const dateTime = () => z.iso.datetime({ offset: true });
@@ -37,7 +38,21 @@ export const Conversation = z.strictObject({
   messages: z.array(Message),
   created_at: dateTime(),
   updated_at: dateTime(),
+  visitor: ConversationVisitor.optional(),
 });
+
+/** One entry of `GET /v0/chat?visitor_id=` (and of the proxy's `GET {basePath}/chat`). */
+export const ConversationSummary = z.strictObject({
+  id: conversationId(),
+  status: z.enum(['completed', 'processing', 'failed']),
+  created_at: dateTime(),
+  updated_at: dateTime(),
+  title: z.string().optional().meta({ description: 'The first question, shortened to 80 characters' }),
+});
+
+export const ConversationList = z.strictObject({ conversations: z.array(ConversationSummary) });
+
+export const VisitorDeletion = z.strictObject({ deleted: count().meta({ description: 'Conversations deleted' }) });
 
 export const SendMessageResult = z.strictObject({ conversation_id: conversationId(), status: z.literal('processing') });
 
@@ -80,6 +95,9 @@ export const InsightCounts = z.object({
   escalated: count().meta({ description: 'Conversations escalated, counted on their last question' }),
   failed: count().optional().meta({ description: 'Questions whose answer failed (totals only)' }),
   pending: count().optional().meta({ description: 'Questions still being answered (totals only)' }),
+  visitors: count()
+    .optional()
+    .meta({ description: 'Distinct visitors who started a conversation in the period (totals only; conversations that name no visitor are not counted)' }),
   thumbs_up: count(),
   thumbs_down: count(),
 });

@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { Source } from '../../protocol/index.js';
+import type { ConversationVisitor, Source } from '../../protocol/index.js';
 import { backoffDelay } from '../../protocol/retry.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import type { ConversationRecord, ConversationStore, SendOutcome } from '../store/conversations.js';
@@ -99,7 +99,7 @@ export class ConversationLifecycle {
    * `conversationId` is undefined), then wakes the workers of this process. A conversation that
    * already holds `maxTurns` user messages is `full`.
    */
-  async send(orgId: string, message: string, conversationId: string | undefined): Promise<SendOutcome> {
+  async send(orgId: string, message: string, conversationId: string | undefined, visitor?: ConversationVisitor): Promise<SendOutcome> {
     const continued = conversationId !== undefined;
     const record =
       this.#sent.size === 0
@@ -107,7 +107,7 @@ export class ConversationLifecycle {
         : async (tx: Sql, id: string) => {
             for (const listener of this.#sent) await listener(tx, orgId, id, continued);
           };
-    const outcome = await this.#store.send(orgId, message, conversationId, this.policy.maxTurns, record);
+    const outcome = await this.#store.send(orgId, message, conversationId, this.policy.maxTurns, record, visitor);
     if (outcome.ok) this.#bus.publish('queued', outcome.conversationId);
     return outcome;
   }
@@ -132,6 +132,13 @@ export class ConversationLifecycle {
     const deleted = await this.#store.delete(orgId, id);
     if (deleted) this.#emitSettled(id);
     return deleted;
+  }
+
+  /** Deletes every conversation of one visitor (a data-subject request), as `delete` does one. Returns how many. */
+  async deleteVisitor(orgId: string, visitorId: string): Promise<number> {
+    const ids = await this.#store.deleteByVisitor(orgId, visitorId);
+    for (const id of ids) this.#emitSettled(id);
+    return ids.length;
   }
 
   /** Calls `listener` whenever a job is queued, by any process sharing the bus. Returns the unsubscribe function. */

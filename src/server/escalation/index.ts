@@ -1,4 +1,5 @@
 /** @module Which helpdesk client handles an escalation, per organization and name: looked up in the helpdesk registry, built from the organization's settings. */
+import { guardTargets, localTargetsAllowed } from '../helpdesks/targets.js';
 import type { Integration } from '../../protocol/index.js';
 import { helpdesks as registry, type HelpdeskRegistry } from '../helpdesks/index.js';
 import type { Sql } from '../store/sql.js';
@@ -26,6 +27,8 @@ export interface IntegrationResolverOptions {
   now?: () => number;
   /** Where helpdesks are looked up. @default the server's registry */
   helpdesks?: HelpdeskRegistry;
+  /** Allow targets on loopback or link-local addresses (see helpdesks/targets.ts). @default env SUPPORT_CHAT_ALLOW_LOCAL_TARGETS=true, else false */
+  allowLocalTargets?: boolean;
 }
 
 /** Builds the resolver the server uses; each call builds a client from the current settings. */
@@ -36,12 +39,14 @@ export function createIntegrationResolver(options: IntegrationResolverOptions = 
   const helpdesks = options.helpdesks ?? registry;
   const fromEnv = Number(env.SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS);
   const timeoutMs = options.timeoutMs ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : undefined);
+  // The fetch is looked up at each call, as the clients do by default.
+  const guarded = guardTargets((input, init) => (options.fetch ?? globalThis.fetch)(input, init), options.allowLocalTargets ?? localTargetsAllowed(env));
   return async (orgId: string, name: Integration | string): Promise<EscalationIntegration> => {
     const helpdesk = helpdesks.get(name);
     if (!helpdesk) throw new IntegrationError(`No helpdesk named "${name}" is registered`, { retryable: false });
     const settings = effectiveSettings((await store?.stored(orgId, name)) ?? {}, env, name, helpdesk.settings);
     return helpdesk.escalation(settings, {
-      fetch: options.fetch,
+      fetch: guarded,
       timeoutMs,
       now,
       firstAttempt: store ? (conversationId) => store.firstAttempt(orgId, name, conversationId, new Date(now())) : undefined,

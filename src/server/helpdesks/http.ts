@@ -57,6 +57,8 @@ export async function callJson(url: string, call: CallOptions, options: HttpClie
       redirect: 'error',
     });
   } catch (error) {
+    // A refused target (see targets.ts) stays refused: a retry cannot help.
+    if (error instanceof IntegrationError) throw error;
     const timedOut = timeout.aborted;
     throw new IntegrationError(timedOut ? `${options.label} did not answer within ${options.timeoutMs ?? 10_000} ms` : `${options.label} could not be reached: ${describe(error)}`, {
       retryable: true,

@@ -17,26 +17,72 @@ export function messageMarkdown(message: Message): string {
   return lines.join('\n');
 }
 
-/** Ticket description for Markdown helpdesks (Linear): summary, the visitor's note, then the transcript. */
+/**
+ * Ticket description for Markdown helpdesks (Linear): summary, the visitor's note, then the
+ * transcript. Only the speaker labels and headings are ours: every message is a block quote
+ * under its label, and whatever the visitor wrote (messages, name, email, note) is escaped, so no
+ * text of theirs can make a `**Assistant:**` line, a heading, a link or HTML.
+ */
 export function ticketMarkdown(draft: TicketDraft): string {
+  const name = escapeMarkdown(oneLine(draft.customer.name));
   return [
     '## Summary',
     '',
-    draft.summary.trim(),
+    quoted(escapeMarkdown(draft.summary.trim())),
     '',
-    ...(draft.note ? [`## Note from ${draft.customer.name}`, '', draft.note.trim(), ''] : []),
+    ...(draft.note ? [`## Note from ${name}`, '', quoted(escapeMarkdown(draft.note.trim())), ''] : []),
     '## Conversation',
     '',
-    draft.transcript.map(messageMarkdown).join('\n\n'),
+    draft.transcript.map(quotedMessageMarkdown).join('\n\n'),
     '',
     '---',
-    `Escalated from support chat by ${draft.customer.name} <${draft.customer.email}> · conversation \`${draft.conversationId}\``,
+    `Escalated from support chat by ${name} \\<${escapeMarkdown(oneLine(draft.customer.email))}\\>${verifiedNote(draft)} · conversation \`${draft.conversationId}\``,
   ].join('\n');
 }
 
-/** A visitor's message sent after escalation, as Markdown (Linear comments). */
+/** What a ticket says after the customer's address when the site vouched for it. */
+export const VERIFIED_EMAIL_NOTE = 'email verified by the site';
+
+/** ` (email verified by the site)` when the site vouched for the customer's email, else nothing. */
+export function verifiedNote(draft: TicketDraft): string {
+  return draft.customer.verified ? ` (${VERIFIED_EMAIL_NOTE})` : '';
+}
+
+/** One message under its speaker's label, quoted: the visitor's text escaped, the answer's Markdown kept inside the quote. */
+function quotedMessageMarkdown(message: Message): string {
+  const content = message.role === 'user' ? escapeMarkdown(message.content.trim()) : message.content.trim();
+  const lines = [`**${speaker(message)}:**`, quoted(content)];
+  if (message.sources.length > 0) {
+    lines.push('', 'Sources:', ...message.sources.map((s) => `- [${escapeMarkdownLabel(s.title)}](<${s.url.replace(/[<>\s]/g, encodeURIComponent)}>)`));
+  }
+  return lines.join('\n');
+}
+
+/** A visitor's message sent after escalation, as Markdown (Linear comments): quoted and escaped like the description's. */
 export function followUpMarkdown(content: string): string {
-  return `**Visitor (in the support chat):**\n\n${content.trim()}`;
+  return `**Visitor (in the support chat):**\n\n${quoted(escapeMarkdown(content.trim()))}`;
+}
+
+/**
+ * Text that Markdown shows as it is: every ASCII punctuation character backslash-escaped
+ * (CommonMark §2.4: each then stands for itself), so it opens no emphasis, link, heading, list,
+ * code, table or HTML.
+ */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[!-/:-@[-`{-~]/g, '\\$&');
+}
+
+/** Markdown as a block quote: every line, blank ones too, starts with `> `, so nothing inside ends the quote. */
+function quoted(markdown: string): string {
+  return markdown
+    .split(/\r\n?|\n/)
+    .map((line) => (line ? `> ${line}` : '>'))
+    .join('\n');
+}
+
+/** A name or address on one line. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -78,7 +124,7 @@ export function ticketHtml(draft: TicketDraft): string {
     '<h2>Conversation</h2>',
     ...messages,
     '<hr>',
-    `<p>Escalated from support chat by ${escapeHtml(draft.customer.name)} &lt;${escapeHtml(draft.customer.email)}&gt; · ${conversationHtml(draft.conversationId)}`,
+    `<p>Escalated from support chat by ${escapeHtml(draft.customer.name)} &lt;${escapeHtml(draft.customer.email)}&gt;${verifiedNote(draft)} · ${conversationHtml(draft.conversationId)}`,
   ].join('');
 }
 

@@ -13,7 +13,8 @@ export interface TicketDraft {
   summary: string;
   /** The whole conversation, oldest first. */
   transcript: Message[];
-  customer: { email: string; name: string };
+  /** `verified`: the site vouched for this email (the conversation's signed-in visitor's). */
+  customer: { email: string; name: string; verified?: boolean };
   /** What the visitor added in the escalation form, when anything. */
   note?: string;
   labelTypeIds: string[];

@@ -25,15 +25,16 @@ export interface AppOptions {
    * conversation caches check other processes' commits once per request rather than once per read.
    */
   changes?: { pin(): void; unpin(): void };
+  /** Trusted reverse proxies in front: the client address is then the `X-Forwarded-For` entry the outermost one appended. @default 0 */
+  trustProxy?: number;
 }
 
 /** The stages every request goes through, in order; each may answer and stop the rest. */
 const STAGE_ORDER = ['refused', 'route', 'authenticate', 'rateLimit', 'authorize', 'readBody', 'idempotency', 'handle'] as const;
 
 /** Builds the fetch handler `(Request, info?) => Promise<Response>` of the v0 API. */
-export function createApp({ router, services, limiter, limits, changes }: AppOptions) {
+export function createApp({ router, services, limiter, limits, changes, trustProxy }: AppOptions) {
   const { logger } = services;
-
   /** The one place an error becomes a response; an unexpected one is logged and answered 500. */
   function toErrorResponse(error: unknown, ctx: RequestContext): ApiResponse {
     if (error instanceof HttpError) return toResponse(error);
@@ -41,7 +42,7 @@ export function createApp({ router, services, limiter, limits, changes }: AppOpt
     return toResponse(internal());
   }
 
-  const stages = serverStages({ router, services, limiter, limits, toErrorResponse });
+  const stages = serverStages({ router, services, limiter, limits, trustProxy: trustProxy ?? 0, toErrorResponse });
   const run = compose(STAGE_ORDER.map((name) => stages[name]));
 
   function finish(ctx: RequestContext, started: number): ApiResponse {

@@ -59,7 +59,8 @@ export function clientErrorListener(handle: (request: ApiRequest) => ApiResponse
       const lines = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? 'Error'}`];
       for (const [name, value] of Object.entries(response.headers)) lines.push(`${name}: ${value}`);
       lines.push(`content-length: ${Buffer.byteLength(body)}`, 'connection: close');
-      socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+      // Destroyed once written: Node's server sockets are half-open, and a client that never closes its side would keep the socket.
+      socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
     };
     try {
       const response = handle(refusedRequest(address, parserRefusal(error)));

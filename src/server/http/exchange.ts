@@ -57,11 +57,14 @@ export function fromNode(req: IncomingMessage, res: ServerResponse): ApiRequest 
 class NodeRequest implements ApiRequest {
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
+  // Read at once: Node lets go of the request's socket once a refused body has been drained.
+  readonly remoteAddress: string;
   #controller: AbortController | undefined;
 
   constructor(req: IncomingMessage, res: ServerResponse) {
     this.#req = req;
     this.#res = res;
+    this.remoteAddress = req.socket.remoteAddress ?? 'unknown';
   }
 
   get method(): string {
@@ -70,10 +73,6 @@ class NodeRequest implements ApiRequest {
 
   get url(): string {
     return this.#req.url ?? '/';
-  }
-
-  get remoteAddress(): string {
-    return this.#req.socket.remoteAddress ?? 'unknown';
   }
 
   header(name: string): string | null {

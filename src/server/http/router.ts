@@ -41,6 +41,12 @@ export interface Route {
    * judging reads the database (the sender's secret).
    */
   genuine?(ctx: RouteContext): boolean | Promise<boolean>;
+  /**
+   * For routes with `genuine`: reads the body (`rawBody()` is empty until it is read), first
+   * refusing with an HttpError what can never be genuine, so such requests are not buffered; a
+   * refusal counts against the client address. @default the whole body, up to the usual cap
+   */
+  readBody?(ctx: RouteContext): Promise<string>;
   /** Honour `Idempotency-Key`. */
   idempotent?: boolean;
   handler(ctx: RouteContext): Promise<ApiResponse> | ApiResponse;

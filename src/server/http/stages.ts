@@ -7,6 +7,7 @@
  * A stage stays synchronous unless it has to wait (a token lookup, a shared limiter, a body, a
  * handler that awaits): a cached GET allocates no promise.
  */
+import { addressKey, forwardedClient } from '../../protocol/client-address.js';
 import { after, type Next, type Stage } from '../../protocol/pipeline.js';
 import type { Scope } from '../../protocol/index.js';
 import { badRequest, forbidden, HttpError, notFound, rateLimited, unauthorized } from './errors.js';
@@ -23,6 +24,8 @@ export interface StageDeps {
   services: Services;
   limiter: RateLimiter;
   limits: RateLimits;
+  /** Trusted reverse proxies in front: the client address is then the `X-Forwarded-For` entry the outermost one appended. */
+  trustProxy: number;
   /** The one error path (app.ts): an error as the response it is answered with. */
   toErrorResponse(error: unknown, ctx: RequestContext): ApiResponse;
 }
@@ -32,7 +35,7 @@ export type ServerStage = Stage<RequestContext>;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** The stages, bound to one app's router, services and limits. */
-export function serverStages({ router, services, limiter, limits, toErrorResponse }: StageDeps) {
+export function serverStages({ router, services, limiter, limits, trustProxy, toErrorResponse }: StageDeps) {
   /** The buckets of a token, per endpoint bucket, made once per token record (records are cached while unchanged). */
   const bucketCache = new WeakMap<TokenRecord, Map<string, Bucket[]>>();
   function tokenBuckets(auth: TokenRecord, route: Route | undefined): Bucket[] {
@@ -51,7 +54,11 @@ export function serverStages({ router, services, limiter, limits, toErrorRespons
     return list;
   }
 
-  const addressBucket = (ctx: RequestContext): Bucket[] => [{ key: `addr:${ctx.remoteAddress}`, limit: limits.perAddress }];
+  /** The bucket of a request without a valid token: its client (behind trusted proxies, the one they name), an IPv6 address by its /64. */
+  function addressBucket(ctx: RequestContext): Bucket[] {
+    const forwarded = trustProxy > 0 ? forwardedClient(ctx.request.header('x-forwarded-for'), trustProxy) : undefined;
+    return [{ key: `addr:${addressKey(forwarded ?? ctx.remoteAddress)}`, limit: limits.perAddress }];
+  }
 
   /** Counts the request in `buckets`; 429 when one is used up. The in-memory limiter answers at once, a shared one (Redis) later. */
   function count(ctx: RequestContext, buckets: Bucket[], next: Next): ReturnType<Next> {
@@ -72,6 +79,14 @@ export function serverStages({ router, services, limiter, limits, toErrorRespons
       throw error;
     });
   };
+
+  /** A body refused before it was read (route.readBody): counted against the client address, 429 past its limit, else the refusal. */
+  function refusedBody(ctx: RequestContext, error: HttpError): ReturnType<Next> {
+    return after(limiter.consume(addressBucket(ctx)), (decision) => {
+      ctx.decision = decision;
+      throw decision.allowed ? error : rateLimited();
+    });
+  }
 
   /** The path, the query and the route they address. */
   const route: ServerStage = (ctx, next) => {
@@ -111,7 +126,8 @@ export function serverStages({ router, services, limiter, limits, toErrorRespons
     if (ctx.auth) return count(ctx, tokenBuckets(ctx.auth, route), next);
     if (route?.publicBucket && route.genuine) {
       const own = [{ key: route.publicBucket(ctx.params), limit: limits.perOrganization }];
-      return ctx.request.text().then((text) => {
+      const body = route.readBody ? route.readBody(ctx) : ctx.request.text();
+      return body.then((text) => {
         ctx.bodyText = text;
         let verdict: boolean | Promise<boolean> = false;
         try {
@@ -121,7 +137,7 @@ export function serverStages({ router, services, limiter, limits, toErrorRespons
         }
         const counted = (genuine: boolean) => count(ctx, genuine ? own : addressBucket(ctx), next);
         return verdict instanceof Promise ? verdict.then(counted, () => counted(false)) : counted(verdict);
-      });
+      }, (error: unknown) => (error instanceof HttpError ? refusedBody(ctx, error) : Promise.reject(error)));
     }
     if (route?.publicBucket) return count(ctx, [{ key: route.publicBucket(ctx.params), limit: limits.perOrganization }], next);
     return count(ctx, addressBucket(ctx), next);
@@ -174,7 +190,7 @@ export function serverStages({ router, services, limiter, limits, toErrorRespons
       // The outcome is kept whatever it is, an error included, so a retry replays it.
       const keep = async () => {
         const response = ctx.response!;
-        await services.idempotency.finish(auth.id, key, response.status, response.body ?? '');
+        await services.idempotency.finish(auth.id, key, response.status, response.body ?? '', ctx.params.id);
       };
       return Promise.resolve()
         .then(next)

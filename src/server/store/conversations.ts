@@ -1,6 +1,6 @@
 /** @module Conversations and their messages, with the job that answers each user turn. */
 import { randomUUID } from 'node:crypto';
-import type { Conversation, ConversationStatus, Message, Source } from '../../protocol/index.js';
+import type { Conversation, ConversationStatus, ConversationSummary, ConversationVisitor, Message, Source } from '../../protocol/index.js';
 import type { Sql } from './sql.js';
 
 interface ConversationRow {
@@ -14,7 +14,14 @@ interface ConversationRow {
   ticket_integration: string | null;
   ticket_id: string | null;
   ticket_url: string | null;
+  visitor_id: string | null;
+  visitor_email: string | null;
+  visitor_name: string | null;
+  visitor_verified: number | boolean | null;
 }
+
+/** Longest title of a listed conversation (its first question, shortened), in characters. */
+const TITLE_MAX = 80;
 
 interface MessageRow {
   role: 'user' | 'assistant';
@@ -31,6 +38,16 @@ export interface ConversationRecord {
   createdAt: string;
   updatedAt: string;
   escalation: { state: 'pending' | 'done' | null; claimedAt: number | null; integration: string | null; ticketId: string | null; ticketUrl: string | null };
+  /** Who the conversation belongs to, when its first message said so. */
+  visitor: ConversationVisitor | null;
+}
+
+function toVisitor(row: ConversationRow): ConversationVisitor | null {
+  if (row.visitor_id === null || row.visitor_id === undefined) return null;
+  const visitor: ConversationVisitor = { id: row.visitor_id, verified: Boolean(Number(row.visitor_verified)) };
+  if (row.visitor_email) visitor.email = row.visitor_email;
+  if (row.visitor_name) visitor.name = row.visitor_name;
+  return visitor;
 }
 
 function toRecord(row: ConversationRow): ConversationRecord {
@@ -47,6 +64,7 @@ function toRecord(row: ConversationRow): ConversationRecord {
       ticketId: row.ticket_id,
       ticketUrl: row.ticket_url,
     },
+    visitor: toVisitor(row),
   };
 }
 
@@ -100,13 +118,47 @@ export class ConversationStore {
 
   /** The wire object of GET /v0/chat/{id}. */
   async toWire(record: ConversationRecord): Promise<Conversation> {
-    return {
+    const wire: Conversation = {
       id: record.id,
       status: record.status,
       messages: await this.messages(record.id),
       created_at: record.createdAt,
       updated_at: record.updatedAt,
     };
+    if (record.visitor) wire.visitor = record.visitor;
+    return wire;
+  }
+
+  /** One visitor's conversations in `orgId`, most recently active first, with their first question as title. */
+  async listByVisitor(orgId: string, visitorId: string, limit: number): Promise<ConversationSummary[]> {
+    const rows = await this.#sql.all<{ id: string; status: ConversationStatus; created_at: string; updated_at: string; first: string | null }>(
+      `SELECT c.id, c.status, c.created_at, c.updated_at,
+              (SELECT m.content FROM messages m WHERE m.conversation_id = c.id AND m.seq = 1) AS first
+       FROM conversations c WHERE c.org_id = ? AND c.visitor_id = ? ORDER BY c.updated_at DESC, c.id DESC LIMIT ?`,
+      [orgId, visitorId, limit],
+    );
+    return rows.map((row) => {
+      const summary: ConversationSummary = { id: row.id, status: row.status, created_at: row.created_at, updated_at: row.updated_at };
+      const title = row.first?.replace(/\s+/g, ' ').trim();
+      if (title) summary.title = title.length <= TITLE_MAX ? title : `${title.slice(0, TITLE_MAX - 1).trimEnd()}…`;
+      return summary;
+    });
+  }
+
+  /**
+   * Deletes every conversation of one visitor in `orgId` and everything derived from them, now
+   * (a data-subject request), with their in-memory copies. Returns the ids deleted.
+   */
+  async deleteByVisitor(orgId: string, visitorId: string): Promise<string[]> {
+    // Their Idempotency-Key responses go with them (they hold the messages' text), as with `delete`.
+    const rows = await this.#sql.transaction(async (tx) => {
+      const deleted = await tx.all<{ id: string }>('DELETE FROM conversations WHERE org_id = ? AND visitor_id = ? RETURNING id', [orgId, visitorId]);
+      for (const row of deleted) await tx.run('DELETE FROM idempotency_keys WHERE conversation_id = ?', [row.id]);
+      return deleted;
+    });
+    for (const row of rows) this.#forget(row.id);
+    if (rows.length > 0) this.#sql.scrubSoon?.();
+    return rows.map((row) => row.id);
   }
 
   /** The wire object serialized, reusing the last serialization while the conversation is unchanged. */
@@ -127,24 +179,38 @@ export class ConversationStore {
    * `maxTurns` user messages. `inTransaction` runs inside the same transaction once the message is
    * stored (work that must be recorded with the message, or not at all), with the transaction's handle.
    */
-  send(orgId: string, message: string, conversationId: string | undefined, maxTurns: number, inTransaction?: (tx: Sql, id: string) => Promise<void>): Promise<SendOutcome> {
+  send(
+    orgId: string,
+    message: string,
+    conversationId: string | undefined,
+    maxTurns: number,
+    inTransaction?: (tx: Sql, id: string) => Promise<void>,
+    visitor?: ConversationVisitor,
+  ): Promise<SendOutcome> {
     return this.#sql.transaction(async (tx) => {
-      const outcome = await this.#sendIn(tx, orgId, message, conversationId, maxTurns);
+      const outcome = await this.#sendIn(tx, orgId, message, conversationId, maxTurns, visitor);
       if (outcome.ok) await inTransaction?.(tx, outcome.conversationId);
       return outcome;
     });
   }
 
-  async #sendIn(tx: Sql, orgId: string, message: string, conversationId: string | undefined, maxTurns: number): Promise<SendOutcome> {
+  async #sendIn(tx: Sql, orgId: string, message: string, conversationId: string | undefined, maxTurns: number, visitor: ConversationVisitor | undefined): Promise<SendOutcome> {
     const iso = new Date(this.#now()).toISOString();
     let id = conversationId;
     if (id === undefined) {
       id = `conv_${randomUUID().replaceAll('-', '')}`;
-      await tx.run("INSERT INTO conversations (id, org_id, status, created_at, updated_at) VALUES (?, ?, 'processing', ?, ?)", [id, orgId, iso, iso]);
+      await tx.run(
+        "INSERT INTO conversations (id, org_id, status, created_at, updated_at, visitor_id, visitor_email, visitor_name, visitor_verified) VALUES (?, ?, 'processing', ?, ?, ?, ?, ?, ?)",
+        [id, orgId, iso, iso, visitor?.id ?? null, visitor?.email ?? null, visitor?.name ?? null, visitor ? (visitor.verified ? 1 : 0) : null],
+      );
     } else {
       // The row is locked until commit (PostgreSQL), so two follow-ups racing on one conversation queue one answer, not two.
       const row = await tx.get<ConversationRow>(`SELECT * FROM conversations WHERE id = ? AND org_id = ?${tx.dialect === 'postgres' ? ' FOR UPDATE' : ''}`, [id, orgId]);
       if (!row) return { ok: false, reason: 'not_found' };
+      // A visitor's follow-up reaches only a conversation of theirs (or one that names nobody).
+      if (visitor && row.visitor_id !== null && (row.visitor_id !== visitor.id || Boolean(Number(row.visitor_verified)) !== visitor.verified)) {
+        return { ok: false, reason: 'not_found' };
+      }
       if (row.status === 'processing') return { ok: false, reason: 'processing' };
       const turns = await tx.get<{ n: number }>("SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND role = 'user'", [id]);
       if (turns!.n >= maxTurns) return { ok: false, reason: 'full' };
@@ -160,12 +226,22 @@ export class ConversationStore {
 
   /**
    * Deletes one conversation of `orgId` and everything derived from it, now: messages, answer
-   * jobs, feedback and question rows go with it (`ON DELETE CASCADE`), and so do this store's
-   * in-memory copies. Returns false when the organization has no such conversation.
+   * jobs, feedback and question rows go with it (`ON DELETE CASCADE`), the responses stored for
+   * its `Idempotency-Key`s (they hold its id and ticket link), and this store's in-memory copies.
+   * On SQLite the freed pages are zeroed (`secure_delete`) and the write-ahead log is checkpointed
+   * and truncated soon after, so the text is not left in the files. Returns false when the
+   * organization has no such conversation.
    */
   async delete(orgId: string, id: string): Promise<boolean> {
-    const deleted = (await this.#sql.run('DELETE FROM conversations WHERE id = ? AND org_id = ?', [id, orgId])) === 1;
-    if (deleted) this.#forget(id);
+    const deleted = await this.#sql.transaction(async (tx) => {
+      if ((await tx.run('DELETE FROM conversations WHERE id = ? AND org_id = ?', [id, orgId])) !== 1) return false;
+      await tx.run('DELETE FROM idempotency_keys WHERE conversation_id = ?', [id]);
+      return true;
+    });
+    if (deleted) {
+      this.#forget(id);
+      this.#sql.scrubSoon?.();
+    }
     return deleted;
   }
 
@@ -178,7 +254,10 @@ export class ConversationStore {
       'DELETE FROM conversations WHERE id IN (SELECT id FROM conversations WHERE org_id = ? AND updated_at < ? ORDER BY updated_at LIMIT ?) RETURNING id',
       [orgId, before, limit],
     );
-    for (const row of rows) this.#forget(row.id);
+    for (const row of rows) {
+      await this.#sql.run('DELETE FROM idempotency_keys WHERE conversation_id = ?', [row.id]);
+      this.#forget(row.id);
+    }
     return rows.length;
   }
 

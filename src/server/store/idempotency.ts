@@ -74,12 +74,32 @@ export class IdempotencyStore {
     });
   }
 
-  /** Stores the final response; an outcome that may change on retry (see isFinalOutcome) frees the key instead. */
-  async finish(tokenId: string, key: string, status: number, body: string): Promise<void> {
+  /**
+   * Stores the final response with the conversation it is about (the request path's, else the
+   * response's `conversation_id`), so that deleting the conversation deletes it too; an outcome
+   * that may change on retry (see isFinalOutcome) frees the key instead.
+   */
+  async finish(tokenId: string, key: string, status: number, body: string, conversationId?: string): Promise<void> {
     if (!isFinalOutcome(status)) {
       await this.#sql.run('DELETE FROM idempotency_keys WHERE token_id = ? AND key = ?', [tokenId, key]);
       return;
     }
-    await this.#sql.run('UPDATE idempotency_keys SET status = ?, body = ? WHERE token_id = ? AND key = ?', [status, body, tokenId, key]);
+    await this.#sql.run('UPDATE idempotency_keys SET status = ?, body = ?, conversation_id = ? WHERE token_id = ? AND key = ?', [
+      status,
+      body,
+      conversationId ?? conversationOf(body),
+      tokenId,
+      key,
+    ]);
+  }
+}
+
+/** The `conversation_id` of a JSON response body, or null. */
+function conversationOf(body: string): string | null {
+  try {
+    const id = (JSON.parse(body) as { conversation_id?: unknown } | null)?.conversation_id;
+    return typeof id === 'string' ? id : null;
+  } catch {
+    return null;
   }
 }

@@ -76,4 +76,13 @@ export const coreMigrations: Migration[] = [
     description: 'whether an assistant message is uncertain (related pages instead of an answer)',
     up: 'ALTER TABLE messages ADD COLUMN is_uncertain INTEGER;',
   },
+  {
+    component: 'core',
+    version: 3,
+    description: 'the conversation of each idempotency key, so deleting a conversation deletes its stored responses',
+    up: `
+      ALTER TABLE idempotency_keys ADD COLUMN conversation_id TEXT;
+      CREATE INDEX idempotency_keys_conversation ON idempotency_keys (conversation_id);
+    `,
+  },
 ];

@@ -30,6 +30,12 @@ export interface Sql {
    * asking the database (PostgreSQL), so such caches are not kept there.
    */
   readonly changes: ChangeTracker | null;
+  /**
+   * After a deletion: gets the deleted text out of the database's files soon. SQLite zeroes freed
+   * pages (`secure_delete`), and this checkpoints the write-ahead log and truncates it, where old
+   * page images would otherwise stay readable. Absent where the database manages its own files.
+   */
+  scrubSoon?(): void;
   /** Closes the connection (SQLite) or the pool (PostgreSQL). */
   close(): Promise<void>;
 }

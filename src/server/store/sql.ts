@@ -17,6 +17,11 @@ import { TransactionHandle, type DatabaseLocation, type OpenSqlOptions, type Par
 export type { Dialect, Params, Sql, DatabaseLocation, OpenSqlOptions } from './sql-interface.js';
 export { TransactionHandle } from './sql-interface.js';
 
+/** How long after a deletion the write-ahead log is checkpointed and truncated (deletions close together share one). */
+const SCRUB_DELAY_MS = 200;
+/** Tries of that checkpoint while readers or a transaction keep it from finishing. */
+const SCRUB_TRIES = 10;
+
 /** Whether `value` names a PostgreSQL database (`postgres://` or `postgresql://`). */
 export function isPostgresUrl(value: string): boolean {
   return /^postgres(?:ql)?:\/\//i.test(value);
@@ -51,6 +56,8 @@ export function openSqlite(dataDir: string, options: OpenSqlOptions = {}): Sqlit
     db.pragma('journal_mode = WAL');
   }
   db.pragma('synchronous = NORMAL');
+  // Deleted rows are overwritten with zeros, not left readable in free pages.
+  db.pragma('secure_delete = ON');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   const now = options.now ?? Date.now;
@@ -147,8 +154,40 @@ export class SqliteSql implements Sql {
     return run();
   }
 
+  #scrub: ReturnType<typeof setTimeout> | undefined;
+
+  scrubSoon(): void {
+    if (this.#scrub || this.db.memory) return;
+    this.#scrubAfter(SCRUB_DELAY_MS, SCRUB_TRIES);
+  }
+
+  #scrubAfter(delayMs: number, tries: number): void {
+    this.#scrub = setTimeout(() => {
+      this.#scrub = undefined;
+      if (!this.#scrubNow() && tries > 1) this.#scrubAfter(delayMs * 2, tries - 1);
+    }, delayMs);
+    this.#scrub.unref();
+  }
+
+  /** Checkpoints the whole write-ahead log and truncates it; false when a transaction or a reader kept it from finishing. */
+  #scrubNow(): boolean {
+    if (!this.db.open) return true;
+    if (this.#tail) return false;
+    try {
+      const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number; log: number; checkpointed: number }[];
+      return !result || (result.busy === 0 && result.checkpointed >= result.log);
+    } catch {
+      return false;
+    }
+  }
+
   async close(): Promise<void> {
     while (this.#tail) await this.#tail;
+    if (this.#scrub) {
+      clearTimeout(this.#scrub);
+      this.#scrub = undefined;
+      this.#scrubNow();
+    }
     releaseGate(this.db);
     this.db.close();
   }

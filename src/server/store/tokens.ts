@@ -69,6 +69,9 @@ export class TokenInputError extends Error {
  */
 export const TOKEN_CACHE_MS = 1_000;
 
+/** Most tokens of each kind remembered: known ones, and unknown ones (a flood of bad tokens pushes out only older bad ones). */
+export const TOKEN_CACHE_SIZE = 10_000;
+
 export class TokenService {
   readonly #sql: Sql;
   readonly #now: () => number;
@@ -78,7 +81,9 @@ export class TokenService {
    * a revocation takes effect on the next request; on PostgreSQL for TOKEN_CACHE_MS. Expiry is
    * checked on every use.
    */
-  readonly #cache = new Map<string, { record: TokenRecord | null; stamp: number }>();
+  readonly #cache = new Map<string, { record: TokenRecord; stamp: number }>();
+  /** Tokens that matched nothing, with their stamps: kept apart, so that distinct bad tokens, however many, never push out a real one. */
+  readonly #unknown = new Map<string, number>();
 
   constructor(sql: Sql, now: () => number = Date.now) {
     this.#sql = sql;
@@ -129,13 +134,21 @@ export class TokenService {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
     const stamp = this.#stamp();
     const cached = this.#cache.get(token);
-    if (cached && (this.#sql.changes ? cached.stamp === stamp : stamp - cached.stamp < TOKEN_CACHE_MS)) return this.#valid(cached.record);
+    if (cached && this.#fresh(cached.stamp, stamp)) return this.#valid(cached.record);
+    const unknownAt = cached ? undefined : this.#unknown.get(token);
+    if (unknownAt !== undefined && this.#fresh(unknownAt, stamp)) return null;
     return this.#lookUp(token, stamp);
+  }
+
+  /** Whether a lookup made at `then` still holds: the database is unchanged (SQLite), or it is recent (PostgreSQL). */
+  #fresh(then: number, now: number): boolean {
+    return this.#sql.changes ? then === now : now - then < TOKEN_CACHE_MS;
   }
 
   /** Forgets every looked-up token (another process revoked one). */
   forget(): void {
     this.#cache.clear();
+    this.#unknown.clear();
   }
 
   async #lookUp(token: string, stamp: number): Promise<TokenRecord | null> {
@@ -143,9 +156,14 @@ export class TokenService {
     const row = await this.#sql.get<TokenRow>('SELECT * FROM tokens WHERE hash = ?', [hash]);
     // The lookup is by hash; comparing the stored hash in constant time guards against any index shortcut.
     const record = row && row.hash.length === hash.length && timingSafeEqual(row.hash, hash) ? toRecord(row) : null;
-    // Unknown tokens are remembered too (bounded), so a flood of bad ones costs a map lookup each.
-    if (this.#cache.size >= 10_000) this.#cache.clear();
-    this.#cache.set(token, { record, stamp });
+    if (record) {
+      this.#unknown.delete(token);
+      remember(this.#cache, token, { record, stamp });
+    } else {
+      // Unknown tokens are remembered too (the oldest go first), so a flood of bad ones costs a map lookup each.
+      this.#cache.delete(token);
+      remember(this.#unknown, token, stamp);
+    }
     return this.#valid(record);
   }
 
@@ -176,7 +194,14 @@ export class TokenService {
       for (const row of found) await tx.run('UPDATE tokens SET revoked_at = ? WHERE id = ?', [revokedAt, row.id]);
       return found;
     });
-    this.#cache.clear();
+    this.forget();
     return rows.map((row) => ({ ...toRecord(row), revokedAt }));
   }
+}
+
+/** Sets `key`, first dropping the oldest entry when the map holds TOKEN_CACHE_SIZE (a Map iterates in insertion order). */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  if (map.size >= TOKEN_CACHE_SIZE) map.delete(map.keys().next().value!);
+  map.set(key, value);
 }

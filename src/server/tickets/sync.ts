@@ -4,6 +4,7 @@
  * an interrupted sync resumes where it stopped. Tickets deleted here since the last sync are asked
  * for again by id, so one that still exists in the helpdesk comes back, as the spec says.
  */
+import { guardTargets, localTargetsAllowed } from '../helpdesks/targets.js';
 import { effectiveSettings } from '../escalation/settings.js';
 import { helpdesks as registry, type HelpdeskRegistry } from '../helpdesks/index.js';
 import { IntegrationError, type IntegrationSettings, type SyncConnector } from '../helpdesks/types.js';
@@ -74,5 +75,6 @@ export function connectorFor(
 /** The sync connector of `source` for an organization, from its stored settings over the environment's. */
 export function connectorForOrg(stored: IntegrationSettings, env: NodeJS.ProcessEnv, source: string, options: { fetch?: typeof fetch; timeoutMs?: number; helpdesks?: HelpdeskRegistry } = {}): SyncConnector {
   const helpdesk = (options.helpdesks ?? registry).get(source);
-  return connectorFor(source, effectiveSettings(stored, env, source, helpdesk?.settings ?? {}), options);
+  const guarded = guardTargets((input, init) => (options.fetch ?? globalThis.fetch)(input, init), localTargetsAllowed(env));
+  return connectorFor(source, effectiveSettings(stored, env, source, helpdesk?.settings ?? {}), { ...options, fetch: guarded });
 }

@@ -100,7 +100,7 @@ export class EscalationController implements ReactiveController {
     this.errors = {};
     this._host.requestUpdate();
     this._events.formOpened();
-    this._focus('input[name="name"]');
+    this._focus('.escalation-form :is(input, textarea)');
   }
 
   /**

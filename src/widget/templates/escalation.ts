@@ -14,11 +14,13 @@ export interface Customer {
 
 /** The form's values, trimmed, and what is wrong with them (nothing: `errors` is empty). */
 export function readForm(form: HTMLFormElement, t: Strings, lang: string): { customer: Customer; errors: EscalationView['errors'] } {
-  const value = (name: string) => (form.elements.namedItem(name) as HTMLInputElement | HTMLTextAreaElement).value.trim();
+  // A field the site already knows (a signed-in visitor's) is not in the form: the proxy fills it in.
+  const input = (name: string) => form.elements.namedItem(name) as HTMLInputElement | HTMLTextAreaElement | null;
+  const value = (name: string) => input(name)?.value.trim() ?? '';
   const customer = { name: value('name'), email: value('email'), note: value('note') };
   const errors: EscalationView['errors'] = {};
-  if (!customer.name) errors.name = t.nameRequired;
-  if (!isPlausibleEmail(customer.email)) errors.email = t.emailInvalid;
+  if (input('name') && !customer.name) errors.name = t.nameRequired;
+  if (input('email') && !isPlausibleEmail(customer.email)) errors.email = t.emailInvalid;
   const note = lengthError(customer.note, NOTE_MAX_LENGTH, t, lang);
   if (note) errors.note = note;
   return { customer, errors };
@@ -34,6 +36,8 @@ export interface EscalationView {
   creating: boolean;
   onSubmit(event: Event): void;
   onCancel(): void;
+  /** What the site knows of a signed-in visitor: those fields are not asked. */
+  known?: { name?: string; email?: string } | null;
 }
 
 function field(v: EscalationView, name: 'name' | 'email', label: string, attrs: { type: string; autocomplete: string; maxlength: number }): TemplateResult {
@@ -60,8 +64,8 @@ export function escalationForm(v: EscalationView): TemplateResult {
   const t = v.t;
   return html`<form class="escalation-form" part="escalation-form" novalidate aria-labelledby="${v.id}-escalate" @submit=${v.onSubmit}>
     <p id="${v.id}-escalate">${t.escalateIntro}</p>
-    ${field(v, 'name', t.name, { type: 'text', autocomplete: 'name', maxlength: 200 })}
-    ${field(v, 'email', t.email, { type: 'email', autocomplete: 'email', maxlength: 320 })}
+    ${v.known?.name ? nothing : field(v, 'name', t.name, { type: 'text', autocomplete: 'name', maxlength: 200 })}
+    ${v.known?.email ? nothing : field(v, 'email', t.email, { type: 'email', autocomplete: 'email', maxlength: 320 })}
     ${noteField(`${v.id}-note`, 'note', t, v.errors.note)}
     ${v.creating ? html`<p class="caption" role="status">${t.creatingTicket}</p>` : nothing}
     <div class="actions">

@@ -118,7 +118,8 @@ describe('Linear', () => {
     expect((await rows(t))[0]).toMatchObject({ state: 'done' });
     expect(linear.comments).toHaveLength(1);
     expect(linear.comments[0]).toMatchObject({ id: linearCommentId('acme', id, 3), issueId: ticketId });
-    expect(linear.comments[0]!.body).toContain('The export also fails for **March**.');
+    // The visitor's Markdown is shown as they typed it, never as formatting.
+    expect(linear.comments[0]!.body).toContain('> The export also fails for \\*\\*March\\*\\*\\.');
   });
 });
 

@@ -207,7 +207,7 @@ describe('support-chat-kit tickets sync', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'support-chat-sync-'));
     closers.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     const cmd = (args: string[], env: Record<string, string> = {}) =>
-      run(process.execPath, ['--import', 'tsx', cli, ...args, '--data', dataDir], { encoding: 'utf8', env: { ...process.env, PLAIN_API_KEY: '', PLAIN_API_URL: '', ...env } }).then(
+      run(process.execPath, ['--import', 'tsx', cli, ...args, '--data', dataDir], { encoding: 'utf8', env: { ...process.env, SUPPORT_CHAT_ALLOW_LOCAL_TARGETS: 'true', PLAIN_API_KEY: '', PLAIN_API_URL: '', ...env } }).then(
         (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
         (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
       );

@@ -5,7 +5,7 @@
  */
 import { IntegrationError, type CreatedTicket, type EscalationIntegration, type FollowUp, type TicketDraft } from '../types.js';
 import { expectString, graphql, type HttpClientOptions } from '../http.js';
-import { messageMarkdown, splitText } from '../transcript.js';
+import { messageMarkdown, splitText, VERIFIED_EMAIL_NOTE } from '../transcript.js';
 
 export const PLAIN_API_URL = 'https://core-api.uk.plain.com/graphql/v1';
 /** Plain's limit on one text component. */
@@ -169,7 +169,7 @@ export function plainComponents(draft: TicketDraft): { componentText: { text: st
     ...splitText(`**Summary**\n\n${draft.summary}`, PLAIN_COMPONENT_MAX),
     ...(draft.note ? splitText(`**Note from ${draft.customer.name}**\n\n${draft.note}`, PLAIN_COMPONENT_MAX) : []),
     ...draft.transcript.flatMap((m) => splitText(messageMarkdown(m), PLAIN_COMPONENT_MAX)),
-    `Escalated from support chat · conversation ${draft.conversationId}`,
+    `Escalated from support chat${draft.customer.verified ? ` by ${draft.customer.email} (${VERIFIED_EMAIL_NOTE})` : ''} · conversation ${draft.conversationId}`,
   ];
   return texts.map((text) => ({ componentText: { text } }));
 }

@@ -1,5 +1,6 @@
 /** @module The `webhook` integration: a signed JSON ticket with transcript and summary, POSTed to a configured URL. */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { readCappedText } from '../../../protocol/index.js';
 import { IntegrationError, type CreatedTicket, type EscalationIntegration, type FollowUp, type TicketDraft } from '../types.js';
 
 export interface WebhookIntegrationOptions {
@@ -23,7 +24,8 @@ export interface WebhookTicket {
   title: string;
   summary: string;
   transcript: { role: string; content: string; sources: { title: string; url: string }[] }[];
-  customer: { email: string; name: string };
+  /** `verified` is true when the site vouched for the email (a signed-in visitor's). */
+  customer: { email: string; name: string; verified: boolean };
   /** What the visitor added in the escalation form; null when nothing. */
   note: string | null;
   label_type_ids: string[];
@@ -99,6 +101,8 @@ export function createWebhookIntegration(options: WebhookIntegrationOptions): Es
         redirect: 'error',
       });
     } catch (error) {
+      // A refused target (see targets.ts) stays refused: a retry cannot help.
+      if (error instanceof IntegrationError) throw error;
       throw new IntegrationError(`Webhook delivery failed: ${error instanceof Error ? error.message : String(error)}`, { retryable: true, cause: error });
     }
     if (!response.ok) {
@@ -119,21 +123,14 @@ export function createWebhookIntegration(options: WebhookIntegrationOptions): Es
         title: draft.title,
         summary: draft.summary,
         transcript: draft.transcript,
-        customer: draft.customer,
+        customer: { email: draft.customer.email, name: draft.customer.name, verified: draft.customer.verified === true },
         note: draft.note ?? null,
         label_type_ids: draft.labelTypeIds,
         priority: draft.priority ?? null,
         created_at: new Date(now()).toISOString(),
       };
       const response = await deliver('ticket.created', id, JSON.stringify(ticket), signal);
-      let url = `${target.href}#${id}`;
-      try {
-        const reply = (await response.json()) as { url?: unknown };
-        if (typeof reply?.url === 'string' && /^https?:\/\//.test(reply.url)) url = reply.url;
-      } catch {
-        // A receiver may answer with no JSON; the ticket still exists.
-      }
-      return { ticketId: id, ticketUrl: url };
+      return { ticketId: id, ticketUrl: await ticketLink(response, target) };
     },
     async addFollowUp(followUp: FollowUp, signal?: AbortSignal): Promise<void> {
       const id = `msg_${createHash('sha256').update(`${followUp.orgId}\n${followUp.conversationId}\n${followUp.seq}`).digest('hex').slice(0, 24)}`;
@@ -149,4 +146,33 @@ export function createWebhookIntegration(options: WebhookIntegrationOptions): Es
       await response.body?.cancel().catch(() => undefined);
     },
   };
+}
+
+/** The most of a receiver's answer read for its `url`. */
+const MAX_REPLY_BYTES = 16 * 1024;
+/** The longest ticket link passed on to the visitor. */
+const MAX_TICKET_URL_LENGTH = 2048;
+
+/**
+ * The ticket link a receiver answered with (`{"url": "https://…"}`), or '' (no link) when it
+ * answered none. Never the webhook's own URL: Slack, Zapier and n8n hooks answer 2xx without a
+ * link, and their URL is a capability (its path and query are the secret) that must not reach
+ * the visitor.
+ */
+async function ticketLink(response: Response, target: URL): Promise<string> {
+  let reply: unknown;
+  try {
+    reply = JSON.parse(await readCappedText(response.body, { limit: MAX_REPLY_BYTES }));
+  } catch {
+    // A receiver may answer with no JSON (or too much of it); the ticket still exists.
+    await response.body?.cancel().catch(() => undefined);
+    return '';
+  }
+  const url = (reply as { url?: unknown } | null)?.url;
+  if (typeof url !== 'string' || url.length > MAX_TICKET_URL_LENGTH || !URL.canParse(url)) return '';
+  const link = new URL(url);
+  if (link.protocol !== 'https:' && link.protocol !== 'http:') return '';
+  // A receiver that echoes the hook's own address would hand out the capability all the same.
+  if (link.origin === target.origin && link.pathname === target.pathname) return '';
+  return link.href;
 }

@@ -1,18 +1,19 @@
 /**
  * @module POST /v0/chat (send a message), GET /v0/chat/{id} (get a conversation, with
  * `Prefer: wait=N`) and DELETE /v0/chat/{id} (a conversation and everything derived from it, now:
- * data-subject requests; our addition).
+ * data-subject requests; our addition); and, by visitor, GET /v0/chat?visitor_id= (their
+ * conversations) and DELETE /v0/chat?visitor_id= (all of them).
  */
-import { CONVERSATION_MAX_TURNS, isConversationId, MAX_PREFER_WAIT_SECONDS, MESSAGES, type SendMessageResult } from '../../../protocol/index.js';
-import { parseBody, SendMessageRequest } from '../../../protocol/schemas/index.js';
-import { conflict, notFound } from '../errors.js';
+import { CONVERSATION_MAX_TURNS, isConversationId, isVisitorId, MAX_PREFER_WAIT_SECONDS, MESSAGES, type SendMessageResult } from '../../../protocol/index.js';
+import { parseBody, SendMessageRequest, toConversationVisitor } from '../../../protocol/schemas/index.js';
+import { badRequest, conflict, notFound } from '../errors.js';
 import { json, type ApiResponse } from '../exchange.js';
 import type { Route, RouteContext } from '../router.js';
 import type { ConversationRecord } from '../../store/conversations.js';
 
 async function send(ctx: RouteContext): Promise<ApiResponse> {
-  const { message, conversation_id } = parseBody(SendMessageRequest, ctx.body());
-  const outcome = await ctx.services.lifecycle.send(ctx.auth!.orgId, message, conversation_id ?? undefined);
+  const { message, conversation_id, visitor } = parseBody(SendMessageRequest, ctx.body());
+  const outcome = await ctx.services.lifecycle.send(ctx.auth!.orgId, message, conversation_id ?? undefined, toConversationVisitor(visitor));
   if (!outcome.ok) {
     if (outcome.reason === 'not_found') throw notFound();
     if (outcome.reason === 'full') throw conflict(`Conversation has reached its limit of ${CONVERSATION_MAX_TURNS} turns; start a new conversation`);
@@ -67,7 +68,35 @@ async function remove(ctx: RouteContext): Promise<ApiResponse> {
   return { status: 204, headers: {}, body: null };
 }
 
+/** The `visitor_id` query parameter of the visitor routes; 400 when missing or malformed. */
+function visitorId(ctx: RouteContext): string {
+  const ids = ctx.query.getAll('visitor_id');
+  if (ids.length !== 1 || !isVisitorId(ids[0])) throw badRequest('"visitor_id" must be given once: a string of 1 to 256 printable characters');
+  return ids[0];
+}
+
+/** Most conversations one list answers, and the default. */
+const LIST_MAX = 100;
+const LIST_DEFAULT = 20;
+
+/** GET /v0/chat?visitor_id=…&limit=N: one visitor's conversations, most recently active first (our addition). */
+async function list(ctx: RouteContext): Promise<ApiResponse> {
+  const id = visitorId(ctx);
+  const limitText = ctx.query.get('limit');
+  const limit = limitText === null ? LIST_DEFAULT : Number(limitText);
+  if (!/^\d{1,3}$/.test(limitText ?? '0') || !Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) throw badRequest(`"limit" must be an integer from 1 to ${LIST_MAX}`);
+  return json({ conversations: await ctx.services.conversations.listByVisitor(ctx.auth!.orgId, id, limit) });
+}
+
+/** DELETE /v0/chat?visitor_id=…: every conversation of one visitor and everything derived from them, now (data-subject requests; our addition). */
+async function removeVisitor(ctx: RouteContext): Promise<ApiResponse> {
+  const id = visitorId(ctx);
+  return json({ deleted: await ctx.services.lifecycle.deleteVisitor(ctx.auth!.orgId, id) });
+}
+
 export const chatRoutes: Route[] = [
+  { method: 'GET', pattern: '/v0/chat', scope: 'chat:read', handler: list },
+  { method: 'DELETE', pattern: '/v0/chat', scope: 'chat:write', handler: removeVisitor },
   { method: 'POST', pattern: '/v0/chat', scope: 'chat:write', bucket: 'send', idempotent: true, handler: send },
   { method: 'GET', pattern: '/v0/chat/:id', scope: 'chat:read', handler: get },
   { method: 'DELETE', pattern: '/v0/chat/:id', scope: 'chat:write', handler: remove },

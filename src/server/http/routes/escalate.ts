@@ -24,8 +24,11 @@ async function escalate(ctx: RouteContext): Promise<ApiResponse> {
   const id = ctx.params.id!;
   const orgId = ctx.auth!.orgId;
   const { conversations, engine, integrations, logger } = ctx.services;
-  if (!(await conversations.get(orgId, id))) throw notFound();
+  const record = await conversations.get(orgId, id);
+  if (!record) throw notFound();
   const input = readEscalation(parseBody(EscalationRequest, ctx.body()));
+  // The email is verified when it is the one the site gave for the conversation's signed-in visitor.
+  const verified = record.visitor?.verified === true && record.visitor.email?.toLowerCase() === input.email.toLowerCase();
 
   const claim = await conversations.claimEscalation(orgId, id, ctx.services.escalationClaimStaleMs);
   if (!claim.claimed) {
@@ -52,7 +55,7 @@ async function escalate(ctx: RouteContext): Promise<ApiResponse> {
       title,
       summary,
       transcript,
-      customer: { email: input.email, name: input.name },
+      customer: verified ? { email: input.email, name: input.name, verified } : { email: input.email, name: input.name },
       note: input.note,
       labelTypeIds: input.labelTypeIds,
       priority: input.priority,
@@ -69,11 +72,17 @@ async function escalate(ctx: RouteContext): Promise<ApiResponse> {
   } catch (error) {
     await conversations.releaseEscalation(id).catch(() => undefined);
     const retryable = error instanceof IntegrationError ? error.retryable : true;
-    logger.warn({ msg: 'escalation failed', conversation: id, integration: input.integration, retryable, error: error instanceof Error ? error.message : String(error) });
-    const message = error instanceof IntegrationError && !error.retryable ? error.message : MESSAGES.internal;
-    throw new HttpError(500, 'internal_error', message, { retryable });
+    // The detail (which setting is missing, what the helpdesk said) is for the operator's log; the
+    // response reaches visitors through the proxy, so it only says whether retrying can help.
+    const fields = { msg: 'escalation failed', conversation: id, integration: input.integration, retryable, error: error instanceof Error ? error.message : String(error) };
+    if (retryable) logger.warn(fields);
+    else logger.error(fields);
+    throw new HttpError(500, 'internal_error', retryable ? MESSAGES.internal : ESCALATION_NOT_CONFIGURED, { retryable });
   }
 }
+
+/** What a client is told when retrying cannot help (a missing setting, a refused API key): never the setting's name or the helpdesk's words. */
+export const ESCALATION_NOT_CONFIGURED = 'Escalation is not available: the helpdesk integration is not set up correctly (the server log says why)';
 
 export const escalateRoutes: Route[] = [
   { method: 'POST', pattern: '/v0/chat/:id/escalate', scope: 'chat:escalate', bucket: 'escalate', idempotent: true, handler: escalate },

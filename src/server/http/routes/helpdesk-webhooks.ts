@@ -4,14 +4,28 @@
  * (`helpdesks/<name>/webhook.ts`) authenticates the delivery by its signature over the raw body,
  * with the organization's webhook secret, and says which synced ticket to upsert or remove.
  *
- * An organization without a webhook secret for the source has no receiver (404). Events that are
- * not about tickets are acknowledged and ignored, so the helpdesk does not retry them.
+ * An organization without a webhook secret for the source has no receiver (404), answered before
+ * the body is read. A body is read only for a receiver that exists, up to WEBHOOK_MAX_BODY_BYTES
+ * and within the body timeout. Events that are not about tickets are acknowledged and ignored,
+ * so the helpdesk does not retry them.
  */
 import type { Integration } from '../../../protocol/index.js';
 import { helpdesks as registry, type HelpdeskRegistry, type Helpdesk, type IntegrationSettings, type WebhookEffect } from '../../helpdesks/index.js';
-import { HttpError, notFound } from '../errors.js';
+import { CLOSE, readBodyWithin } from '../body.js';
+import { HttpError } from '../errors.js';
+import { MESSAGES } from '../../../protocol/index.js';
 import { json, type ApiResponse } from '../exchange.js';
 import type { Route, RouteContext } from '../router.js';
+
+/** The largest webhook body read: helpdesk events about one ticket are a few KiB. */
+export const WEBHOOK_MAX_BODY_BYTES = 64 * 1024;
+/** How long a webhook body may take to arrive once its headers have. */
+export const DEFAULT_WEBHOOK_BODY_TIMEOUT_MS = 10_000;
+
+export interface WebhookRouteOptions {
+  /** @default DEFAULT_WEBHOOK_BODY_TIMEOUT_MS */
+  bodyTimeoutMs?: number;
+}
 
 /** A delivery whose signature (and timestamp) checked out, with its parsed body. */
 interface Verified {
@@ -28,15 +42,23 @@ interface Verified {
  * refused even with a valid signature).
  */
 async function authenticate(ctx: RouteContext, helpdesks: HelpdeskRegistry): Promise<Verified> {
+  const { orgId, helpdesk, settings, secret } = await receiver(ctx, helpdesks);
+  const body = helpdesk.webhook.verify({ raw: ctx.rawBody(), header: (name) => ctx.request.header(name), secret, now: ctx.services.now() });
+  return { helpdesk, orgId, settings, body };
+}
+
+/** The receiver a delivery is for: 404 (closing the connection) for an unknown source or an organization without a secret. */
+async function receiver(ctx: RouteContext, helpdesks: HelpdeskRegistry): Promise<Omit<Verified, 'body'> & { secret: string }> {
   const orgId = ctx.params.org!;
   const helpdesk = helpdesks.get(ctx.params.source!);
-  if (!helpdesk?.webhook) throw notFound();
+  if (!helpdesk?.webhook) throw noReceiver();
   const settings = await ctx.services.integrationSettings(orgId, helpdesk.name as Integration);
   const secret = settings.webhookSecret;
-  if (!secret) throw notFound();
-  const body = helpdesk.webhook.verify({ raw: ctx.rawBody(), header: (name) => ctx.request.header(name), secret, now: ctx.services.now() });
-  return { helpdesk: helpdesk as Verified['helpdesk'], orgId, settings, body };
+  if (!secret) throw noReceiver();
+  return { orgId, helpdesk: helpdesk as Verified['helpdesk'], settings, secret };
 }
+
+const noReceiver = () => new HttpError(404, 'not_found', MESSAGES.notFound, { headers: CLOSE });
 
 /**
  * Whether a delivery is genuine (signed by the helpdesk, recent). Only genuine deliveries count
@@ -79,13 +101,18 @@ async function receive(ctx: RouteContext, helpdesks: HelpdeskRegistry): Promise<
  * Genuine deliveries count per source and organization, at the organization's limit, not against
  * the sending address's 60 a minute; forged ones count against the sending address only.
  */
-export function helpdeskWebhookRoutesFor(helpdesks: HelpdeskRegistry): Route[] {
+export function helpdeskWebhookRoutesFor(helpdesks: HelpdeskRegistry, options: WebhookRouteOptions = {}): Route[] {
+  const timeoutMs = options.bodyTimeoutMs ?? DEFAULT_WEBHOOK_BODY_TIMEOUT_MS;
   return [
     {
       method: 'POST',
       pattern: '/v0/webhooks/:source/:org',
       scope: 'public',
       publicBucket: (params) => `webhook:${params.source}:${params.org}`,
+      async readBody(ctx) {
+        await receiver(ctx, helpdesks);
+        return readBodyWithin(ctx.request, { limit: WEBHOOK_MAX_BODY_BYTES, timeoutMs });
+      },
       genuine: (ctx) => isGenuineDelivery(ctx, helpdesks),
       handler: (ctx) => receive(ctx, helpdesks),
     },

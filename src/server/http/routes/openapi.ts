@@ -3,7 +3,7 @@
  * validate against. Its operations are listed here; every body schema is generated from the
  * protocol's zod schemas (src/protocol/schemas), the same ones the routes parse with.
  */
-import { CONVERSATION_ID_MAX_LENGTH, CONVERSATION_ID_PATTERN, MAX_PREFER_WAIT_SECONDS } from '../../../protocol/index.js';
+import { CONVERSATION_ID_MAX_LENGTH, CONVERSATION_ID_PATTERN, MAX_PREFER_WAIT_SECONDS, VISITOR_ID_MAX_LENGTH } from '../../../protocol/index.js';
 import { componentSchemas } from '../../../protocol/schemas/index.js';
 import { helpdesks } from '../../helpdesks/index.js';
 import type { Route } from '../router.js';
@@ -52,6 +52,13 @@ const conversationIdParam = {
   required: true,
   schema: { type: 'string', minLength: 1, maxLength: CONVERSATION_ID_MAX_LENGTH, pattern: CONVERSATION_ID_PATTERN },
 };
+const visitorIdParam = {
+  name: 'visitor_id',
+  in: 'query',
+  required: true,
+  description: 'The `visitor.id` given when the conversations were started',
+  schema: { type: 'string', minLength: 1, maxLength: VISITOR_ID_MAX_LENGTH },
+};
 const idempotencyKey = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: '^[\x21-\x7e]{1,255}$' } };
 
 /**
@@ -80,6 +87,24 @@ export function buildOpenApiDocument() {
           responses: {
             '202': { description: 'Accepted; poll the conversation', headers: rateHeaders, content: json(ref('SendMessageResult')) },
             ...errors(400, 401, 403, 404, 409, 413, 429, 500),
+          },
+        },
+        get: {
+          operationId: 'listVisitorConversations',
+          summary: "One visitor's conversations, most recently active first (scope chat:read; our addition)",
+          parameters: [visitorIdParam, { name: 'limit', in: 'query', required: false, description: 'At most this many; default 20', schema: { type: 'integer', minimum: 1, maximum: 100 } }],
+          responses: {
+            '200': { description: "The visitor's conversations", headers: rateHeaders, content: json(ref('ConversationList')) },
+            ...errors(400, 401, 403, 429, 500),
+          },
+        },
+        delete: {
+          operationId: 'deleteVisitorConversations',
+          summary: 'Delete every conversation of one visitor and everything derived from them, now, for data-subject requests (scope chat:write; our addition)',
+          parameters: [visitorIdParam],
+          responses: {
+            '200': { description: 'Deleted; how many', headers: rateHeaders, content: json(ref('VisitorDeletion')) },
+            ...errors(400, 401, 403, 429, 500),
           },
         },
       },
@@ -202,8 +227,10 @@ export function buildOpenApiDocument() {
           requestBody: { required: true, content: json({ type: 'object' }) },
           responses: {
             '200': { description: 'Received (and applied, or ignored as not about a ticket or older than what is stored)', headers: rateHeaders, content: json(ref('WebhookReceipt')) },
-            ...errors(400, 404, 413, 429, 500),
+            ...errors(400, 404, 429, 500),
             '401': error('Invalid webhook signature'),
+            '408': error('The body did not arrive in time (10 s by default)'),
+            '413': error('Request body too large (over 64 KiB)'),
           },
         },
       },

@@ -1,0 +1,53 @@
+/**
+ * @module Where helpdesk calls may go: a target whose host is, or resolves to, a loopback,
+ * link-local or unspecified address (this machine, a cloud's metadata service at 169.254.169.254)
+ * is refused unless local targets are allowed, so an integration setting cannot point the server
+ * at itself. The check resolves the host before each call; a name that resolves differently a
+ * moment later (DNS rebinding) is not caught — allow only what you trust in `integrations set`.
+ */
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { IntegrationError } from './types.js';
+
+/** The environment variable that allows loopback and link-local targets (local development, tests). */
+export const ALLOW_LOCAL_TARGETS_ENV = 'SUPPORT_CHAT_ALLOW_LOCAL_TARGETS';
+
+const REFUSED_RANGES = new Set(['loopback', 'linkLocal', 'unspecified']);
+
+/** Whether `address` (an IP literal) is loopback, link-local or unspecified, an IPv4-mapped IPv6 one included. */
+export function isLocalAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  return REFUSED_RANGES.has(parsed.range());
+}
+
+/** Whether the environment allows local targets (`SUPPORT_CHAT_ALLOW_LOCAL_TARGETS=true`). */
+export function localTargetsAllowed(env: NodeJS.ProcessEnv): boolean {
+  return env[ALLOW_LOCAL_TARGETS_ENV]?.trim().toLowerCase() === 'true';
+}
+
+/**
+ * A fetch that first refuses (IntegrationError, not retryable) a target whose host is or resolves
+ * to a local address; `fetch` itself when local targets are allowed.
+ */
+export function guardTargets(doFetch: typeof fetch, allowLocal: boolean, resolve: (host: string) => Promise<string[]> = resolveAll): typeof fetch {
+  if (allowLocal) return doFetch;
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const addresses = isIP(host) ? [host] : await resolve(host).catch(() => []);
+    const local = addresses.find(isLocalAddress);
+    if (local !== undefined) {
+      throw new IntegrationError(`Integration target ${url.host} is a loopback or link-local address (${local}); set ${ALLOW_LOCAL_TARGETS_ENV}=true to allow it`, {
+        retryable: false,
+      });
+    }
+    return doFetch(input, init);
+  };
+}
+
+async function resolveAll(host: string): Promise<string[]> {
+  return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+}

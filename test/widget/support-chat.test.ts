@@ -305,7 +305,7 @@ describe('talking to a human', () => {
   it('offers the form once the answer is complete, validates accessibly, then shows and remembers the ticket', async () => {
     const m = await mount({ answerDelayMs: 10 }, { mode: 'inline', 'storage-key': 'escalate' });
     expect(m.part('escalation')).toBeNull();
-    await typeAndSend(m, 'I need a person');
+    await typeAndSend(m, 'How do refunds work?');
     await m.answered();
     await m.el.updateComplete;
     const offer = m.part('escalation')!.querySelector('button')!;

@@ -4,7 +4,7 @@
  * citation markers. A block with fewer than three words once its code is left out is not prose
  * ("Attributes `a`, `b` (`c` | `d`)"): the next block is read instead.
  */
-import { parseMarkdown, type Block, type Inline } from './markdown.js';
+import type { Block, Inline } from './markdown.js';
 
 const MAX = 160;
 
@@ -45,8 +45,11 @@ function firstProse(blocks: Block[]): string {
   return '';
 }
 
-/** The first sentence of an answer's prose, at most about 160 characters; '' when it has none. */
-export function firstSentence(markdown: string): string {
+/**
+ * The first sentence of an answer's prose, at most about 160 characters; '' when it has none.
+ * `parseMarkdown` is passed in: the parser loads on demand (render-markdown.ts).
+ */
+export function firstSentence(markdown: string, parseMarkdown: (source: string) => Block[]): string {
   const prose = firstProse(parseMarkdown(markdown))
     .replace(/\[\d{1,2}\]|\(\s*\)|\|/g, '')
     .replace(/\s+/g, ' ')

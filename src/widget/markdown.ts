@@ -790,15 +790,3 @@ export function parseInline(text: string): Inline[] {
   processEmphasis(null);
   return collect(head, null);
 }
-
-/** Only http, https and mailto links are followed; anything else renders as text. */
-export function safeUrl(href: string): string | null {
-  const trimmed = href.trim();
-  if (!/^(https?:\/\/|mailto:)/i.test(trimmed)) return null;
-  try {
-    const url = new URL(trimmed);
-    return url.protocol === 'http:' || url.protocol === 'https:' || url.protocol === 'mailto:' ? url.href : null;
-  } catch {
-    return null;
-  }
-}

@@ -1,10 +1,40 @@
 /**
  * @module Markdown AST to Lit templates: every piece of text is a text binding, so nothing is ever parsed
  * as HTML. Hand-written with the parser (see markdown.ts for why no library): a library's HTML string
- * would need `innerHTML`, which the strict CSP and Trusted Types forbid.
+ * would need `innerHTML`, which the strict CSP and Trusted Types forbid. The parser is its own module
+ * next to the bundle (dist/markdown.js), loaded by `loadMarkdown` when a panel first shows; until it
+ * is there an answer shows as plain text.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import { inlineText, parseMarkdown, safeUrl, type Block, type Inline } from './markdown.js';
+import type { Block, Inline } from './markdown.js';
+import { safeUrl } from './safe-url.js';
+
+type Parser = typeof import('./markdown.js');
+
+// Read while the script runs: in the classic-script build this is `document.currentScript`'s URL.
+const BASE = import.meta.url;
+let parser: Parser | undefined;
+let loading: Promise<void> | undefined;
+let settled = false;
+
+/** Loads the Markdown parser (once; a failed load leaves answers as plain text and is not retried). */
+export function loadMarkdown(): Promise<void> {
+  // The source as tests run it unbundled; the build emits .js and points here (scripts/emit-locales.mjs).
+  return (loading ??= import(/* @vite-ignore */ new URL('markdown.ts', BASE).href).then(
+    (m: Parser) => void (parser = m),
+    () => undefined,
+  ).finally(() => void (settled = true)));
+}
+
+/** The parser's load while it is under way, else undefined. */
+export function markdownLoading(): Promise<void> | undefined {
+  return settled ? undefined : loading;
+}
+
+/** The loaded parser, or undefined before it has loaded. */
+export function markdownParser(): Parser['parseMarkdown'] | undefined {
+  return parser?.parseMarkdown;
+}
 
 export interface RenderOptions {
   copyLabel: string;
@@ -45,7 +75,7 @@ function citations(text: string, options: RenderOptions): unknown {
 const MAX_INLINE_DEPTH = 16;
 
 function inline(nodes: Inline[], options: RenderOptions, depth = 0): unknown[] {
-  if (depth > MAX_INLINE_DEPTH) return [inlineText(nodes)];
+  if (depth > MAX_INLINE_DEPTH) return [parser!.inlineText(nodes)];
   return nodes.map((node) => {
     if (typeof node === 'string') return citations(node, options);
     switch (node.t) {
@@ -111,7 +141,7 @@ const parsed = new Map<string, Block[]>();
 /** Answers kept parsed, the least recently shown dropped first (a conversation shows a few dozen). */
 const MAX_PARSED = 200;
 
-function parse(source: string): Block[] {
+function parse(source: string, parseMarkdown: Parser['parseMarkdown']): Block[] {
   let blocks = parsed.get(source);
   if (blocks) parsed.delete(source);
   else blocks = parseMarkdown(source);
@@ -120,7 +150,11 @@ function parse(source: string): Block[] {
   return blocks;
 }
 
-/** Renders Markdown text as Lit templates. */
+/** Renders Markdown text as Lit templates; as plain text until the parser has loaded (the load starts here). */
 export function renderMarkdown(source: string, options: RenderOptions): TemplateResult {
-  return html`${parse(source).map((b) => block(b, options))}`;
+  if (!parser) {
+    void loadMarkdown();
+    return html`<p class="plain">${source}</p>`;
+  }
+  return html`${parse(source, parser.parseMarkdown).map((b) => block(b, options))}`;
 }

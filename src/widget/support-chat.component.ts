@@ -15,6 +15,7 @@ import { ModalController } from './controllers/modal.js';
 import { NoticesController } from './controllers/notices.js';
 import { asksForHuman } from './intent.js';
 import { loadLocale } from './locales.js';
+import { loadMarkdown, markdownLoading } from './render-markdown.js';
 import { LOCALES, localeFor, type Strings } from './strings.js';
 import { styles } from './support-chat.styles.js';
 import { escalationArea, escalationForm } from './templates/escalation.js';
@@ -237,7 +238,19 @@ export class SupportChat extends LitElement {
   private _localeLoading?: Promise<void>;
   private _localeAsked?: string;
 
+  /** The Markdown parser still loading: `updateComplete` waits for it, so answers are rendered then. */
+  private _markdownLoading?: Promise<void>;
+
   protected override updated(): void {
+    // Answers need the parser: it starts loading when the panel shows (or an answer renders).
+    if (this.opened || this.mode !== 'launcher') void loadMarkdown();
+    const markdown = markdownLoading();
+    if (markdown && !this._markdownLoading) {
+      this._markdownLoading = markdown.then(() => {
+        this._markdownLoading = undefined;
+        this.requestUpdate();
+      });
+    }
     const { code } = this._locale;
     // Asked once per language: a load that failed leaves English, without asking again.
     if (code in LOCALES || code === this._localeAsked) return;
@@ -250,8 +263,8 @@ export class SupportChat extends LitElement {
 
   protected override async getUpdateComplete(): Promise<boolean> {
     let done = await super.getUpdateComplete();
-    while (this._localeLoading) {
-      await this._localeLoading;
+    while (this._localeLoading || this._markdownLoading) {
+      await Promise.all([this._localeLoading, this._markdownLoading]);
       done = await super.getUpdateComplete();
     }
     return done;

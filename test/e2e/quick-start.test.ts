@@ -132,6 +132,10 @@ describe("the README's quick start", () => {
     const french = await fetch(`http://localhost:${sitePort}/locales/fr.js`);
     expect(french.status).toBe(200);
     expect(await french.text()).toContain('Ouvrir le chat');
+    // And the Markdown parser, which the widget loads when the panel opens.
+    const markdown = await fetch(`http://localhost:${sitePort}/markdown.js`);
+    expect(markdown.status).toBe(200);
+    expect(await markdown.text()).toContain('parseMarkdown');
 
     const context = await browser.newContext();
     const { page, problems } = await watchedPage(context);

@@ -6,7 +6,8 @@
 import MarkdownIt, { type Token } from 'markdown-it';
 import { micromark } from 'micromark';
 import { gfmTable, gfmTableHtml } from 'micromark-extension-gfm-table';
-import { parseMarkdown, safeUrl, type Block, type Inline } from '../../src/widget/markdown.js';
+import { parseMarkdown, type Block, type Inline } from '../../src/widget/markdown.js';
+import { safeUrl } from '../../src/widget/safe-url.js';
 
 export type Node = string | [string, ...Node[]];
 

@@ -1,6 +1,9 @@
 /** The live region's words for an answer: prose only, never code, table pipes or citation markers. */
 import { describe, expect, it } from 'vitest';
-import { firstSentence } from '../../src/widget/announce.js';
+import { firstSentence as first } from '../../src/widget/announce.js';
+import { parseMarkdown } from '../../src/widget/markdown.js';
+
+const firstSentence = (md: string) => first(md, parseMarkdown);
 
 describe('firstSentence', () => {
   it('reads the prose of an answer, leaving out code and the punctuation around it', () => {

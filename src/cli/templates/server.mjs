@@ -26,9 +26,9 @@ const proxy = nodeListener(
 
 // The widget is one script in the package: node_modules/support-chat-kit/dist/support-chat.iife.js.
 const widget = await readFile(fileURLToPath(import.meta.resolve('support-chat-kit/support-chat.iife.js')));
-// Spanish, French and Arabic: small modules the widget loads next to its script when the page needs one.
-const locales = Object.fromEntries(
-  await Promise.all(['es', 'fr', 'ar'].map(async (code) => [`/locales/${code}.js`, await readFile(fileURLToPath(import.meta.resolve(`support-chat-kit/locales/${code}.js`)))])),
+// Spanish, French, Arabic and the Markdown parser: small modules the widget loads next to its script when it needs one.
+const modules = Object.fromEntries(
+  await Promise.all(['locales/es', 'locales/fr', 'locales/ar', 'markdown'].map(async (name) => [`/${name}.js`, await readFile(fileURLToPath(import.meta.resolve(`support-chat-kit/${name}.js`)))])),
 );
 
 const page = `<!doctype html>
@@ -63,7 +63,7 @@ createServer((req, res) => {
   const path = new URL(req.url, 'http://localhost').pathname;
   if (path.startsWith('/api/support/')) return proxy(req, res);
   if (path === '/support-chat.iife.js') return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(widget);
-  if (Object.hasOwn(locales, path)) return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(locales[path]);
+  if (Object.hasOwn(modules, path)) return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(modules[path]);
   if (path === '/escalations' && req.method === 'POST') return void escalation(req, res);
   if (path === '/') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
   res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');

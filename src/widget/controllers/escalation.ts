@@ -7,7 +7,7 @@
 import type { LitElement, ReactiveController } from 'lit';
 import { Task, TaskStatus } from '@lit/task';
 import { ApiError } from '../client.js';
-import { safeUrl } from '../markdown.js';
+import { safeUrl } from '../safe-url.js';
 import { pause } from '../poller.js';
 import type { Strings } from '../strings.js';
 import { readForm, type Customer, type EscalationView } from '../templates/escalation.js';

@@ -6,6 +6,7 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Message } from '../../protocol/index.js';
 import { firstSentence } from '../announce.js';
 import { errorDetail, type SupportChatErrorDetail } from '../events.js';
+import { loadMarkdown, markdownParser } from '../render-markdown.js';
 import type { Strings } from '../strings.js';
 
 export interface Notice {
@@ -61,7 +62,10 @@ export class NoticesController implements ReactiveController {
   answered(answer: Message): void {
     const t = this._text();
     if (answer.is_uncertain) return this.announce(answer.sources.length ? t.notSure : t.nothingFound);
-    const sentence = firstSentence(answer.content);
+    const parse = markdownParser();
+    // The parser loads on demand: the announcement waits for it (or goes without a sentence if it fails).
+    if (!parse) return void loadMarkdown().then(() => (markdownParser() ? this.answered(answer) : this.announce(t.answerReady)));
+    const sentence = firstSentence(answer.content, parse);
     this.announce(sentence ? `${t.answerReady}: ${sentence}` : t.answerReady);
   }
 

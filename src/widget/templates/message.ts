@@ -4,7 +4,7 @@
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import type { Message, Source } from '../../protocol/index.js';
-import { safeUrl } from '../markdown.js';
+import { safeUrl } from '../safe-url.js';
 import { renderMarkdown } from '../render-markdown.js';
 import type { Rating } from '../storage.js';
 import { format, type Strings } from '../strings.js';

@@ -104,14 +104,16 @@ beforeAll(async () => {
   const apiBaseUrl = await listen(upstream);
   out = mkdtempSync(join(tmpdir(), 'support-chat-hostile-'));
   await buildWidget(out, ['iife']);
-  const script = readFileSync(join(out, 'support-chat.iife.js'));
+  // The widget loads its Markdown parser from beside its script: the defences under test live there.
+  const files: Record<string, Buffer> = { '/support-chat.iife.js': readFileSync(join(out, 'support-chat.iife.js')), '/markdown.js': readFileSync(join(out, 'markdown.js')) };
   const proxy = toNodeListener(createSupportProxy({ apiBaseUrl, token: TOKEN, secret: 'h'.repeat(32), basePath: '/api/support' }));
   // The page has no CSP and no Trusted Types: only the widget's own defences are tested.
   site = createServer((req, res) => {
     if (req.url?.startsWith('/api/support')) return proxy(req, res);
-    if (req.url === '/support-chat.iife.js') {
+    const file = req.url ? files[req.url] : undefined;
+    if (file) {
       res.writeHead(200, { 'content-type': 'text/javascript' });
-      return res.end(script);
+      return res.end(file);
     }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end('<!doctype html><html lang="en"><title>Shop</title><body><script src="/support-chat.iife.js" data-endpoint="/api/support"></script></body></html>');

@@ -160,13 +160,18 @@ describe('hostile Markdown that reaches the widget verbatim', () => {
     // Hover everything in the answer that could carry a handler, and click what is not a link (a
     // followed link is the visitor's choice, and opens a tab).
     for (const el of await answer.locator('b, a, img, code, svg, td, p').all()) await el.hover().catch(() => undefined);
-    for (const el of await answer.locator('b, code, svg, td').all()) await el.click({ timeout: 1_000 }).catch(() => undefined);
+    for (const el of await answer.locator('b, code, svg, td').all()) {
+      // The widget's own thumbs (inline SVG) would rate the answer: not part of the hostile payload.
+      if (await el.evaluate((node) => node.closest('[part~="feedback"]') !== null)) continue;
+      await el.click({ timeout: 1_000 }).catch(() => undefined);
+    }
     // Instead of a sleep: a round trip through the page after two frames. Handlers run synchronously
     // on the events, and the browser reports any request they issue before it answers this evaluation.
     await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
 
     const rendered = await answer.evaluate((node) => ({
-      elements: node.querySelectorAll('script, iframe, img, object, embed, svg, frame, link, style').length,
+      // The widget's own thumbs icons (inline SVG in the feedback part) are not from the answer.
+      elements: [...node.querySelectorAll('script, iframe, img, object, embed, svg, frame, link, style')].filter((el) => !el.closest('[part~="feedback"]')).length,
       handlers: [...node.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).length,
       links: [...node.querySelectorAll('a')].map((a) => ({ href: a.getAttribute('href') ?? '', rel: a.getAttribute('rel') ?? '', text: a.textContent ?? '' })),
     }));

@@ -129,5 +129,6 @@ describe('support-chat-kit serve, killed mid-answer', () => {
     const again = await fetch(`${last.url}/v0/chat`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Once more?', conversation_id: id }) });
     expect(again.status).toBe(202);
     expect((await settle(last.url, token, id)).status).toBe('completed');
-  });
+    // Four `serve` processes start one after another: each loads the engine.
+  }, 90_000);
 });

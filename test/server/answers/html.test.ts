@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseHtml, readHtml } from '../../../src/server/answers/ingest/html.js';
+import { leastTime as time } from '../../helpers/least-time.js';
 
 const url = 'https://docs.acme.test/limits';
 const page = (body: string, head = '<title>Limits | Acme</title>') => `<!doctype html><html><head>${head}</head><body>${body}</body></html>`;
@@ -87,17 +88,6 @@ describe('HTML, read by parse5', () => {
     expect([read.canonical, read.links, read.noindex, read.nofollow]).toEqual(['https://docs.acme.test/x', ['/a', 'b?x=1#y'], true, true]);
   });
 });
-
-/** The least time of two runs, in milliseconds. */
-function time(run: () => void): number {
-  let best = Infinity;
-  for (let i = 0; i < 2; i++) {
-    const start = performance.now();
-    run();
-    best = Math.min(best, performance.now() - start);
-  }
-  return best;
-}
 
 describe('hostile HTML costs time linear in its length', () => {
   const shapes: Record<string, (n: number) => string> = {

@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCode } from '../../../src/server/answers/ingest/code.js';
-
-/** The least time of two runs, in milliseconds. */
-function time(run: () => void): number {
-  let best = Infinity;
-  for (let i = 0; i < 2; i++) {
-    const start = performance.now();
-    run();
-    best = Math.min(best, performance.now() - start);
-  }
-  return best;
-}
+import { leastTime as time } from '../../helpers/least-time.js';
 
 describe('source code with hostile lines costs time linear in its length', () => {
   // A page four times as long may take about four times as long; a quadratic cost takes sixteen.

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseMarkdown } from '../../../src/server/answers/ingest/markdown.js';
 import { slug } from '../../../src/server/answers/ingest/slug.js';
 import { slugify } from '../../../src/server/answers/text.js';
+import { leastTime as time } from '../../helpers/least-time.js';
 
 const parse = (text: string) => parseMarkdown(text, { url: 'https://docs.example.com/page', fallbackTitle: 'page' });
 
@@ -133,17 +134,6 @@ describe('slug', () => {
     }
   });
 });
-
-/** The least time of a few runs, in milliseconds. */
-function time(run: () => void): number {
-  let best = Infinity;
-  for (let i = 0; i < 2; i++) {
-    const start = performance.now();
-    run();
-    best = Math.min(best, performance.now() - start);
-  }
-  return best;
-}
 
 describe('hostile pages cost time linear in their length', () => {
   // Issue #25's ingestion shapes and the ones micromark itself found hard. A page four times as

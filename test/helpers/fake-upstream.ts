@@ -1,5 +1,10 @@
-/** @module A local v0-shaped upstream for proxy tests, with controllable failures and a log of what it received. */
+/**
+ * @module A local v0-shaped upstream for proxy tests, with controllable failures and a log of what it
+ * received. Every request the proxy sends it, and every answer it gives, is checked against the
+ * server's OpenAPI document (with ajv): `close()` fails the test when one did not fit.
+ */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { localValidator } from './openapi.js';
 
 export interface UpstreamCall {
   method: string;
@@ -20,18 +25,27 @@ export interface FakeUpstream {
   longPoll: boolean;
   /** Status of conversations as GET reports them. */
   status: 'processing' | 'completed';
+  /** What did not fit the OpenAPI document: requests the proxy sent, answers this stand-in gave. */
+  violations: string[];
   close(): Promise<void>;
 }
 
 export async function fakeUpstream(token = 'sc_live_upstream_secret_token_value'): Promise<FakeUpstream> {
-  const up: FakeUpstream = { url: '', token, calls: [], failNext: [], delayMs: 0, longPoll: true, status: 'completed', close: async () => undefined };
+  const up: FakeUpstream = { url: '', token, calls: [], failNext: [], delayMs: 0, longPoll: true, status: 'completed', violations: [], close: async () => undefined };
+  const validator = localValidator();
   let next = 0;
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       up.calls.push({ method: req.method!, path: req.url!, headers: req.headers, body });
+      const url = `http://upstream${req.url!}`;
+      const headerList = new Headers(Object.entries(req.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value] as [string, string]] : [])));
+      for (const error of validator.requestErrors(req.method!, url, headerList, body)) up.violations.push(`request ${req.method} ${req.url}: ${error}`);
       const send = (status: number, data: unknown, headers: Record<string, string> = {}) => {
+        const described = validator.operation(req.method!, new URL(url).pathname)?.op.responses[String(status)];
+        const content = described && (validator.resolve(described).content as Record<string, { schema: Record<string, unknown> }> | undefined);
+        if (content) for (const error of validator.errors(data, content['application/json']!.schema)) up.violations.push(`answer ${status} to ${req.method} ${req.url}: ${error}`);
         setTimeout(() => {
           res.writeHead(status, { 'content-type': 'application/json', 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '100', 'x-ratelimit-reset': '1900000000', 'x-internal': 'secret-infra', ...headers });
           res.end(JSON.stringify(data));
@@ -63,10 +77,12 @@ export async function fakeUpstream(token = 'sc_live_upstream_secret_token_value'
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   up.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  up.close = () =>
-    new Promise((resolve) => {
+  up.close = async () => {
+    await new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
     });
+    if (up.violations.length > 0) throw new Error(`not as the OpenAPI document describes:\n${up.violations.join('\n')}`);
+  };
   return up;
 }

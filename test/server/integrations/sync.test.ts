@@ -15,6 +15,7 @@ import { fakeLinear } from '../../helpers/fake-linear.js';
 import { fakePlain } from '../../helpers/fake-plain.js';
 import { fakePylon } from '../../helpers/fake-pylon.js';
 import { testServer, type TestServer } from '../../helpers/server.js';
+import { leastTime } from '../../helpers/least-time.js';
 
 let t: TestServer | undefined;
 const closers: (() => Promise<void>)[] = [];
@@ -169,6 +170,17 @@ describe('Pylon sync', () => {
 
   it('turns HTML into plain text for the index', () => {
     expect(htmlToText('<h2>Summary</h2><p>a &lt;b&gt; &amp; c<br>d</p><ul><li>x</li></ul>')).toBe('Summary\na <b> & c\nd\nx');
+  });
+
+  it('reads hostile HTML in time linear in its length (runs of <, of spaces, of nested tags)', () => {
+    expect(htmlToText('<p>caf&eacute; &rsquo;  x</p><script>alert(1)</script><p>y</p>')).toBe('café ’  x\ny');
+    const shapes: ((n: number) => string)[] = [(n) => '<'.repeat(n), (n) => `<p>${' '.repeat(n)}x</p>`, (n) => '<b>'.repeat(n / 3), (n) => '<a '.repeat(n / 3)];
+    for (const shape of shapes) {
+      const small = leastTime(() => htmlToText(shape(16_000)));
+      const large = leastTime(() => htmlToText(shape(64_000)));
+      // Four times the input may take about four times as long; a quadratic cost takes sixteen.
+      expect(large, shape(9)).toBeLessThan(Math.max(small, 1) * 10);
+    }
   });
 });
 

@@ -8,6 +8,8 @@
  * the webhook's URL, any integration secret) is in anything a visitor could be sent.
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/server/index.js';
 import { IntegrationSettingsStore } from '../../src/server/escalation/index.js';
@@ -96,6 +98,9 @@ async function pool<T>(items: T[], concurrency: number, work: (item: T) => Promi
 }
 
 const MiB = 2 ** 20;
+// A full collection on demand: the heap is compared once garbage is gone, so what remains is what was kept.
+setFlagsFromString('--expose_gc');
+const collect = runInNewContext('gc') as () => void;
 const chunkedHead = (path: string) => `POST ${path} HTTP/1.1\r\nHost: api.test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
 
 describe('exhaustion probe', () => {
@@ -103,6 +108,7 @@ describe('exhaustion probe', () => {
     // Warm up: the route, the token path and the heap settle before the baseline.
     for (let i = 0; i < 20; i++) await record(await fetch(`${api.url}/v0/openapi.json`));
     await new Promise((resolve) => setTimeout(resolve, 200));
+    collect();
     const baseline = process.memoryUsage();
     const watch = monitor('/v0/openapi.json');
     let peakHeap = baseline.heapUsed;
@@ -172,9 +178,11 @@ describe('exhaustion probe', () => {
     }
 
     // Memory: the connections are gone; give the collector a moment, then compare with the baseline.
+    collect();
     let after = process.memoryUsage();
     for (let i = 0; i < 20 && after.heapUsed - baseline.heapUsed > 32 * MiB; i++) {
       await new Promise((resolve) => setTimeout(resolve, 250));
+      collect();
       after = process.memoryUsage();
     }
     const sorted = [...watch.latencies].sort((a, b) => a - b);

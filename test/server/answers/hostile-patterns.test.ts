@@ -67,11 +67,13 @@ describe('the worst input for each pattern', () => {
       ['tokenize', () => tokenize(text)],
       ['extractiveSummary', () => extractiveSummary([{ role: 'user', content: text, sources: [] }, { role: 'assistant', content: text, sources: [] }])],
     ];
-    for (const [name, read] of readers) expect(cpuOf(read), name).toBeLessThan(100);
+    // A quadratic pattern takes seconds on 64,000 characters; linear reading takes a few milliseconds.
+    // The bound leaves room for a collection or a busy neighbour in a full test run (ticks of 10 ms).
+    for (const [name, read] of readers) expect(cpuOf(read), name).toBeLessThan(400);
   });
 
   it.each(Object.entries(CODE))('%s: a code excerpt in linear time', (_, code) => {
-    expect(cpuOf(() => codeExcerpt(code, 10, new Set(['x'])))).toBeLessThan(100);
+    expect(cpuOf(() => codeExcerpt(code, 10, new Set(['x'])))).toBeLessThan(400);
   });
 
   it('reads what it read before from ordinary Markdown', () => {

@@ -146,9 +146,9 @@ const SOURCE_LISTS = `
   WHERE org_id = ? AND outcome IN ('answered', 'escalated') AND asked_at >= ? AND asked_at < ? AND source_list IS NOT NULL
   GROUP BY source_list`;
 
-/** The newest unanswered questions of the period, with their text and the related pages an uncertain reply showed. */
+/** The newest unanswered questions of the period, with as much of their text as the report reads, and the related pages an uncertain reply showed. */
 const UNANSWERED = `
-  SELECT q.asked_at, m.content, q.source_list FROM insight_questions q
+  SELECT q.asked_at, substr(m.content, 1, ${READ_CHARS + EMAIL_MAX_LENGTH}) AS content, q.source_list FROM insight_questions q
   JOIN messages m ON m.conversation_id = q.conversation_id AND m.seq = q.seq
   WHERE q.org_id = ? AND q.asked_at >= ? AND q.asked_at < ? AND q.outcome = 'unanswered'
   ORDER BY q.asked_at DESC LIMIT ?`;

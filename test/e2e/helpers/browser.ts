@@ -14,13 +14,20 @@ export interface WatchedPage {
   problems: string[];
   /** Every request the page made, by URL. */
   requests: string[];
+  /** The messages of dialogs (alert, confirm, prompt) the page opened; each is dismissed. */
+  dialogs: string[];
 }
 
-/** A page that records problems and requests, with `securitypolicyviolation` events forwarded to the console. */
+/** A page that records problems, requests and dialogs, with `securitypolicyviolation` events forwarded to the console. */
 export async function watchedPage(context: BrowserContext): Promise<WatchedPage> {
   const page = await context.newPage();
   const problems: string[] = [];
   const requests: string[] = [];
+  const dialogs: string[] = [];
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
   page.on('console', (message) => {
     if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
   });
@@ -32,7 +39,7 @@ export async function watchedPage(context: BrowserContext): Promise<WatchedPage>
       console.error(`securitypolicyviolation: ${event.violatedDirective} ${event.blockedURI}`);
     });
   });
-  return { page, problems, requests };
+  return { page, problems, requests, dialogs };
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

@@ -2,7 +2,8 @@
  * @module Who the visitor is, as a reactive controller: sends the `identityToken` with every request
  * (identity-token.ts), asks the proxy who is here (`GET {basePath}/visitor`) when the panel shows,
  * when a stored conversation comes back, and when the app changes the token; and forgets what this
- * browser stored for a previous visitor once another one (or nobody) is signed in. Works the same
+ * browser stored for a previous visitor once another one (or nobody) is signed in; a signed-in
+ * visitor's stored conversation is read again then (it may have gone on from another device). Works the same
  * for a proxy's `identify` (the site's session) and for visitor JWTs.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
@@ -109,7 +110,11 @@ export class IdentityController implements ReactiveController {
     }
     this.visitor = visitor;
     const tag = visitor.tag ?? '';
-    if (tag === stored) return;
+    if (tag === stored) {
+      // Their conversation may have gone on from another device: read it once more.
+      if (visitor.known && conversation !== null && this._chat.conversationId === conversation && !this._chat.busy) this._chat.resume();
+      return;
+    }
     this._tag = tag;
     // The stored conversation was the previous visitor's (unless this one started a new one meanwhile).
     if (conversation !== null && this._chat.conversationId === conversation) this._events.changed();

@@ -39,6 +39,8 @@ export class IdentityController implements ReactiveController {
   private _shown = false;
   private _source: IdentityToken | null = null;
   private _memoryTag = '';
+  /** The proxy was asked once on this page: what was restored from storage has been checked. */
+  private _checked = false;
 
   constructor(
     private readonly _host: ReactiveControllerHost,
@@ -95,7 +97,9 @@ export class IdentityController implements ReactiveController {
   private async _check(): Promise<void> {
     const stored = this._tag;
     const conversation = this._chat.conversationId;
-    this.holding = stored !== '' && conversation !== null;
+    // Only what this page restored waits (a conversation shown since is this visitor's: no flicker on each open).
+    this.holding = !this._checked && stored !== '' && conversation !== null;
+    this._checked = true;
     let visitor: VisitorInfo;
     try {
       visitor = await this._chat.client.visitor();

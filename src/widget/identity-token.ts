@@ -21,8 +21,8 @@ const ask = (source: () => string | null | undefined | Promise<string | null | u
  * answer (`refresh`). Another `identityToken` (or null) starts over.
  */
 export class VisitorToken {
-  #source: IdentityToken | null = null;
-  #token: Promise<string | null> | null = null;
+  private _current: IdentityToken | null = null;
+  private _token: Promise<string | null> | null = null;
 
   /** `source` reads the `identityToken` property. */
   constructor(private readonly _source: () => IdentityToken | null | undefined) {}
@@ -30,12 +30,12 @@ export class VisitorToken {
   /** The token to send now, or null for none. */
   current(): Promise<string | null> {
     const source = this._source() ?? null;
-    if (source !== this.#source) {
-      this.#source = source;
-      this.#token = null;
+    if (source !== this._current) {
+      this._current = source;
+      this._token = null;
     }
     if (typeof source !== 'function') return Promise.resolve(source || null);
-    return (this.#token ??= ask(source));
+    return (this._token ??= ask(source));
   }
 
   /**
@@ -44,11 +44,11 @@ export class VisitorToken {
    * refused with the same token at once share one call of the function.
    */
   async refresh(refused: string): Promise<string | null> {
-    const source = this.#source;
+    const source = this._current;
     if (typeof source !== 'function') return null;
-    const now = await this.#token;
-    if (source === this.#source && now === refused) this.#token = ask(source);
-    const fresh = await this.#token;
+    const now = await this._token;
+    if (source === this._current && now === refused) this._token = ask(source);
+    const fresh = await this._token;
     return fresh !== refused ? fresh : null;
   }
 }

@@ -9,7 +9,8 @@ import { SignJWT } from 'jose';
 import './setup.js';
 import '../../src/widget/support-chat.js';
 import type { SupportChat } from '../../src/widget/support-chat.js';
-import type { IdentityToken } from '../../src/widget/identity-token.js';
+import { VisitorToken, type IdentityToken } from '../../src/widget/identity-token.js';
+import { ProxyClient } from '../../src/widget/client.js';
 import { typeAndSend, wrap, type Mounted } from './helpers.js';
 
 const base = inject('identityUrl');
@@ -186,6 +187,20 @@ describe('the visitor token (identityToken)', () => {
     await waitUntil(() => calls === 3 && w.part('error'), 'the message was not refused');
     expect(w.part('error')!.textContent).toContain('Sign in to Acme to chat with us.');
     expect(calls).toBe(3);
+  });
+
+  it('asks the app once for requests refused together with the same expired token', async () => {
+    const s = await site();
+    const sub = visitor().id;
+    let calls = 0;
+    const client = new ProxyClient(s.endpoint);
+    const token = async () => (++calls === 1 ? jwt(sub, -120) : jwt(sub, 600));
+    client.token = new VisitorToken(() => token);
+    const [who, list, again] = await Promise.all([client.visitor(), client.list(), client.visitor()]);
+    expect(who).toMatchObject({ known: true });
+    expect(again).toEqual(who);
+    expect(list.conversations).toEqual([]);
+    expect(calls).toBe(2);
   });
 
   it('a string token is not refreshed: refused, it shows the built-in sign-in message', async () => {

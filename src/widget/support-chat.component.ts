@@ -218,7 +218,7 @@ export class SupportChat extends LitElement {
       endpoint: this.endpoint,
       token: this.identityToken,
       shown: this.mode === 'inline' || this.opened,
-      storageKey: this.noPersist ? null : `${storageKey(this.storageKey, this.endpoint)}:visitor`,
+      storageKey: this.noPersist ? null : storageKey(this.storageKey, this.endpoint),
     }),
     { changed: () => this._clear(), signInNeeded: (error) => this._notices.fail(error, null) },
   );

@@ -9,6 +9,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { ApiError, type VisitorInfo } from '../client.js';
 import { VisitorToken, type IdentityToken } from '../identity-token.js';
+import { loadVisitorTag, saveVisitorTag } from '../storage.js';
 import type { ConversationController } from './conversation.js';
 
 export interface IdentityOptions {
@@ -16,7 +17,7 @@ export interface IdentityOptions {
   token: IdentityToken | null;
   /** The panel shows. */
   shown: boolean;
-  /** Where the visitor's tag is kept with the conversation (localStorage), or null to keep it in memory (`no-persist`). */
+  /** The conversation's storage key, with which the visitor's tag is kept (storage.ts); null to keep it in memory (`no-persist`). */
   storageKey: string | null;
 }
 
@@ -75,23 +76,13 @@ export class IdentityController implements ReactiveController {
   /** The tag of the visitor the stored conversation belongs to ('' anonymous). */
   private get _tag(): string {
     const key = this._options().storageKey;
-    if (key === null) return this._memoryTag;
-    try {
-      return localStorage.getItem(key) ?? '';
-    } catch {
-      return this._memoryTag;
-    }
+    return key === null ? this._memoryTag : loadVisitorTag(key) || this._memoryTag;
   }
 
   private set _tag(tag: string) {
     this._memoryTag = tag;
     const key = this._options().storageKey;
-    try {
-      if (key !== null && tag) localStorage.setItem(key, tag);
-      else if (key !== null) localStorage.removeItem(key);
-    } catch {
-      // Kept in memory, as storage.ts does.
-    }
+    if (key !== null) saveVisitorTag(key, tag);
   }
 
   private async _check(): Promise<void> {

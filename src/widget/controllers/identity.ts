@@ -39,8 +39,9 @@ export class IdentityController implements ReactiveController {
   private _asked = false;
   private _shown = false;
   private _source: IdentityToken | null = null;
-  private _memoryTag = '';
-  /** The proxy was asked once on this page: what was restored from storage has been checked. */
+  /** The tag of the visitor whose conversation this page holds ('' anonymous), once the proxy was asked. */
+  private _seen = '';
+  /** The proxy has answered once on this page: what was restored from storage has been checked. */
   private _checked = false;
 
   constructor(
@@ -73,24 +74,14 @@ export class IdentityController implements ReactiveController {
     this._asked = false;
   }
 
-  /** The tag of the visitor the stored conversation belongs to ('' anonymous). */
-  private get _tag(): string {
-    const key = this._options().storageKey;
-    return key === null ? this._memoryTag : loadVisitorTag(key) || this._memoryTag;
-  }
-
-  private set _tag(tag: string) {
-    this._memoryTag = tag;
-    const key = this._options().storageKey;
-    if (key !== null) saveVisitorTag(key, tag);
-  }
-
   private async _check(): Promise<void> {
-    const stored = this._tag;
+    const key = this._options().storageKey;
+    // Whose conversation this is: the stored tag for what the page restored, then the last one it saw
+    // (another tab may have stored another's meanwhile, while this page still shows its own).
+    const stored = this._checked || key === null ? this._seen : loadVisitorTag(key);
     const conversation = this._chat.conversationId;
     // Only what this page restored waits (a conversation shown since is this visitor's: no flicker on each open).
     this.holding = !this._checked && stored !== '' && conversation !== null;
-    this._checked = true;
     let visitor: VisitorInfo;
     try {
       visitor = await this._chat.client.visitor();
@@ -104,13 +95,15 @@ export class IdentityController implements ReactiveController {
       this._host.requestUpdate();
     }
     this.visitor = visitor;
+    this._checked = true;
     const tag = visitor.tag ?? '';
+    this._seen = tag;
     if (tag === stored) {
       // Their conversation may have gone on from another device: read it once more.
       if (visitor.known && conversation !== null && this._chat.conversationId === conversation && !this._chat.busy) this._chat.resume();
       return;
     }
-    this._tag = tag;
+    if (key !== null) saveVisitorTag(key, tag);
     // The stored conversation was the previous visitor's (unless this one started a new one meanwhile).
     if (conversation !== null && this._chat.conversationId === conversation) this._events.changed();
   }

@@ -234,6 +234,26 @@ describe('logout and required mode', () => {
     expect(stored('shared', s.endpoint) ?? '').not.toContain('Alice’s private question');
   });
 
+  it('forgets the conversation a page still shows when the panel shows again for another visitor, whatever another tab stored', async () => {
+    const s = await site();
+    s.signIn(visitor({ name: 'Erin' }));
+    const tab = await widget(s.endpoint, 'tabs');
+    await identified(tab);
+    await typeAndSend(tab, 'Erin’s question');
+    await tab.answered();
+    // Erin signs out and Frank signs in, in another tab: that tab forgets Erin's and stores Frank's tag.
+    s.signIn(visitor({ name: 'Frank' }));
+    const other = await widget(s.endpoint, 'tabs');
+    await identified(other);
+    expect(texts(other)).toEqual([]);
+    // This page still shows Erin's conversation until its panel shows again (here: closed, then opened).
+    tab.el.mode = 'launcher';
+    await tab.el.updateComplete;
+    tab.el.open();
+    await waitUntil(() => texts(tab).length === 0, 'Erin’s conversation is still shown', { timeout: 8_000 });
+    expect(stored('tabs', s.endpoint) ?? '').not.toContain('Erin’s question');
+  });
+
   it('keeps an anonymous visitor’s stored conversation, and forgets it once someone signs in', async () => {
     const s = await site();
     const first = await widget(s.endpoint, 'anon-then-signed');

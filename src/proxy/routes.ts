@@ -1,6 +1,6 @@
 /**
  * @module The proxy's routes (relative to its basePath) and what each does upstream: send a
- * message, list the visitor's conversations, poll a conversation (cached once settled, shared while in flight, long-polled when
+ * message, list the visitor's conversations, say who the visitor is, poll a conversation (cached once settled, shared while in flight, long-polled when
  * the upstream offers it), escalate with the site owner's integration, rate an answer.
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -21,6 +21,7 @@ const IN_PROGRESS_RETRY_AFTER = 5;
 export const PROXY_ROUTES: ProxyRoute[] = [
   { method: 'POST', pattern: '/chat', name: 'send', visitorLimit: 'messages', handler: sendMessage },
   { method: 'GET', pattern: '/chat', name: 'list', visitorLimit: 'polls', handler: list },
+  { method: 'GET', pattern: '/visitor', name: 'visitor', visitorLimit: 'polls', handler: async (ctx) => Response.json(ctx.state.identity.whoIs(ctx)) },
   { method: 'GET', pattern: '/chat/:id', name: 'get', visitorLimit: 'polls', handler: getConversation },
   { method: 'POST', pattern: '/chat/:id/escalate', name: 'escalate', visitorLimit: 'escalations', handler: escalate },
   { method: 'POST', pattern: '/chat/:id/feedback', name: 'feedback', visitorLimit: 'messages', handler: feedback },

@@ -2,35 +2,37 @@
 import { isErrorBody, type Conversation, type ConversationSummary, type EscalationResult, type SendMessageResult } from '../protocol/index.js';
 import { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTimeoutError } from '../protocol/client-errors.js';
 import { parseRetryAfter } from '../protocol/retry.js';
+import type { VisitorToken } from './identity-token.js';
 
 export { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTimeoutError };
 
 const isAbort = (e: unknown) => e instanceof DOMException && e.name === 'AbortError';
 
-/** The visitor token the widget sends (`identityToken`): a string, or a function called before each request (it returns its token until that expires, then a fresh one). */
-export type IdentityToken = string | (() => string | null | undefined | Promise<string | null | undefined>);
-
-/** `GET {basePath}/chat`: the visitor's conversations, and what the site knows of them. */
+/** `GET {basePath}/chat`: the visitor's conversations, newest first. */
 export interface ConversationList {
   conversations: ConversationSummary[];
-  visitor?: { name?: string; email?: string };
+}
+
+/** `GET {basePath}/visitor`: who the proxy says the visitor is (`tag` tells one known visitor from another). */
+export interface VisitorInfo {
+  known: boolean;
+  tag?: string;
+  name?: string;
+  email?: string;
 }
 
 export class ProxyClient {
   private readonly _base: string;
-  /** The `identityToken` property, read for every request. */
-  identity?: () => IdentityToken | null | undefined;
+  /** The visitor token (`identityToken`), sent with every request. */
+  token?: VisitorToken;
 
   constructor(readonly endpoint: string) {
     this._base = endpoint.replace(/\/+$/, '');
   }
 
-  private async _request<T>(method: 'GET' | 'POST', path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<{ data: T; response: Response }> {
-    let response: Response;
-    const source = this.identity?.();
-    const bearer = typeof source === 'function' ? await source() : source;
+  private async _fetch(method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal }, bearer: string | null): Promise<Response> {
     try {
-      response = await fetch(`${this._base}${path}`, {
+      return await fetch(`${this._base}${path}`, {
         method,
         credentials: 'include',
         headers: { accept: 'application/json', ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...init.headers },
@@ -40,6 +42,17 @@ export class ProxyClient {
     } catch (error) {
       if (isAbort(error)) throw error;
       throw new NetworkError('The support service could not be reached', { cause: error });
+    }
+  }
+
+  private async _request<T>(method: 'GET' | 'POST', path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<{ data: T; response: Response }> {
+    const bearer = (await this.token?.current()) ?? null;
+    let response = await this._fetch(method, path, init, bearer);
+    if (response.status === 401 && bearer) {
+      // The visitor token was refused (expired): once more with a fresh one. A 401 comes from the
+      // proxy's identify stage, before anything went upstream, so even a POST is safe to repeat.
+      const fresh = await this.token!.refresh(bearer);
+      if (fresh) response = await this._fetch(method, path, init, fresh);
     }
     let data: unknown = null;
     try {
@@ -68,6 +81,11 @@ export class ProxyClient {
     return (await this._request<ConversationList>('GET', '/chat')).data;
   }
 
+  /** Who the proxy says the visitor is. */
+  async visitor(): Promise<VisitorInfo> {
+    return (await this._request<VisitorInfo>('GET', '/visitor')).data;
+  }
+
   /** Reads a conversation; with `waitSeconds` it asks the proxy to long-poll, and says whether it did. */
   async get(id: string, options: { waitSeconds?: number; signal?: AbortSignal } = {}): Promise<{ conversation: Conversation; longPoll: boolean }> {
     const headers: Record<string, string> = options.waitSeconds ? { prefer: `wait=${options.waitSeconds}` } : {};
@@ -77,7 +95,8 @@ export class ProxyClient {
 
   /** Escalates; `note` (optional, at most 2,000 characters) is relayed into the ticket. */
   async escalate(id: string, customer: { name: string; email: string; note?: string }, signal?: AbortSignal): Promise<EscalationResult> {
-    const body = { name: customer.name, email: customer.email, note: customer.note || undefined };
+    // A field the site knows (a signed-in visitor's) is left out: the proxy fills it in.
+    const body = { name: customer.name || undefined, email: customer.email || undefined, note: customer.note || undefined };
     return (await this._request<EscalationResult>('POST', `/chat/${encodeURIComponent(id)}/escalate`, { body, signal })).data;
   }
 

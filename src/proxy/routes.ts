@@ -125,6 +125,8 @@ async function getConversation(ctx: ProxyContext): Promise<Response> {
 
 /** The headers of a relayed stream: never stored or transformed (compression middleware honours `no-transform`), never buffered by nginx. */
 const STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
+/** The comment a relayed stream starts with. */
+const OPENED = new TextEncoder().encode(': relayed\n\n');
 /** Longest `Last-Event-ID` relayed; an event id is a short token. */
 const MAX_EVENT_ID_LENGTH = 128;
 /** `Retry-After` of "too many streams open", seconds: streams close when their answer ends. */
@@ -185,6 +187,11 @@ async function events(ctx: ProxyContext): Promise<Response> {
   ctx.log.stream = true;
   const reader = result.stream.getReader();
   const body = new ReadableStream<Uint8Array>({
+    // A comment at once: the response's headers and first byte leave now, so the widget knows the
+    // stream is not held back on its way (it falls back to polling when no byte comes).
+    start(out) {
+      out.enqueue(OPENED.slice());
+    },
     async pull(out) {
       try {
         const { done, value } = await reader.read();

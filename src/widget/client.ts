@@ -25,12 +25,12 @@ export class ProxyClient {
     this._base = endpoint.replace(/\/+$/, '');
   }
 
-  private async _request<T>(method: 'GET' | 'POST', path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<{ data: T; response: Response }> {
-    let response: Response;
+  /** One fetch of a proxy route, with the visitor's cookie and token; a failure to connect is a NetworkError. */
+  private async _fetch(method: 'GET' | 'POST', path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal }): Promise<Response> {
     const source = this.identity?.();
     const bearer = typeof source === 'function' ? await source() : source;
     try {
-      response = await fetch(`${this._base}${path}`, {
+      return await fetch(`${this._base}${path}`, {
         method,
         credentials: 'include',
         headers: { accept: 'application/json', ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...init.headers },
@@ -41,6 +41,10 @@ export class ProxyClient {
       if (isAbort(error)) throw error;
       throw new NetworkError('The support service could not be reached', { cause: error });
     }
+  }
+
+  private async _request<T>(method: 'GET' | 'POST', path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<{ data: T; response: Response }> {
+    const response = await this._fetch(method, path, init);
     let data: unknown = null;
     try {
       data = await response.json();
@@ -73,6 +77,16 @@ export class ProxyClient {
     const headers: Record<string, string> = options.waitSeconds ? { prefer: `wait=${options.waitSeconds}` } : {};
     const { data, response } = await this._request<Conversation>('GET', `/chat/${encodeURIComponent(id)}`, { headers, signal: options.signal });
     return { conversation: data, longPoll: response.headers.has('preference-applied') };
+  }
+
+  /**
+   * Opens the answer's event stream (`GET {endpoint}/chat/:id/events`), resuming after `lastEventId`;
+   * the Response as it arrived, its body still to be read (controllers/stream.ts).
+   */
+  events(id: string, lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
+    // The query parameter rather than the `Last-Event-ID` header: a cross-origin reconnect then needs no preflight.
+    const query = lastEventId ? `?last_event_id=${encodeURIComponent(lastEventId)}` : '';
+    return this._fetch('GET', `/chat/${encodeURIComponent(id)}/events${query}`, { headers: { accept: 'text/event-stream' }, signal });
   }
 
   /** Escalates; `note` (optional, at most 2,000 characters) is relayed into the ticket. */

@@ -63,15 +63,24 @@ export async function fakeUpstream(token = 'sc_live_upstream_secret_token_value'
   };
   const validator = localValidator();
   let next = 0;
-  /** When each conversation's turn started here, and its deltas (fixed when it started). */
-  const turns = new Map<string, { started: number; deltas: string[] }>();
-  const conversation = (id: string, answer?: string) => ({
-    id,
-    status: answer === undefined ? up.status : 'completed',
-    messages: [{ role: 'user', content: 'q', sources: [] }, ...(answer === undefined ? [] : [{ role: 'assistant', content: answer, sources: [], is_uncertain: false }])],
-    created_at: '2026-01-01T00:00:00Z',
-    updated_at: '2026-01-01T00:00:00Z',
-  });
+  /** Conversations started here: their messages, and their latest turn (when it started, its deltas). */
+  const conversations = new Map<string, { messages: Record<string, unknown>[]; turn: { started: number; deltas: string[] }; answered: boolean }>();
+  const turnEnd = (turn: { started: number; deltas: string[] }) => turn.started + (turn.deltas.length + 1) * up.streamIntervalMs;
+  /** A conversation as GET shows it now: its latest answer is in once its turn has ended. */
+  const conversation = (id: string) => {
+    const known = conversations.get(id);
+    if (known && !known.answered && turnEnd(known.turn) <= Date.now()) {
+      known.answered = true;
+      known.messages.push({ role: 'assistant', content: known.turn.deltas.join(''), sources: [], is_uncertain: false });
+    }
+    return {
+      id,
+      status: known ? (known.answered ? 'completed' : 'processing') : up.status,
+      messages: known ? [...known.messages] : [{ role: 'user', content: 'q', sources: [] }],
+      created_at: '2026-01-01T00:00:00Z',
+      updated_at: '2026-01-01T00:00:00Z',
+    };
+  };
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -99,15 +108,18 @@ export async function fakeUpstream(token = 'sc_live_upstream_secret_token_value'
       if (req.method === 'GET' && events) return streamEvents(events[1]!, req.headers['last-event-id'], res);
       const escalate = /^\/v0\/chat\/([\w-]+)\/escalate$/.exec(req.url!);
       if (req.method === 'POST' && req.url === '/v0/chat') {
-        const parsed = JSON.parse(body) as { conversation_id?: string };
+        const parsed = JSON.parse(body) as { conversation_id?: string; message: string };
         const id = parsed.conversation_id ?? `conv_${++next}`;
-        turns.set(id, { started: Date.now(), deltas: [...up.streamDeltas] });
+        const known = conversations.get(id);
+        if (known) conversation(id);
+        const messages = [...(known?.messages ?? []), { role: 'user', content: parsed.message, sources: [] }];
+        conversations.set(id, { messages, turn: { started: Date.now(), deltas: [...up.streamDeltas] }, answered: false });
         return send(202, { conversation_id: id, status: 'processing' });
       }
       if (req.method === 'GET' && chat) {
         const wait = /wait=(\d+)/.exec(String(req.headers.prefer ?? ''));
         const headers: Record<string, string> = up.longPoll && wait ? { 'preference-applied': `wait=${wait[1]}` } : {};
-        return send(200, { id: chat[1], status: up.status, messages: [{ role: 'user', content: 'q', sources: [] }], created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' }, headers);
+        return send(200, conversation(chat[1]!), headers);
       }
       if (req.method === 'POST' && escalate) {
         const parsed = JSON.parse(body) as { integration: string };
@@ -116,12 +128,19 @@ export async function fakeUpstream(token = 'sc_live_upstream_secret_token_value'
       return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
     });
   });
-  /** The events of a conversation's turn, each with the time it is due: deltas, then `completed`. */
+  /**
+   * The events of a conversation's latest turn, each with the time it is due: deltas, then
+   * `completed`. A conversation not processing has only its terminal event (at once).
+   */
   function turnEvents(id: string): { at: number; event: string; data: unknown }[] {
-    const turn = turns.get(id);
-    if (!turn) return [{ at: 0, event: 'completed', data: conversation(id) }];
+    const known = conversations.get(id);
+    if (!known || turnEnd(known.turn) <= Date.now()) {
+      const events = known ? known.turn.deltas.map(() => ({ at: 0, event: 'skipped', data: null })) : [];
+      return [...events, { at: 0, event: 'completed', data: conversation(id) }];
+    }
+    const { turn } = known;
     const events: { at: number; event: string; data: unknown }[] = turn.deltas.map((text, i) => ({ at: turn.started + (i + 1) * up.streamIntervalMs, event: 'delta', data: { text } }));
-    events.push({ at: turn.started + (turn.deltas.length + 1) * up.streamIntervalMs, event: 'completed', data: conversation(id, turn.deltas.join('')) });
+    events.push({ at: turnEnd(turn), event: 'completed', data: null });
     return events;
   }
 
@@ -138,7 +157,9 @@ export async function fakeUpstream(token = 'sc_live_upstream_secret_token_value'
       while (index < events.length && events[index]!.at <= Date.now()) {
         const { event, data } = events[index]!;
         index++;
-        res.write(`id: ${index}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+        // A finished turn's deltas are not sent again: its terminal event (same id as ever) carries the answer.
+        if (event === 'skipped') continue;
+        res.write(`id: ${index}\nevent: ${event}\ndata: ${JSON.stringify(data ?? conversation(id))}\n\n`);
         clearInterval(keepalive);
         keepalive = setInterval(() => res.write(': keepalive\n\n'), up.keepaliveMs);
       }

@@ -16,6 +16,8 @@ let base = '';
 
 beforeEach(async () => {
   up = await fakeUpstream();
+  // A turn in progress while the test reads it.
+  up.streamIntervalMs = 30;
 });
 afterEach(async () => {
   if (server) {

@@ -200,7 +200,7 @@ export class AnswerStream implements ReactiveController {
     try {
       const response = await this._client().events(id, this._lastEventId, connection.signal);
       if (!response.ok || !response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
-        void response.body?.cancel();
+        response.body?.cancel().catch(() => undefined);
         // Busy, or a proxy without streams: the answer is polled for. (A 404 is the poll's to report.)
         return response.status >= 500 && response.status !== 501 ? 'dropped' : 'unavailable';
       }
@@ -213,7 +213,7 @@ export class AnswerStream implements ReactiveController {
         timer = setTimeout(() => connection.abort('reconnect'), IDLE_MS);
         parser.feed(decoder.decode(value, { stream: true }));
         if (done) {
-          void reader.cancel();
+          reader.cancel().catch(() => undefined);
           return 'done';
         }
       }

@@ -169,11 +169,12 @@ export class ConversationLifecycle {
   }
 
   /**
-   * Records a failed attempt: queued again after a backoff, or, after the last attempt, the
-   * conversation becomes `failed` (no assistant message; sending again retries). Returns which.
+   * Records a failed attempt: queued again after a backoff, or, after the last attempt (or with
+   * `final`: an answer already partly streamed cannot be taken back), the conversation becomes
+   * `failed` (no assistant message; sending again retries). Returns which.
    */
-  async fail(job: Job, owner: string, error: string): Promise<'retry' | 'failed'> {
-    const final = job.attempts >= this.policy.maxAttempts;
+  async fail(job: Job, owner: string, error: string, options: { final?: boolean } = {}): Promise<'retry' | 'failed'> {
+    const final = options.final === true || job.attempts >= this.policy.maxAttempts;
     const held = await this.#queue.fail(job, owner, error, final, retryDelayMs(job.attempts));
     if (held && final) this.#emitSettled(job.conversationId);
     return final ? 'failed' : 'retry';
@@ -214,6 +215,16 @@ export class ConversationLifecycle {
     });
     this.#waiting--;
     return this.#store.get(orgId, id);
+  }
+
+  /**
+   * Calls `listener` when the conversation settles or is deleted, in any process sharing the bus
+   * (a hint: re-read it). Returns the unsubscribe function.
+   */
+  onSettled(conversationId: string, listener: () => void): () => void {
+    const event = `settled:${conversationId}`;
+    this.#settled.on(event, listener);
+    return () => this.#settled.off(event, listener);
   }
 
   #emitSettled(conversationId: string): void {

@@ -7,7 +7,7 @@
  * gives way to polling when the stream is held back or missing.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright';
+import type { Browser, BrowserContext } from 'playwright';
 import { createServer, type Server } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,8 @@ import { DEMO_CSP } from '../../scripts/demo-server.mjs';
 import { createSupportProxy, nodeListener } from '../../src/proxy/index.js';
 import { buildWidget } from '../helpers/build-widget.js';
 import { fakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { launch, watchedPage } from './helpers/browser.js';
+import { launch } from './helpers/browser.js';
+import { answers, ask, expectPrefixes as prefixesOf, instrument, open as openPage, recorded, squash, violations } from './helpers/stream-page.js';
 
 const PAGE = '<!doctype html><html lang="en"><title>Shop</title><body><script src="/dist/support-chat.iife.js"></script><support-chat endpoint="/api/support" mode="inline"></support-chat></body></html>';
 /** Plain prose (no Markdown marks), so the text on screen is the deltas joined, whitespace aside. */
@@ -99,61 +100,8 @@ beforeEach(async () => {
 });
 afterEach(async () => context.close());
 
-/** Opens the page, with instruments in it: what the streaming message showed, what the live region said, the element's renders, and changes to the messages already there. */
-async function open(): Promise<{ page: Page; problems: string[] }> {
-  const { page, problems } = await watchedPage(context);
-  await page.goto(`${siteUrl}/`);
-  await page.locator('support-chat').evaluate(async (el: HTMLElement & { updateComplete: Promise<unknown> }) => el.updateComplete);
-  return { page, problems };
-}
-
-/** Starts recording in the page; `old` messages (already shown) are watched for any change. */
-async function instrument(page: Page): Promise<void> {
-  await page.locator('support-chat').evaluate((el: HTMLElement & { updated(...a: unknown[]): void }) => {
-    const root = el.shadowRoot!;
-    const w = window as unknown as Record<string, unknown>;
-    const shown: string[] = [];
-    const said: string[] = [];
-    let renders = 0;
-    let oldChanges = 0;
-    w.__stream = { shown, said, renders: () => renders, oldChanges: () => oldChanges };
-    const original = el.updated.bind(el);
-    el.updated = (...args: unknown[]) => {
-      renders++;
-      original(...args);
-    };
-    const old = new MutationObserver((records) => (oldChanges += records.length));
-    for (const article of root.querySelectorAll('article.message')) old.observe(article, { subtree: true, childList: true, characterData: true, attributes: true });
-    new MutationObserver(() => {
-      const text = root.querySelector('[data-streaming] .content')?.textContent ?? '';
-      if (text && text !== shown.at(-1)) shown.push(text);
-    }).observe(root, { subtree: true, childList: true, characterData: true });
-    const live = root.querySelector('[role="status"][aria-live="polite"]')!;
-    new MutationObserver(() => said.push(live.textContent!.trim())).observe(live, { subtree: true, childList: true, characterData: true });
-  });
-}
-
-async function ask(page: Page, question: string): Promise<void> {
-  await page.locator('support-chat').evaluate((el: HTMLElement & { ask(q: string): Promise<void> }, q) => el.ask(q), question);
-}
-
-const squash = (text: string) => text.replace(/\s+/g, '');
-
-async function answers(page: Page): Promise<string[]> {
-  return page.locator('[part~="message"][data-role="assistant"]:not([data-streaming]) .content').allTextContents();
-}
-
-async function recorded(page: Page): Promise<{ shown: string[]; said: string[]; renders: number; oldChanges: number }> {
-  return page.evaluate(() => {
-    const s = (window as unknown as { __stream: { shown: string[]; said: string[]; renders(): number; oldChanges(): number } }).__stream;
-    return { shown: s.shown, said: s.said.filter(Boolean), renders: s.renders(), oldChanges: s.oldChanges() };
-  });
-}
-
-/** Every text the streaming message showed is the start of the answer: nothing twice, nothing out of order. */
-function expectPrefixes(shown: string[]): void {
-  for (const text of shown) expect(squash(FULL).startsWith(squash(text)), `shown: ${text}`).toBe(true);
-}
+const open = () => openPage(context, siteUrl);
+const expectPrefixes = (shown: string[]) => prefixesOf(shown, FULL);
 
 describe('a streamed answer in the widget, through the real proxy', () => {
   it('shows the reply as it is written, never re-rendering earlier messages, and announces it once', async () => {
@@ -178,7 +126,7 @@ describe('a streamed answer in the widget, through the real proxy', () => {
     // One announcement, when the answer was complete (never per delta).
     expect(said).toHaveLength(1);
     expect(said[0]).toContain('Open the account page and choose Security.');
-    expect(problems.filter((p) => /securitypolicyviolation|Trusted Type|pageerror/i.test(p))).toEqual([]);
+    expect(violations(problems)).toEqual([]);
     expect(eventsRequests).toHaveLength(2);
   });
 
@@ -193,7 +141,7 @@ describe('a streamed answer in the widget, through the real proxy', () => {
     const { shown } = await recorded(page);
     expectPrefixes(shown);
     expect(squash((await answers(page))[0]!)).toBe(squash(FULL));
-    expect(problems.filter((p) => /securitypolicyviolation|Trusted Type|pageerror/i.test(p))).toEqual([]);
+    expect(violations(problems)).toEqual([]);
   });
 
   it('reconnects from the last event when the tab comes back into view, as a phone back from the background does', async () => {

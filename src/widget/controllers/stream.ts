@@ -42,19 +42,23 @@ export interface StreamCallbacks {
 export class BlockCutter {
   /** End of the text's whole blocks. */
   cut = 0;
-  private _scanned = 0;
+  /** Start of the line being written. */
+  private _line = 0;
+  /** Where the search for its end goes on (what came before holds no line break). */
+  private _searched = 0;
   private _fenced = false;
   private _blank = false;
 
   /** Reads the text up to its last complete line (the text only grows); returns `cut`. */
   feed(text: string): number {
-    for (let end = text.indexOf('\n', this._scanned); end >= 0; end = text.indexOf('\n', this._scanned)) {
-      const line = text.slice(this._scanned, end).trim();
+    for (let end = text.indexOf('\n', this._searched); end >= 0; end = text.indexOf('\n', this._searched)) {
+      const line = text.slice(this._line, end).trim();
       if (line.startsWith('```') || line.startsWith('~~~')) this._fenced = !this._fenced;
       else if (!line && !this._fenced && !this._blank) this.cut = end + 1;
       this._blank = !line;
-      this._scanned = end + 1;
+      this._line = this._searched = end + 1;
     }
+    this._searched = text.length;
     return this.cut;
   }
 }

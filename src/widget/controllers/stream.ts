@@ -68,6 +68,8 @@ export class AnswerStream implements ReactiveController {
   text = '';
   /** The stream was unavailable or held back: this page polls from now on. */
   unavailable = false;
+  /** A stream has brought events on this page: a later slow start is a bad connection, not a buffering proxy. */
+  private _proven = false;
 
   private _lastEventId: string | undefined;
   private _run: AbortController | undefined;
@@ -184,7 +186,7 @@ export class AnswerStream implements ReactiveController {
       maxBufferSize: MAX_EVENT_CHARS,
       onEvent: (event) => {
         if (event.id) this._lastEventId = event.id;
-        news = true;
+        news = this._proven = true;
         let data: unknown;
         try {
           data = JSON.parse(event.data);
@@ -225,7 +227,7 @@ export class AnswerStream implements ReactiveController {
     } catch {
       if (signal.aborted) return 'done';
       const reason: unknown = connection.signal.reason;
-      if (reason === 'held') return 'unavailable';
+      if (reason === 'held') return this._proven ? 'dropped' : 'unavailable';
       if (reason === 'reconnect') return 'reconnect';
       return news ? 'progress' : 'dropped';
     } finally {

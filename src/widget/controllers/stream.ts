@@ -24,6 +24,14 @@ const IDLE_MS = 40_000;
 const MAX_FRUITLESS = 4;
 /** The follow-the-bottom tolerance, px: within it, the reader is at the bottom. */
 const AT_BOTTOM_PX = 48;
+/** How a connection ended (numbers, not names: they cost no bytes in the bundle). */
+const DONE = 0;
+const PROGRESS = 1;
+const DROPPED = 2;
+const RECONNECT = 3;
+const UNAVAILABLE = 4;
+type Outcome = typeof DONE | typeof PROGRESS | typeof DROPPED | typeof RECONNECT | typeof UNAVAILABLE;
+
 /** Longest event the parser holds (an event carries at most a conversation), characters. */
 const MAX_EVENT_CHARS = 4_000_000;
 
@@ -154,16 +162,16 @@ export class AnswerStream implements ReactiveController {
     let fruitless = 0;
     while (!signal.aborted) {
       const outcome = await this._connect(id, signal);
-      if (signal.aborted || outcome === 'done') return;
-      if (outcome === 'unavailable') {
+      if (signal.aborted || outcome === DONE) return;
+      if (outcome === UNAVAILABLE) {
         this.unavailable = true;
         this._run = undefined;
         this._callbacks.onUnavailable(id);
         return;
       }
-      if (outcome === 'reconnect') continue;
+      if (outcome === RECONNECT) continue;
       // Dropped: again after the last event seen, with backoff while nothing gets through.
-      fruitless = outcome === 'progress' ? 0 : fruitless + 1;
+      fruitless = outcome === PROGRESS ? 0 : fruitless + 1;
       if (fruitless >= MAX_FRUITLESS) {
         this._run = undefined;
         this._callbacks.onUnavailable(id);
@@ -174,7 +182,7 @@ export class AnswerStream implements ReactiveController {
   }
 
   /** One connection: read until the terminal event ('done'), or until it drops (with or without news). */
-  private async _connect(id: string, signal: AbortSignal): Promise<'done' | 'progress' | 'dropped' | 'reconnect' | 'unavailable'> {
+  private async _connect(id: string, signal: AbortSignal): Promise<Outcome> {
     const connection = new AbortController();
     this._connection = connection;
     const abort = () => connection.abort();
@@ -208,7 +216,7 @@ export class AnswerStream implements ReactiveController {
       if (!response.ok || !response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
         response.body?.cancel().catch(() => undefined);
         // Busy, or a proxy without streams: the answer is polled for. (A 404 is the poll's to report.)
-        return response.status >= 500 && response.status !== 501 ? 'dropped' : 'unavailable';
+        return response.status >= 500 && response.status !== 501 ? DROPPED : UNAVAILABLE;
       }
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
@@ -220,16 +228,16 @@ export class AnswerStream implements ReactiveController {
         parser.feed(decoder.decode(value, { stream: true }));
         if (done) {
           reader.cancel().catch(() => undefined);
-          return 'done';
+          return DONE;
         }
       }
-      return news ? 'progress' : 'dropped';
+      return news ? PROGRESS : DROPPED;
     } catch {
-      if (signal.aborted) return 'done';
+      if (signal.aborted) return DONE;
       const reason: unknown = connection.signal.reason;
-      if (reason === 'held') return this._proven ? 'dropped' : 'unavailable';
-      if (reason === 'reconnect') return 'reconnect';
-      return news ? 'progress' : 'dropped';
+      if (reason === 'held') return this._proven ? DROPPED : UNAVAILABLE;
+      if (reason === 'reconnect') return RECONNECT;
+      return news ? PROGRESS : DROPPED;
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', abort);

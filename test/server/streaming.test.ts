@@ -11,6 +11,7 @@ import type { Scope } from '../../src/protocol/index.js';
 import { createTestEngine, type TestEngine } from '../helpers/test-engine.js';
 import { freshDatabaseUrl } from '../helpers/database.js';
 import { joinedDeltas, openEvents } from '../helpers/sse-reader.js';
+import { servedValidator } from '../helpers/openapi.js';
 
 const ANSWER = 'Open Settings. Then choose Security! Is that all? Yes: press Reset.';
 
@@ -85,6 +86,12 @@ describe('GET /v0/chat/{id}/events', () => {
     expect(stream.events.every((e) => e.id!.startsWith('1-'))).toBe(true);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(new Set(seqs).size).toBe(seqs.length);
+    // Every event's data is what the OpenAPI document says that event holds.
+    const validator = await servedValidator(() => fetch(`${s.url}/v0/openapi.json`));
+    const { op } = validator.operation('GET', `/v0/chat/${id}/events`)!;
+    const described = (op.responses as Record<string, { content: Record<string, { 'x-events': Record<string, object> }> }>)['200']!.content['text/event-stream']!['x-events'];
+    expect(Object.keys(described).sort()).toEqual(['completed', 'delta', 'failed', 'status']);
+    for (const event of stream.events) expect(validator.errors(JSON.parse(event.data), described[event.event!]!), event.event).toEqual([]);
   });
 
   it('sends a settled conversation its terminal event at once, and a late subscriber the whole turn', async () => {

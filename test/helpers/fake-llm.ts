@@ -23,7 +23,7 @@ export interface FakeLlm {
   chunkChars: number;
   /** Streamed: the wait between two chunks, in ms (a model writing slowly). @default 0 */
   chunkDelayMs: number;
-  /** Streamed: performance.now() when each reply's first content chunk was written. */
+  /** Streamed: performance.now() when the reply to `requests[i]` wrote its first content chunk, at index i. */
   firstChunkAt: number[];
   close(): Promise<void>;
 }
@@ -65,7 +65,8 @@ export async function fakeLlm(apiKey = 'test-key'): Promise<FakeLlm> {
       if (body.stream === true) {
         const broken = typeof next === 'object' ? next.breakAfterChunks : Infinity;
         const text = typeof next === 'object' ? next.reply : next;
-        setTimeout(() => streamReply(res, { id: `chatcmpl-${llm.requests.length}`, model: body.model as string, text, broken }), llm.delayMs);
+        const index = llm.requests.length - 1;
+        setTimeout(() => streamReply(res, { index, model: body.model as string, text, broken }), llm.delayMs);
         return;
       }
       if (typeof next === 'object') return fail(res, 500, 'A broken reply is only for streamed requests');
@@ -87,10 +88,10 @@ export async function fakeLlm(apiKey = 'test-key'): Promise<FakeLlm> {
     });
   });
   /** Writes `text` as OpenAI's stream does, chunk by chunk, cut after `broken` content chunks. */
-  function streamReply(res: import('node:http').ServerResponse, reply: { id: string; model: string; text: string; broken: number }) {
+  function streamReply(res: import('node:http').ServerResponse, reply: { index: number; model: string; text: string; broken: number }) {
     const created = Math.floor(Date.now() / 1000);
     const chunk = (delta: Record<string, string>, finish: string | null) =>
-      `data: ${JSON.stringify({ id: reply.id, object: 'chat.completion.chunk', created, model: reply.model, system_fingerprint: null, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
+      `data: ${JSON.stringify({ id: `chatcmpl-${reply.index + 1}`, object: 'chat.completion.chunk', created, model: reply.model, system_fingerprint: null, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     res.write(chunk({ role: 'assistant', content: '' }, null));
     const pieces: string[] = [];
@@ -104,7 +105,7 @@ export async function fakeLlm(apiKey = 'test-key'): Promise<FakeLlm> {
         res.end('data: [DONE]\n\n');
         return;
       }
-      if (sent === 0) llm.firstChunkAt.push(performance.now());
+      if (sent === 0) llm.firstChunkAt[reply.index] = performance.now();
       res.write(chunk({ content: pieces[sent++]! }, null));
       if (llm.chunkDelayMs > 0) setTimeout(next, llm.chunkDelayMs);
       else setImmediate(next);

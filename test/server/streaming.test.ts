@@ -92,7 +92,7 @@ describe('GET /v0/chat/{id}/events', () => {
     // Every event's data is what the OpenAPI document says that event holds.
     const validator = await servedValidator(() => fetch(`${s.url}/v0/openapi.json`));
     const { op } = validator.operation('GET', `/v0/chat/${id}/events`)!;
-    const described = (op.responses as Record<string, { content: Record<string, { 'x-events': Record<string, object> }> }>)['200']!.content['text/event-stream']!['x-events'];
+    const described = (op.responses as Record<string, { content: Record<string, { 'x-events': Record<string, Record<string, unknown>> }> }>)['200']!.content['text/event-stream']!['x-events'];
     expect(Object.keys(described).sort()).toEqual(['completed', 'delta', 'failed', 'status']);
     for (const event of stream.events) expect(validator.errors(JSON.parse(event.data), described[event.event!]!), event.event).toEqual([]);
   });

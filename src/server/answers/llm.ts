@@ -99,13 +99,14 @@ export async function streamCompletion(config: LlmConfig, messages: ChatMessage[
     }
     if (!text.trim()) throw new LlmError('provider returned no content');
     return text;
-  }, () => received);
+  });
 }
 
 /**
  * The one request path of both: the provider's URL and headers, the timeout (restarted by
  * `read` as the body arrives), retries on 408, 429, 5xx and network errors with `Retry-After`
- * honoured (10 s at most), and none once `committed()` says text was passed on.
+ * honoured (10 s at most). An LlmError thrown by `read` is final (a stream broken after its first
+ * token is one).
  */
 async function request<T>(
   config: LlmConfig,
@@ -113,7 +114,6 @@ async function request<T>(
   options: CompletionOptions,
   stream: boolean,
   read: (response: Response, restartTimer: () => void) => Promise<T>,
-  committed: () => boolean = () => false,
 ): Promise<T> {
   const doFetch = config.fetch ?? globalThis.fetch;
   const url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
@@ -149,9 +149,7 @@ async function request<T>(
       } catch (error) {
         if (error instanceof LlmError) throw error;
         if (options.signal?.aborted) throw options.signal.reason;
-        const failure = new LlmError(error instanceof Error ? error.message : String(error));
-        if (committed()) throw failure;
-        return { retry: true, error: failure };
+        return { retry: true, error: new LlmError(error instanceof Error ? error.message : String(error)) };
       } finally {
         clearTimeout(timer);
       }

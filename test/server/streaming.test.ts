@@ -11,6 +11,10 @@ import type { Scope } from '../../src/protocol/index.js';
 import { createTestEngine, type TestEngine } from '../helpers/test-engine.js';
 import { freshDatabaseUrl } from '../helpers/database.js';
 import { joinedDeltas, openEvents } from '../helpers/sse-reader.js';
+import { servedValidator } from '../helpers/openapi.js';
+import { redisAvailable, TEST_REDIS_URL } from '../helpers/redis.js';
+
+const redis = await redisAvailable();
 
 const ANSWER = 'Open Settings. Then choose Security! Is that all? Yes: press Reset.';
 
@@ -85,6 +89,12 @@ describe('GET /v0/chat/{id}/events', () => {
     expect(stream.events.every((e) => e.id!.startsWith('1-'))).toBe(true);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(new Set(seqs).size).toBe(seqs.length);
+    // Every event's data is what the OpenAPI document says that event holds.
+    const validator = await servedValidator(() => fetch(`${s.url}/v0/openapi.json`));
+    const { op } = validator.operation('GET', `/v0/chat/${id}/events`)!;
+    const described = (op.responses as Record<string, { content: Record<string, { 'x-events': Record<string, Record<string, unknown>> }> }>)['200']!.content['text/event-stream']!['x-events'];
+    expect(Object.keys(described).sort()).toEqual(['completed', 'delta', 'failed', 'status']);
+    for (const event of stream.events) expect(validator.errors(JSON.parse(event.data), described[event.event!]!), event.event).toEqual([]);
   });
 
   it('sends a settled conversation its terminal event at once, and a late subscriber the whole turn', async () => {
@@ -239,5 +249,25 @@ describe('GET /v0/chat/{id}/events', () => {
     letGo(engine);
     await Promise.all([b.ended, d.ended]);
     expect(s.server.streams.open).toBe(0);
+  });
+});
+
+describe.runIf(redis)('GET /v0/chat/{id}/events with the turn in a Redis Stream', () => {
+  it('streams, resumes and serves a late subscriber from Redis', async () => {
+    const engine = createTestEngine(() => ({ content: ANSWER, sources: [] }));
+    engine.hold = true;
+    const s = await serve({ engine, env: { SUPPORT_CHAT_REDIS_URL: TEST_REDIS_URL } });
+    const id = await s.send('How do I reset my password?');
+    const first = await s.events(id);
+    const status = await first.until((e) => e.event === 'status');
+    first.close();
+    const resumed = await s.events(id, { 'last-event-id': status.id! });
+    letGo(engine);
+    await resumed.until((e) => e.event === 'completed');
+    expect(resumed.events.map((e) => e.id)).not.toContain(status.id);
+    expect(joinedDeltas(resumed.events)).toBe(ANSWER);
+    const late = await s.events(id);
+    await late.ended;
+    expect(late.events.map((e) => e.id)).toEqual([status.id, ...resumed.events.map((e) => e.id)]);
   });
 });

@@ -73,7 +73,9 @@ function toFrame(turn: number, event: TurnEvent): string {
  */
 export async function* eventStream(options: EventStreamOptions): AsyncGenerator<string, void, undefined> {
   const { streams, conversations, lifecycle, orgId, turn, signal } = options;
-  const { keepaliveMs, recheckMs } = streams;
+  const { keepaliveMs } = streams;
+  // Spread over ±50%: streams opened together do not all re-read at the same moment.
+  const recheckMs = streams.recheckMs * (0.5 + Math.random());
   const key = turnKey(options.conversation.id, turn);
   let after = options.after;
   let record: ConversationRecord | null = options.conversation;

@@ -20,7 +20,11 @@ export async function open(context: BrowserContext, siteUrl: string): Promise<{ 
   return { page, problems };
 }
 
-/** Starts recording in the page; `old` messages (already shown) are watched for any change. */
+/**
+ * Starts recording in the page. While an answer streams (from its first text until its message
+ * is replaced by the finished one), every message shown before it is watched for any change, and the
+ * element's renders are counted.
+ */
 export async function instrument(page: Page): Promise<void> {
   await page.locator('support-chat').evaluate((el: HTMLElement & { updated(...a: unknown[]): void }) => {
     const root = el.shadowRoot!;
@@ -28,17 +32,29 @@ export async function instrument(page: Page): Promise<void> {
     const shown: string[] = [];
     const said: string[] = [];
     let renders = 0;
-    let oldChanges = 0;
+    const oldChanges: string[] = [];
     w.__stream = { shown, said, renders: () => renders, oldChanges: () => oldChanges };
+    let streaming = false;
     const original = el.updated.bind(el);
     el.updated = (...args: unknown[]) => {
-      renders++;
+      if (streaming) renders++;
       original(...args);
     };
-    const old = new MutationObserver((records) => (oldChanges += records.length));
-    for (const article of root.querySelectorAll('article.message')) old.observe(article, { subtree: true, childList: true, characterData: true, attributes: true });
+    const old = new MutationObserver((records) => {
+      for (const r of records) oldChanges.push(`${r.type} ${r.attributeName ?? ''} on ${r.target.nodeName} ${(r.target.textContent ?? '').slice(0, 80)}`);
+    });
     new MutationObserver(() => {
-      const text = root.querySelector('[data-streaming] .content')?.textContent ?? '';
+      const message = root.querySelector('[data-streaming]');
+      if (message && !streaming) {
+        streaming = true;
+        for (const article of root.querySelectorAll('article.message:not([data-streaming])')) old.observe(article, { subtree: true, childList: true, characterData: true, attributes: true });
+      } else if (!message && streaming) {
+        // The finished answer replaced the streaming message: what that render changed is not per delta.
+        for (const r of old.takeRecords()) oldChanges.push(`${r.type} ${r.attributeName ?? ''} on ${r.target.nodeName} ${(r.target.textContent ?? '').slice(0, 80)}`);
+        old.disconnect();
+        streaming = false;
+      }
+      const text = message?.querySelector('.content')?.textContent ?? '';
       if (text && text !== shown.at(-1)) shown.push(text);
     }).observe(root, { subtree: true, childList: true, characterData: true });
     const live = root.querySelector('[role="status"][aria-live="polite"]')!;
@@ -56,9 +72,10 @@ export async function answers(page: Page): Promise<string[]> {
   return page.locator('[part~="message"][data-role="assistant"]:not([data-streaming]) .content').allTextContents();
 }
 
-export async function recorded(page: Page): Promise<{ shown: string[]; said: string[]; renders: number; oldChanges: number }> {
+/** What the page recorded; `oldChanges` describes each change to a message shown before `instrument`. */
+export async function recorded(page: Page): Promise<{ shown: string[]; said: string[]; renders: number; oldChanges: string[] }> {
   return page.evaluate(() => {
-    const s = (window as unknown as { __stream: { shown: string[]; said: string[]; renders(): number; oldChanges(): number } }).__stream;
+    const s = (window as unknown as { __stream: { shown: string[]; said: string[]; renders(): number; oldChanges(): string[] } }).__stream;
     return { shown: s.shown, said: s.said.filter(Boolean), renders: s.renders(), oldChanges: s.oldChanges() };
   });
 }

@@ -182,6 +182,8 @@ async function events(ctx: ProxyContext): Promise<Response> {
   }
   if (!('stream' in result)) {
     release();
+    // 204: the event named was the settled turn's last; nothing more to send.
+    if (result.status === 204) return new Response(null, { status: 204, headers: passHeaders(result.headers, RATE_HEADERS, ctx, {}) });
     return relay(result, ctx);
   }
   ctx.log.stream = true;

@@ -7,8 +7,8 @@
  * conversation started here streams `streamDeltas` one every `streamIntervalMs` from when its
  * message arrived (whether or not anyone listens), then `completed` with the Conversation whose
  * answer is the deltas joined; every event has an increasing `id:`, `Last-Event-ID` resumes exactly
- * after it, `: keepalive` goes out every `keepaliveMs` while nothing else does, and a conversation
- * not processing gets its terminal event at once.
+ * after it (204 after the settled turn's terminal event), `: keepalive` goes out every `keepaliveMs`
+ * while nothing else does, and a conversation not processing gets its terminal event at once.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { localValidator } from './openapi.js';
@@ -148,8 +148,14 @@ export async function fakeUpstream(token = 'sc_live_upstream_secret_token_value'
     const after = typeof lastEventId === 'string' && /^\d+$/.test(lastEventId) ? Number(lastEventId) : 0;
     const record = { id, lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined, ended: 'open' as 'open' | 'done' | 'closed' };
     up.streams.push(record);
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '100', 'x-ratelimit-reset': '1900000000' });
     const events = turnEvents(id);
+    // The client has the settled turn's terminal event: nothing more to send.
+    if (after >= events.length && events.at(-1)!.at <= Date.now()) {
+      record.ended = 'done';
+      res.writeHead(204, { 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '100', 'x-ratelimit-reset': '1900000000' });
+      return void res.end();
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '100', 'x-ratelimit-reset': '1900000000' });
     let index = after;
     let timer: NodeJS.Timeout | undefined;
     let keepalive = setInterval(() => res.write(': keepalive\n\n'), up.keepaliveMs);

@@ -140,6 +140,11 @@ describe('the events route', () => {
     const byQuery = eventsOf(await readChunks(await v.call('GET', `/chat/${id}/events?last_event_id=3`)));
     expect(byQuery.map((e) => e.id)).toEqual(['4']);
     expect(up.streams.at(-1)!.lastEventId).toBe('3');
+    // After the settled turn's terminal event: 204, nothing more.
+    const settled = await v.call('GET', `/chat/${id}/events`, { headers: { 'last-event-id': '4' } });
+    expect(settled.status).toBe(204);
+    expect(await settled.text()).toBe('');
+    expect(settled.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
     const streams = up.streams.length;
     for (const bad of ['x'.repeat(200), 'a\u00e9b']) {
       const response = await v.call('GET', `/chat/${id}/events?last_event_id=${encodeURIComponent(bad)}`);

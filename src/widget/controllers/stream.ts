@@ -30,7 +30,9 @@ const PROGRESS = 1;
 const DROPPED = 2;
 const RECONNECT = 3;
 const UNAVAILABLE = 4;
-type Outcome = typeof DONE | typeof PROGRESS | typeof DROPPED | typeof RECONNECT | typeof UNAVAILABLE;
+/** The stream has nothing more (204: the last event seen was the turn's last): the conversation is read instead. */
+const SETTLED = 5;
+type Outcome = typeof DONE | typeof PROGRESS | typeof DROPPED | typeof RECONNECT | typeof UNAVAILABLE | typeof SETTLED;
 
 /** Longest event the parser holds (an event carries at most a conversation), characters. */
 const MAX_EVENT_CHARS = 4_000_000;
@@ -163,8 +165,8 @@ export class AnswerStream implements ReactiveController {
     while (!signal.aborted) {
       const outcome = await this._connect(id, signal);
       if (signal.aborted || outcome === DONE) return;
-      if (outcome === UNAVAILABLE) {
-        this.unavailable = true;
+      if (outcome === UNAVAILABLE || outcome === SETTLED) {
+        this.unavailable ||= outcome === UNAVAILABLE;
         this._run = undefined;
         this._callbacks.onUnavailable(id);
         return;
@@ -213,6 +215,7 @@ export class AnswerStream implements ReactiveController {
     });
     try {
       const response = await this._client().events(id, this._lastEventId, connection.signal);
+      if (response.status === 204) return SETTLED;
       if (!response.ok || !response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
         response.body?.cancel().catch(() => undefined);
         // Busy, or a proxy without streams: the answer is polled for. (A 404 is the poll's to report.)

@@ -5,8 +5,11 @@
  * leaves, the per-visitor limit, and ownership.
  */
 import { createServer, type Server } from 'node:http';
+import express from 'express';
+import { Hono } from 'hono';
+import { serve as serveHono } from '@hono/node-server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSupportProxy, nodeListener, type SupportProxyOptions } from '../../src/proxy/index.js';
+import { createSupportProxy, expressMiddleware, nodeListener, type SupportProxyOptions } from '../../src/proxy/index.js';
 import { fakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 
 const SECRET = 'a-visitor-signing-secret-of-32-chars!!';
@@ -28,9 +31,23 @@ afterEach(async () => {
   await up.close();
 });
 
-async function serve(options: Partial<SupportProxyOptions> = {}): Promise<void> {
+/** Serves the proxy with Node's http server (or mounted in Express, or in Hono on @hono/node-server). */
+async function serve(options: Partial<SupportProxyOptions> = {}, on: 'node' | 'express' | 'hono' = 'node'): Promise<void> {
   const proxy = createSupportProxy({ apiBaseUrl: up.url, token: up.token, secret: SECRET, timeoutMs: 2_000, ...options });
-  server = createServer(nodeListener(proxy));
+  if (on === 'hono') {
+    const app = new Hono();
+    app.all('/api/support/*', (c) => proxy(c.req.raw));
+    const port = await new Promise<number>((resolve) => {
+      server = serveHono({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port)) as unknown as Server;
+    });
+    base = `http://127.0.0.1:${port}/api/support`;
+    return;
+  }
+  if (on === 'express') {
+    const app = express();
+    app.all('/api/support/*path', expressMiddleware(proxy));
+    server = createServer(app);
+  } else server = createServer(nodeListener(proxy));
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api/support`;
@@ -113,8 +130,8 @@ describe('the events route', () => {
     expect(up.calls.at(-1)!.headers.accept).toBe('text/event-stream');
   });
 
-  it('sends each event on as it arrives: the first reaches the visitor while the upstream is still writing', async () => {
-    await serve();
+  it.each(['node', 'express', 'hono'] as const)('sends each event on as it arrives (%s): each reaches the visitor while the upstream is still writing', async (on) => {
+    await serve({}, on);
     up.streamIntervalMs = 250;
     up.streamDeltas = ['One.', ' Two.', ' Three.', ' Four.'];
     const v = visitor();

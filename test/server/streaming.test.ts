@@ -13,6 +13,8 @@ import { freshDatabaseUrl } from '../helpers/database.js';
 import { joinedDeltas, openEvents } from '../helpers/sse-reader.js';
 import { servedValidator } from '../helpers/openapi.js';
 import { redisAvailable, TEST_REDIS_URL } from '../helpers/redis.js';
+import { LocalBus } from '../../src/server/bus/index.js';
+import { MAX_TURN_EVENTS, MemoryTurnLog, TurnStreams, turnKey } from '../../src/server/streams/index.js';
 
 const redis = await redisAvailable();
 
@@ -212,6 +214,22 @@ describe('GET /v0/chat/{id}/events', () => {
     expect(joinedDeltas(second.events)).toBe(ANSWER);
   });
 
+  it('ends the stream of a conversation deleted mid-answer, and deletes its events now', async () => {
+    const engine = createTestEngine(() => ({ content: ANSWER, sources: [] }));
+    engine.hold = true;
+    const s = await serve({ engine });
+    const id = await s.send('How do I reset my password?');
+    const stream = await s.events(id);
+    await stream.until((e) => e.event === 'status');
+    expect(await s.server.streams.log.read(turnKey(id, 1), 0, 10)).toHaveLength(1);
+    expect((await fetch(`${s.url}/v0/chat/${id}`, { method: 'DELETE', headers: s.auth(s.acme) })).status).toBe(204);
+    await stream.ended;
+    expect(stream.events.map((e) => e.event)).toEqual(['status']);
+    expect(await s.server.streams.log.read(turnKey(id, 1), 0, 10)).toEqual([]);
+    expect((await s.events(id)).status).toBe(404);
+    letGo(engine);
+  });
+
   it('refuses as GET /v0/chat/{id} does: 401, 403, 404 for another organization, 429', async () => {
     const s = await serve({ rateLimits: { perToken: 3 } });
     const id = await s.send('How do I reset my password?');
@@ -269,5 +287,40 @@ describe.runIf(redis)('GET /v0/chat/{id}/events with the turn in a Redis Stream'
     const late = await s.events(id);
     await late.ended;
     expect(late.events.map((e) => e.id)).toEqual([status.id, ...resumed.events.map((e) => e.id)]);
+    // Deleted on request: its events in Redis go with it.
+    expect((await s.server.streams.log.read(turnKey(id, 1), 0, 100)).length).toBe(late.events.length);
+    expect((await fetch(`${s.url}/v0/chat/${id}`, { method: 'DELETE', headers: s.auth(s.acme) })).status).toBe(204);
+    expect(await s.server.streams.log.read(turnKey(id, 1), 0, 100)).toEqual([]);
+  });
+});
+
+describe("a turn's event log", () => {
+  it('keeps at most MAX_TURN_EVENTS events, the text past them in one last delta', async () => {
+    const streams = new TurnStreams({ log: new MemoryTurnLog(), bus: new LocalBus(), logger: silentLogger });
+    const writer = await streams.writer('conv_bounded', 1);
+    const pieces = Array.from({ length: MAX_TURN_EVENTS + 500 }, (_, i) => `${i} `);
+    for (const piece of pieces) {
+      writer.delta(piece);
+      // One append at a time: each delta its own event while the log has room.
+      await writer.flush();
+    }
+    await writer.end();
+    const events = await streams.log.read(turnKey('conv_bounded', 1), 0, MAX_TURN_EVENTS * 2);
+    expect(events).toHaveLength(MAX_TURN_EVENTS);
+    expect(events.at(-1)!.type).toBe('end');
+    expect(joinedDeltas(events.map((e) => ({ event: e.type, data: e.data })))).toBe(pieces.join(''));
+    await streams.close();
+  });
+
+  it('drops a turn its retention after its last event', async () => {
+    const log = new MemoryTurnLog({ retentionMs: 50 });
+    const streams = new TurnStreams({ log, bus: new LocalBus(), logger: silentLogger });
+    const writer = await streams.writer('conv_kept', 1);
+    writer.delta('Hello.');
+    await writer.end();
+    expect(log.size).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(log.size).toBe(0);
+    await streams.close();
   });
 });

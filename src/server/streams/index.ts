@@ -5,6 +5,7 @@
  * client is and sends what follows. The log is the truth and the bus only a hint: a stream that
  * misses a hint finds the events at its next re-read.
  */
+import { CONVERSATION_MAX_TURNS } from '../../protocol/limits.js';
 import type { Bus } from '../bus/index.js';
 import type { Logger } from '../http/log.js';
 import { MAX_TURN_EVENTS, type TurnEvent, type TurnEventType, type TurnLog } from './log.js';
@@ -79,6 +80,17 @@ export class TurnStreams {
       this.#report(key, error);
     }
     return new TurnWriter(this, key, last);
+  }
+
+  /** Deletes every turn's events of a deleted conversation (a conversation has at most `CONVERSATION_MAX_TURNS` turns). */
+  async forget(conversationId: string): Promise<void> {
+    const keys = Array.from({ length: CONVERSATION_MAX_TURNS }, (_, i) => turnKey(conversationId, i + 1));
+    try {
+      await this.log.forget(keys);
+    } catch (error) {
+      // Redis unreachable: the events expire with their retention (10 minutes by default).
+      this.#report(conversationId, error);
+    }
   }
 
   /** Calls `listener` whenever the turn's log grows (a hint: it may also be called for nothing). Returns the unwatch function. */

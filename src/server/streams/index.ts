@@ -161,7 +161,7 @@ export class TurnWriter {
   #seq: number;
   /** An earlier attempt wrote to this turn: only its end is written. */
   readonly #quiet: boolean;
-  readonly #queue: { type: TurnEventType; data: string; text?: string }[] = [];
+  readonly #queue: { type: TurnEventType; data: string; text?: string; own?: boolean }[] = [];
   #writing: Promise<void> | undefined;
   #text = '';
 
@@ -183,13 +183,16 @@ export class TurnWriter {
     this.#pump();
   }
 
-  delta(text: string): void {
+  /**
+   * The next piece of the reply. Pieces that arrive while an append is under way go out as one
+   * event, unless `own` (a sentence of an answer streamed once composed keeps its own event).
+   */
+  delta(text: string, own = false): void {
     if (this.#quiet || text === '') return;
     this.#text += text;
     const tail = this.#queue.at(-1);
-    // Consecutive deltas waiting for an append, or past the log's room for them, go out as one.
-    if (tail?.type === 'delta') tail.text! += text;
-    else this.#queue.push({ type: 'delta', data: '', text });
+    if (tail?.type === 'delta' && !own && !tail.own) tail.text! += text;
+    else this.#queue.push({ type: 'delta', data: '', text, own });
     this.#pump();
   }
 
@@ -202,7 +205,7 @@ export class TurnWriter {
     if (this.#quiet) return true;
     if (!content.startsWith(this.#text)) return false;
     const rest = content.slice(this.#text.length);
-    for (const { segment } of SENTENCES.segment(rest)) this.delta(segment);
+    for (const { segment } of SENTENCES.segment(rest)) this.delta(segment, true);
     return true;
   }
 
@@ -225,9 +228,13 @@ export class TurnWriter {
 
   async #drain(): Promise<void> {
     while (this.#queue.length > 0) {
-      // A delta is held while the log has room only for the end and one last delta, and more text may follow.
       const next = this.#queue[0]!;
-      if (next.type === 'delta' && this.#seq >= MAX_TURN_EVENTS - 2 && this.#queue.length === 1) return;
+      if (next.type === 'delta' && this.#seq >= MAX_TURN_EVENTS - 2) {
+        // The log has room only for one last delta and the end: the text queued is folded into one
+        // delta, held while more text may follow.
+        while (this.#queue[1]?.type === 'delta') next.text! += this.#queue.splice(1, 1)[0]!.text!;
+        if (this.#queue.length === 1) return;
+      }
       this.#queue.shift();
       const data = next.type === 'delta' ? JSON.stringify({ text: next.text }) : next.data;
       try {

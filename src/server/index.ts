@@ -229,6 +229,8 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     keepaliveMs: streamOptions.keepaliveMs,
     recheckMs: streamOptions.recheckMs,
   });
+  // A conversation deleted on request takes its streamed events with it, now.
+  lifecycle.onDeleted((id) => streams.forget(id));
   const worker = new Worker({ lifecycle, conversations, engine, logger, streams, concurrency: options.workerConcurrency ?? DEFAULT_WORKER_CONCURRENCY });
   const tickets = new SqlTicketStore(sql, {
     forget: (orgId, source, externalId) => engine.forgetTicket(orgId, source, externalId),

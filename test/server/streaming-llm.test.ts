@@ -130,6 +130,20 @@ describe('streamed LLM answers', () => {
     expect(joinedDeltas(stream.events)).toBe(content);
   });
 
+  it('refuses a provider event over its size limit (one request, then the local answer)', async () => {
+    const s = await serve();
+    s.llm.chunkChars = 400_000;
+    s.llm.script = ['x'.repeat(300_000)];
+    const id = await s.send();
+    const stream = await s.events(id);
+    const terminal = await stream.until((e) => e.event === 'completed');
+    const content = JSON.parse(terminal.data).messages.at(-1).content as string;
+    expect(content).not.toContain('xxxx');
+    expect(content).toContain('120');
+    expect(s.llm.requests).toHaveLength(1);
+    expect(joinedDeltas(stream.events)).toBe(content);
+  });
+
   it('gives a late subscriber the text so far, then the rest', async () => {
     const s = await serve();
     s.llm.chunkDelayMs = 20;

@@ -12,7 +12,10 @@ import { createTestEngine, type TestEngine } from '../helpers/test-engine.js';
 import { freshDatabaseUrl } from '../helpers/database.js';
 import { joinedDeltas, openEvents } from '../helpers/sse-reader.js';
 import { servedValidator } from '../helpers/openapi.js';
+import { createParser } from 'eventsource-parser';
 import { redisAvailable, TEST_REDIS_URL } from '../helpers/redis.js';
+import { LocalBus } from '../../src/server/bus/index.js';
+import { MAX_TURN_EVENTS, MemoryTurnLog, TurnStreams, turnKey } from '../../src/server/streams/index.js';
 
 const redis = await redisAvailable();
 
@@ -82,7 +85,7 @@ describe('GET /v0/chat/{id}/events', () => {
     expect(JSON.parse(terminal.data)).toEqual(JSON.parse(await s.get(id)));
     expect(stream.events.at(-1)).toBe(terminal);
     // The local answer arrives sentence by sentence; joined it is the final content exactly.
-    expect(stream.events.filter((e) => e.event === 'delta').length).toBeGreaterThanOrEqual(2);
+    expect(stream.events.filter((e) => e.event === 'delta').map((e) => JSON.parse(e.data).text)).toEqual(['Open Settings. ', 'Then choose Security! ', 'Is that all? ', 'Yes: press Reset.']);
     expect(joinedDeltas(stream.events)).toBe(ANSWER);
     expect(JSON.parse(terminal.data).messages.at(-1).content).toBe(ANSWER);
     const seqs = stream.events.map((e) => Number(e.id!.split('-')[1]));
@@ -110,6 +113,19 @@ describe('GET /v0/chat/{id}/events', () => {
     // A client that has the terminal event is told to stop (EventSource stops reconnecting on 204).
     const done = await s.events(id, { 'last-event-id': first.events.at(-1)!.id! });
     expect(done.status).toBe(204);
+  });
+
+  it('streams through the fetch handler too (server.fetch), ending after the terminal event', async () => {
+    const s = await serve();
+    const id = await s.send('How do I reset my password?');
+    await (await s.events(id)).ended;
+    const response = await s.server.fetch(new Request(`http://api.test/v0/chat/${id}/events`, { headers: s.auth(s.acme) }), { remoteAddress: '203.0.113.9' });
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const events: string[] = [];
+    const parser = createParser({ onEvent: (event) => events.push(event.event!) });
+    parser.feed(await response.text());
+    expect(events.at(-1)).toBe('completed');
+    expect(events.filter((e) => e === 'delta')).toHaveLength(4);
   });
 
   it('resumes after Last-Event-ID (header or query) with no event twice and none lost', async () => {
@@ -212,6 +228,22 @@ describe('GET /v0/chat/{id}/events', () => {
     expect(joinedDeltas(second.events)).toBe(ANSWER);
   });
 
+  it('ends the stream of a conversation deleted mid-answer, and deletes its events now', async () => {
+    const engine = createTestEngine(() => ({ content: ANSWER, sources: [] }));
+    engine.hold = true;
+    const s = await serve({ engine });
+    const id = await s.send('How do I reset my password?');
+    const stream = await s.events(id);
+    await stream.until((e) => e.event === 'status');
+    expect(await s.server.streams.log.read(turnKey(id, 1), 0, 10)).toHaveLength(1);
+    expect((await fetch(`${s.url}/v0/chat/${id}`, { method: 'DELETE', headers: s.auth(s.acme) })).status).toBe(204);
+    await stream.ended;
+    expect(stream.events.map((e) => e.event)).toEqual(['status']);
+    expect(await s.server.streams.log.read(turnKey(id, 1), 0, 10)).toEqual([]);
+    expect((await s.events(id)).status).toBe(404);
+    letGo(engine);
+  });
+
   it('refuses as GET /v0/chat/{id} does: 401, 403, 404 for another organization, 429', async () => {
     const s = await serve({ rateLimits: { perToken: 3 } });
     const id = await s.send('How do I reset my password?');
@@ -269,5 +301,36 @@ describe.runIf(redis)('GET /v0/chat/{id}/events with the turn in a Redis Stream'
     const late = await s.events(id);
     await late.ended;
     expect(late.events.map((e) => e.id)).toEqual([status.id, ...resumed.events.map((e) => e.id)]);
+    // Deleted on request: its events in Redis go with it.
+    expect((await s.server.streams.log.read(turnKey(id, 1), 0, 100)).length).toBe(late.events.length);
+    expect((await fetch(`${s.url}/v0/chat/${id}`, { method: 'DELETE', headers: s.auth(s.acme) })).status).toBe(204);
+    expect(await s.server.streams.log.read(turnKey(id, 1), 0, 100)).toEqual([]);
+  });
+});
+
+describe("a turn's event log", () => {
+  it('keeps at most MAX_TURN_EVENTS events, the text past them in one last delta', async () => {
+    const streams = new TurnStreams({ log: new MemoryTurnLog(), bus: new LocalBus(), logger: silentLogger });
+    const writer = await streams.writer('conv_bounded', 1);
+    const pieces = Array.from({ length: MAX_TURN_EVENTS + 500 }, (_, i) => `${i} `);
+    for (const piece of pieces) writer.delta(piece, true);
+    await writer.end();
+    const events = await streams.log.read(turnKey('conv_bounded', 1), 0, MAX_TURN_EVENTS * 2);
+    expect(events).toHaveLength(MAX_TURN_EVENTS);
+    expect(events.at(-1)!.type).toBe('end');
+    expect(joinedDeltas(events.map((e) => ({ event: e.type, data: e.data })))).toBe(pieces.join(''));
+    await streams.close();
+  });
+
+  it('drops a turn its retention after its last event', async () => {
+    const log = new MemoryTurnLog({ retentionMs: 50 });
+    const streams = new TurnStreams({ log, bus: new LocalBus(), logger: silentLogger });
+    const writer = await streams.writer('conv_kept', 1);
+    writer.delta('Hello.');
+    await writer.end();
+    expect(log.size).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(log.size).toBe(0);
+    await streams.close();
   });
 });

@@ -79,7 +79,8 @@ export async function streamCompletion(config: LlmConfig, messages: ChatMessage[
         options.onText(piece);
       },
       onError(error) {
-        throw new LlmError(`provider sent a malformed stream: ${error.message}`);
+        // Unknown fields and bad `retry` values are ignored, as the SSE spec says; an event past the size limit is not.
+        if (error.type === 'max-buffer-size-exceeded') throw new LlmError(`provider sent an event over ${MAX_EVENT_BYTES} bytes`);
       },
     });
     const decoder = new TextDecoder();

@@ -23,6 +23,13 @@ function isSpace(c: string): boolean {
   return c.trim() === '';
 }
 
+/** Whether the character at `i` is one the writer may hold or drop: a blank, `[`, or `.,;:`. */
+function isSpecial(text: string, i: number): boolean {
+  const code = text.charCodeAt(i);
+  if (code === 91 || code === 46 || code === 44 || code === 59 || code === 58 || code === 32 || (code >= 9 && code <= 13)) return true;
+  return code >= 128 && isSpace(text[i]!);
+}
+
 /** `text` without its trailing spaces and tabs (not newlines). */
 function trimBlanks(text: string): string {
   let end = text.length;
@@ -51,9 +58,24 @@ export class CitationWriter {
 
   /** The final text `text` adds (possibly empty: some is held). */
   write(text: string): string {
-    let out = '';
-    for (let i = 0; i < text.length; i++) out += this.#char(text[i]!);
-    return out;
+    const parts: string[] = [];
+    let i = 0;
+    while (i < text.length) {
+      if (!this.#citation) {
+        // A run of characters that change nothing (not a blank, `[` or `.,;:`) goes out as one slice.
+        let end = i;
+        while (end < text.length && !isSpecial(text, end)) end++;
+        if (end > i) {
+          parts.push(this.#emit(text.slice(i, end)));
+          i = end;
+          continue;
+        }
+      }
+      const out = this.#char(text[i]!);
+      if (out) parts.push(out);
+      i++;
+    }
+    return parts.join('');
   }
 
   /** The rest of the final text (what was held and is plain text after all). */

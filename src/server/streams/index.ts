@@ -5,6 +5,7 @@
  * client is and sends what follows. The log is the truth and the bus only a hint: a stream that
  * misses a hint finds the events at its next re-read.
  */
+import { CONVERSATION_MAX_TURNS } from '../../protocol/limits.js';
 import type { Bus } from '../bus/index.js';
 import type { Logger } from '../http/log.js';
 import { MAX_TURN_EVENTS, type TurnEvent, type TurnEventType, type TurnLog } from './log.js';
@@ -81,6 +82,17 @@ export class TurnStreams {
     return new TurnWriter(this, key, last);
   }
 
+  /** Deletes every turn's events of a deleted conversation (a conversation has at most `CONVERSATION_MAX_TURNS` turns). */
+  async forget(conversationId: string): Promise<void> {
+    const keys = Array.from({ length: CONVERSATION_MAX_TURNS }, (_, i) => turnKey(conversationId, i + 1));
+    try {
+      await this.log.forget(keys);
+    } catch (error) {
+      // Redis unreachable: the events expire with their retention (10 minutes by default).
+      this.#report(conversationId, error);
+    }
+  }
+
   /** Calls `listener` whenever the turn's log grows (a hint: it may also be called for nothing). Returns the unwatch function. */
   watch(key: string, listener: () => void): () => void {
     let set = this.#watchers.get(key);
@@ -149,7 +161,7 @@ export class TurnWriter {
   #seq: number;
   /** An earlier attempt wrote to this turn: only its end is written. */
   readonly #quiet: boolean;
-  readonly #queue: { type: TurnEventType; data: string; text?: string }[] = [];
+  readonly #queue: { type: TurnEventType; data: string; text?: string; own?: boolean }[] = [];
   #writing: Promise<void> | undefined;
   #text = '';
 
@@ -171,13 +183,16 @@ export class TurnWriter {
     this.#pump();
   }
 
-  delta(text: string): void {
+  /**
+   * The next piece of the reply. Pieces that arrive while an append is under way go out as one
+   * event, unless `own` (a sentence of an answer streamed once composed keeps its own event).
+   */
+  delta(text: string, own = false): void {
     if (this.#quiet || text === '') return;
     this.#text += text;
     const tail = this.#queue.at(-1);
-    // Consecutive deltas waiting for an append, or past the log's room for them, go out as one.
-    if (tail?.type === 'delta') tail.text! += text;
-    else this.#queue.push({ type: 'delta', data: '', text });
+    if (tail?.type === 'delta' && !own && !tail.own) tail.text! += text;
+    else this.#queue.push({ type: 'delta', data: '', text, own });
     this.#pump();
   }
 
@@ -190,7 +205,7 @@ export class TurnWriter {
     if (this.#quiet) return true;
     if (!content.startsWith(this.#text)) return false;
     const rest = content.slice(this.#text.length);
-    for (const { segment } of SENTENCES.segment(rest)) this.delta(segment);
+    for (const { segment } of SENTENCES.segment(rest)) this.delta(segment, true);
     return true;
   }
 
@@ -213,9 +228,13 @@ export class TurnWriter {
 
   async #drain(): Promise<void> {
     while (this.#queue.length > 0) {
-      // A delta is held while the log has room only for the end and one last delta, and more text may follow.
       const next = this.#queue[0]!;
-      if (next.type === 'delta' && this.#seq >= MAX_TURN_EVENTS - 2 && this.#queue.length === 1) return;
+      if (next.type === 'delta' && this.#seq >= MAX_TURN_EVENTS - 2) {
+        // The log has room only for one last delta and the end: the text queued is folded into one
+        // delta, held while more text may follow.
+        while (this.#queue[1]?.type === 'delta') next.text! += this.#queue.splice(1, 1)[0]!.text!;
+        if (this.#queue.length === 1) return;
+      }
       this.#queue.shift();
       const data = next.type === 'delta' ? JSON.stringify({ text: next.text }) : next.data;
       try {

@@ -33,6 +33,8 @@ export interface TurnLog {
   append(key: string, event: TurnEvent): Promise<boolean>;
   /** The turn's events after `after`, oldest first, at most `limit`. */
   read(key: string, after: number, limit: number): Promise<TurnEvent[]>;
+  /** Deletes these turns' events now. */
+  forget(keys: string[]): Promise<void>;
   /** Resolves once the log can be read and written (connected); rejects when it cannot. */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -72,6 +74,13 @@ export class MemoryTurnLog implements TurnLog {
     if (!events) return [];
     // Sequence numbers are positions: event n is at index n - 1.
     return events.slice(Math.max(0, after), Math.max(0, after) + limit);
+  }
+
+  async forget(keys: string[]): Promise<void> {
+    for (const key of keys) {
+      clearTimeout(this.#logs.get(key)?.timer);
+      this.#logs.delete(key);
+    }
   }
 
   async ready(): Promise<void> {}
@@ -135,6 +144,11 @@ export class RedisTurnLog implements TurnLog {
       events.push({ seq: seqOf(entry.id), type, data: String(entry.message.d ?? 'null') });
     }
     return events;
+  }
+
+  async forget(keys: string[]): Promise<void> {
+    const client = await this.#client;
+    await client.del(keys.map((key) => this.#key(key)));
   }
 
   ready(timeoutMs = 5_000): Promise<void> {

@@ -6,6 +6,8 @@ import type { VisitorToken } from './identity-token.js';
 
 export { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTimeoutError };
 
+type RouteInit = { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal };
+
 const isAbort = (e: unknown) => e instanceof DOMException && e.name === 'AbortError';
 
 /** `GET {basePath}/chat`: the visitor's conversations, newest first. */
@@ -30,7 +32,8 @@ export class ProxyClient {
     this._base = endpoint.replace(/\/+$/, '');
   }
 
-  private async _fetch(method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal }, bearer: string | null): Promise<Response> {
+  /** One fetch of a proxy route, with the visitor's cookie and `bearer`; a failure to connect is a NetworkError. */
+  private async _fetchOnce(method: 'GET' | 'POST', path: string, init: RouteInit, bearer: string | null): Promise<Response> {
     try {
       return await fetch(`${this._base}${path}`, {
         method,
@@ -45,15 +48,21 @@ export class ProxyClient {
     }
   }
 
-  private async _request<T>(method: 'GET' | 'POST', path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<{ data: T; response: Response }> {
+  /**
+   * One fetch of a proxy route with the visitor token; when the token is refused (expired), once
+   * more with a fresh one. A 401 comes from the proxy's identify stage, before anything went
+   * upstream, so even a POST is safe to repeat.
+   */
+  private async _fetch(method: 'GET' | 'POST', path: string, init: RouteInit): Promise<Response> {
     const bearer = (await this.token?.current()) ?? null;
-    let response = await this._fetch(method, path, init, bearer);
-    if (response.status === 401 && bearer) {
-      // The visitor token was refused (expired): once more with a fresh one. A 401 comes from the
-      // proxy's identify stage, before anything went upstream, so even a POST is safe to repeat.
-      const fresh = await this.token!.refresh(bearer);
-      if (fresh) response = await this._fetch(method, path, init, fresh);
-    }
+    const response = await this._fetchOnce(method, path, init, bearer);
+    if (response.status !== 401 || !bearer) return response;
+    const fresh = await this.token!.refresh(bearer);
+    return fresh ? this._fetchOnce(method, path, init, fresh) : response;
+  }
+
+  private async _request<T>(method: 'GET' | 'POST', path: string, init: RouteInit = {}): Promise<{ data: T; response: Response }> {
+    const response = await this._fetch(method, path, init);
     let data: unknown = null;
     try {
       data = await response.json();
@@ -91,6 +100,16 @@ export class ProxyClient {
     const headers: Record<string, string> = options.waitSeconds ? { prefer: `wait=${options.waitSeconds}` } : {};
     const { data, response } = await this._request<Conversation>('GET', `/chat/${encodeURIComponent(id)}`, { headers, signal: options.signal });
     return { conversation: data, longPoll: response.headers.has('preference-applied') };
+  }
+
+  /**
+   * Opens the answer's event stream (`GET {endpoint}/chat/:id/events`), resuming after `lastEventId`;
+   * the Response as it arrived, its body still to be read (controllers/stream.ts).
+   */
+  events(id: string, lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
+    // The query parameter rather than the `Last-Event-ID` header: a cross-origin reconnect then needs no preflight.
+    const query = lastEventId ? `?last_event_id=${encodeURIComponent(lastEventId)}` : '';
+    return this._fetch('GET', `/chat/${encodeURIComponent(id)}/events${query}`, { headers: { accept: 'text/event-stream' }, signal });
   }
 
   /** Escalates; `note` (optional, at most 2,000 characters) is relayed into the ticket. */

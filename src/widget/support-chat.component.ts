@@ -22,7 +22,7 @@ import { LOCALES, localeFor, type Strings } from './strings.js';
 import { storageKey } from './storage.js';
 import { styles } from './support-chat.styles.js';
 import { escalationArea, escalationForm } from './templates/escalation.js';
-import { message } from './templates/message.js';
+import { answerMarkdown, message } from './templates/message.js';
 import { recentList } from './templates/recent.js';
 import { composer, header, launcher, notices, parseStarters, pending, status, welcome } from './templates/panel.js';
 
@@ -174,7 +174,16 @@ export class SupportChat extends LitElement {
   /** The conversation: state, persistence, other tabs, polling, sending. */
   private readonly _chat = new ConversationController(
     this,
-    () => ({ endpoint: this.endpoint, storageKey: this.storageKey, noPersist: this.noPersist, pollTimeout: this.pollTimeout, online: this._net.online, open: this.opened }),
+    () => ({
+      endpoint: this.endpoint,
+      storageKey: this.storageKey,
+      noPersist: this.noPersist,
+      pollTimeout: this.pollTimeout,
+      online: this._net.online,
+      open: this.opened,
+      markdown: (source) => answerMarkdown(source, [], this._text, copy),
+      list: () => this._messagesEl,
+    }),
     {
       sent: (message, conversationId) => {
         this._notices.clear();
@@ -440,7 +449,7 @@ export class SupportChat extends LitElement {
             onEscalate: i === chat.messages.length - 1 && !this.noEscalation && !chat.escalation && !formShown ? () => this._escalation.openForm() : null,
           }),
         )}
-        ${status(t, chat.status)}
+        ${chat.stream.render(t) ?? status(t, chat.status)}
         ${formShown
           ? escalationForm({
               id: this._id,

@@ -9,11 +9,11 @@
  * within `FIRST_BYTE_MS`: a buffering reverse proxy), gives way to polling for good.
  */
 import { html, nothing, render, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from 'lit';
-import { createParser } from 'eventsource-parser';
 import type { Conversation } from '../../protocol/index.js';
 import { backoffDelay } from '../../protocol/retry.js';
 import type { ProxyClient } from '../client.js';
 import { pause } from '../poller.js';
+import { loadEventStreamParser } from '../render-markdown.js';
 import type { Strings } from '../strings.js';
 
 /** A stream that sends no byte this soon is held back on its way (a buffering proxy): polling takes over, ms. */
@@ -185,6 +185,10 @@ export class AnswerStream implements ReactiveController {
 
   /** One connection: read until the terminal event ('done'), or until it drops (with or without news). */
   private async _connect(id: string, signal: AbortSignal): Promise<Outcome> {
+    // The parser comes with the on-demand Markdown module; a page that cannot load it polls.
+    const createParser = await loadEventStreamParser();
+    if (!createParser) return UNAVAILABLE;
+    if (signal.aborted) return DONE;
     const connection = new AbortController();
     this._connection = connection;
     const abort = () => connection.abort();

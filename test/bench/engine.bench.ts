@@ -170,16 +170,19 @@ function scoreSet(set: DevSet, replies: Reply[], foreign: Reply[], offTopic: Rep
 const distinct = (urls: string[]) => [...new Set(urls)];
 
 /** The conversation for a question: a follow-up is asked as the second turn, after the engine's answer to `first`. */
-/** A throw-away SQLite database. */
-async function memorySql() {
-  const sql = await openSql({ dataDir: ':memory:' });
+/**
+ * A throw-away SQLite database; `dataDir` (the quality part's `BENCH_DATA_DIR`) keeps it between
+ * runs instead, so a run after a ranking change reads the stored embeddings rather than making them again.
+ */
+async function memorySql(dataDir = ':memory:') {
+  const sql = await openSql({ dataDir });
   await migrate(sql, migrations);
   return sql;
 }
 
 /** The local engine (as the server makes it: sentence embeddings on) on a throw-away SQLite database. */
 async function memoryEngine(): Promise<ReturnType<typeof createAnswerEngine>> {
-  return createAnswerEngine({ sql: await memorySql(), llm: null });
+  return createAnswerEngine({ sql: await memorySql(process.env.BENCH_DATA_DIR), llm: null });
 }
 
 async function conversation(engine: ReturnType<typeof createAnswerEngine>, orgId: string, q: BenchQuestion, signal: AbortSignal): Promise<Message[]> {
@@ -192,7 +195,8 @@ async function conversation(engine: ReturnType<typeof createAnswerEngine>, orgId
  * Scores every development set through the engine's own `answer` (what the server calls for a
  * conversation) and its ranked `search`, beside plain minisearch over the same sections. Each
  * set's out-of-scope questions are its own (when it has some) and the first questions of the
- * other sets, which its knowledge base does not cover. `BENCH_DUMP=file.json` writes every reply.
+ * other sets, which its knowledge base does not cover. `BENCH_DUMP=file.json` writes every reply;
+ * `BENCH_DATA_DIR=dir` keeps the ingested sets (and their embeddings) in `dir` between runs.
  */
 export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies: number[] }> {
   const engine = await memoryEngine();

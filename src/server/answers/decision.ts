@@ -34,6 +34,8 @@ export interface AnswerSignals {
   meaning: number;
   /** Whether `meaning` was measured (the best hit has a sentence embedding). */
   embedded: boolean;
+  /** The nearest meaning among the first five hits (the pages a related reply shows): their best cosine less `MEANING_NEUTRAL`; 0 when none has an embedding. */
+  nearest: number;
 }
 
 /** The cosine of question and best section that counts for neither answering nor refusing. */
@@ -108,9 +110,16 @@ export function answerSignals(question: string, hits: SearchHit[], vocabulary: V
     evidence,
     agreement: next.length ? next.filter((h) => h.section.docKey === best.section.docKey).length / next.length : 0,
     margin: hits[1] ? Math.max(0, 1 - hits[1].score / best.score) : 1,
-    meaning: best.similarity !== undefined ? best.similarity - MEANING_NEUTRAL : 0,
+    meaning: best.similarity !== undefined && best.section.kind !== 'code' ? best.similarity - MEANING_NEUTRAL : 0,
     embedded: best.similarity !== undefined,
+    nearest: nearestMeaning(hits),
   };
+}
+
+/** The best cosine among the first five hits, less `MEANING_NEUTRAL` (0 when none has an embedding). */
+function nearestMeaning(hits: SearchHit[]): number {
+  const measured = hits.slice(0, 5).flatMap((hit) => (hit.similarity === undefined ? [] : [hit.similarity]));
+  return measured.length ? Math.max(...measured) - MEANING_NEUTRAL : 0;
 }
 
 /**
@@ -160,8 +169,8 @@ export function decide(signals: AnswerSignals | null): Outcome {
   if (!signals) return 'none';
   const z = answerOdds(signals);
   if (z > THRESHOLDS.answer && signals.evidence >= MIN_EVIDENCE) return 'answer';
-  if (signals.embedded && signals.meaning < THRESHOLDS.meaning) return 'none';
-  return z > THRESHOLDS.related || (signals.embedded && signals.meaning >= THRESHOLDS.close) ? 'related' : 'none';
+  if (signals.embedded && signals.nearest < THRESHOLDS.meaning) return 'none';
+  return z > THRESHOLDS.related || (signals.embedded && signals.nearest >= THRESHOLDS.close) ? 'related' : 'none';
 }
 
 /** Whether the signals call for an answer (`decide(signals) === 'answer'`). */

@@ -1,5 +1,6 @@
 /**
- * @module Answer quality on the development sets of ../shared/bench (docs, code, help; read in place), through
+ * @module Answer quality on the development sets of ../shared/bench (docs, code, help; read in place) and the
+ * held-out public docs sets of ./sets (when present on this machine), through
  * the same engine the server uses, beside plain minisearch with default options over the same
  * sections; then answer latency, index build time and memory on 50,000 synthetic sections.
  */
@@ -20,6 +21,7 @@ import { answerSignals, type AnswerSignals } from '../../src/server/answers/deci
 import { fitDecision, FEATURES, scoreDecision, shippedDecision, type Example } from './decision-fit.js';
 import type { Message } from '../../src/protocol/index.js';
 import { quantile, type BenchTable } from './table.js';
+import { extraSets } from './sets/extra.js';
 
 const bench = resolve(import.meta.dirname, '../../../shared/bench');
 
@@ -66,6 +68,8 @@ interface DevSet {
   match: (url: string, gold: string) => boolean;
   /** Cited addresses are compared at this level (code: the file, without #L…). */
   level: (url: string) => string;
+  /** A public set outside ../shared/bench, never tuned on: not asked of the other sets, and left out of the decision's fits. */
+  heldOut?: boolean;
 }
 
 const DEV_SETS: DevSet[] = [
@@ -91,7 +95,10 @@ const DEV_SETS: DevSet[] = [
     match: (u, g) => u === g,
     level: (u) => u,
   },
+  ...extraSets().map((set): DevSet => ({ ...set, questions: set.questions as BenchQuestion[], match: (u, g) => u === g, level: (u) => u, heldOut: true })),
 ];
+/** Whether a decision example may enter a fit: those of the development sets, not of the held-out ones. */
+const fitted = (e: Example) => !DEV_SETS.find((set) => set.name === e.set)?.heldOut;
 
 /** How many questions of each other set are asked as out-of-scope questions of a set. */
 const FOREIGN_PER_SET = 20;
@@ -213,7 +220,7 @@ export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies
     ingestRows.push([set.name, report.sections, ms, (1000 * report.sections) / ms]);
   }
   for (const set of DEV_SETS) {
-    const foreignQuestions = DEV_SETS.filter((other) => other !== set).flatMap((other) =>
+    const foreignQuestions = DEV_SETS.filter((other) => other !== set && !other.heldOut).flatMap((other) =>
       other.questions.filter((q) => q.kind !== 'followup').slice(0, FOREIGN_PER_SET),
     );
     const limit = set.name === 'code' ? 40 : 20;
@@ -271,7 +278,7 @@ export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies
   const decisionRows = DEV_SETS.map(({ name }) => {
     const held = examples.filter((e) => e.set === name);
     const crossValidated = DECISION_L2.flatMap((l2) => {
-      const s = scoreDecision(fitDecision(examples.filter((e) => e.set !== name), l2), held);
+      const s = scoreDecision(fitDecision(examples.filter((e) => e.set !== name && fitted(e)), l2), held);
       return [s.answered, s.silent];
     });
     const shipped = scoreDecision(shippedDecision(), held);
@@ -304,6 +311,7 @@ export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies
           "Hit@5, MRR@10, Recall@10: the ranked list (code: files). Recall@5 and gold shown: the reply's sources (an answer's or the related pages), top 5. Answered: `is_uncertain: false`. Follow-ups are asked as the second turn of a conversation.",
           `Out of scope: the set's own out-of-scope questions (uncertain or no sources counts); the first ${FOREIGN_PER_SET} questions of each other set and ${OFF_TOPIC.length} off-topic questions (silent = cites nothing). Keywords: share of a question's keywords in the reply text (minisearch: its best section's text).`,
           "Goals: docs Recall@5 ≥ 0.85 and MRR@10 ≥ 0.87; code Recall@10 ≥ 0.95; on every set gold shown ≥ 0.90, answered with no gold ≤ 0.10, out of scope (own and other sets' questions) uncertain or silent ≥ 0.90, off-topic silent 1, keywords ≥ 0.70.",
+          ...DEV_SETS.filter((set) => set.heldOut).map((set) => `${set.name}: a held-out public set (test/bench/sets): its questions are not asked of the other sets, and in the decision table its columns are fitted on the development sets (docs, code, help).`),
         ],
       },
       {
@@ -318,7 +326,7 @@ export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies
         rows: decisionRows,
         notes: [
           "Answered: answerable questions with a gold source in the first five hits that the decision answers. Silent: the set's out-of-scope questions and the other sets' questions that it refuses. Other two: fitted on the other two sets, each set and class weighed equally. The decision alone: the evidence floor and the citation rules are left out.",
-          ...DECISION_L2.map((l2) => `Fitted on all three, L2 ${l2}: ${weights(fitDecision(examples, l2))}.`),
+          ...DECISION_L2.map((l2) => `Fitted on all three, L2 ${l2}: ${weights(fitDecision(examples.filter(fitted), l2))}.`),
           `Shipped (fitted on all three): ${weights(shippedDecision())}.`,
         ],
       },

@@ -36,12 +36,6 @@ export interface AnswerSignals {
   embedded: boolean;
   /** The nearest meaning among the first five hits (the pages a related reply shows): their best cosine less `MEANING_NEUTRAL`; 0 when none has an embedding. */
   nearest: number;
-  /** Whether the question follows earlier user turns (its own words may say little: "and on Windows?"). */
-  followUp: boolean;
-  /** Whether the best hit is a code piece (whose cosines with questions sit lower than prose's). */
-  code: boolean;
-  /** Whether a word of the question was read as another, misspelled ("refnuds"): the sentence embedding reads it as written. */
-  misspelled: boolean;
 }
 
 /** The cosine of question and best section that counts for neither answering nor refusing. */
@@ -119,9 +113,6 @@ export function answerSignals(question: string, hits: SearchHit[], vocabulary: V
     meaning: best.similarity !== undefined && best.section.kind !== 'code' ? best.similarity - MEANING_NEUTRAL : 0,
     embedded: best.similarity !== undefined,
     nearest: nearestMeaning(hits),
-    followUp: earlier.length > 0,
-    code: best.section.kind === 'code',
-    misspelled: vocabulary.terms(question).join(' ') !== tokenize(question, MAX_QUERY_WORDS).join(' '),
   };
 }
 
@@ -164,11 +155,9 @@ export function answerOdds(signals: AnswerSignals): number {
  * base is related. Chosen on the development sets together (see docs/engine.md): a borderline
  * answer shown as related pages costs the visitor little, an answer from the wrong page costs their
  * trust. A section among the first five whose meaning is at least `close` is related whatever its words: dense retrieval finds "Refunds"
- * for "money back", with no word in common. The meaning floor holds back an answer too, whatever
- * its words ("What time is sunset today?" shares "today" with a page), for a question of its own
- * answered from prose; not for a follow-up (its own words may say little: "and on Windows?"), an
- * answer from code (code pieces' cosines with the questions they answer sit lower), or a question
- * with a misspelled word (the model reads "refnuds" as written).
+ * for "money back", with no word in common. (The meaning floor does not hold back an answer: a
+ * short question's embedding is often far from the long section that answers it, "Which languages
+ * does it support?" 0.30, "Is it accessible?" on the demo.)
  */
 export const THRESHOLDS = { answer: 0.5, related: -2.5, meaning: -0.16, close: 0 };
 
@@ -179,11 +168,8 @@ export type Outcome = 'answer' | 'related' | 'none';
 export function decide(signals: AnswerSignals | null): Outcome {
   if (!signals) return 'none';
   const z = answerOdds(signals);
-  const far = signals.embedded && signals.nearest < THRESHOLDS.meaning;
-  // The embedding is trusted to hold back an answer only for a question of its own, in words the model reads, answered from prose.
-  if (far && !signals.followUp && !signals.code && !signals.misspelled) return 'none';
   if (z > THRESHOLDS.answer && signals.evidence >= MIN_EVIDENCE) return 'answer';
-  if (far) return 'none';
+  if (signals.embedded && signals.nearest < THRESHOLDS.meaning) return 'none';
   return z > THRESHOLDS.related || (signals.embedded && signals.nearest >= THRESHOLDS.close) ? 'related' : 'none';
 }
 

@@ -189,7 +189,7 @@ describe('without a working model', () => {
 });
 
 describe('the answer/no-answer decision', () => {
-  const signals: AnswerSignals = { general: 0.8, heading: 0.5, known: 1, top3: 0.8, coverage: 0.6, evidence: 1, agreement: 0, margin: 0.2, meaning: 0, embedded: true, nearest: 0, followUp: false, code: false, misspelled: false };
+  const signals: AnswerSignals = { general: 0.8, heading: 0.5, known: 1, top3: 0.8, coverage: 0.6, evidence: 1, agreement: 0, margin: 0.2, meaning: 0, embedded: true, nearest: 0 };
 
   it("weighs how close the best section's meaning is to the question, neutral without embeddings", async () => {
     const dir = helpCenter();
@@ -231,14 +231,8 @@ describe('the answer/no-answer decision', () => {
     // Without embeddings (a knowledge base stored without them), meaning does not decide.
     expect(decide({ ...loose, meaning: 0, embedded: false, nearest: THRESHOLDS.meaning - 0.01 })).toBe('related');
     expect(decide({ ...loose, known: 0, top3: 0, meaning: -0.1, nearest: -0.1 })).toBe('none');
-    // A question of its own that clears the answer's odds on a word it shares in passing ("sunset
-    // today"), with nothing among the first five near it in meaning, is not answered…
-    expect(decide({ ...answer, nearest: THRESHOLDS.meaning - 0.01 })).toBe('none');
-    expect(decide({ ...answer, nearest: THRESHOLDS.meaning + 0.01 })).toBe('answer');
-    // …but a follow-up ("and on Windows?"), a question answered from code and a misspelled one keep their answers.
-    expect(decide({ ...answer, nearest: THRESHOLDS.meaning - 0.01, followUp: true })).toBe('answer');
-    expect(decide({ ...answer, nearest: THRESHOLDS.meaning - 0.01, code: true })).toBe('answer');
-    expect(decide({ ...answer, nearest: THRESHOLDS.meaning - 0.01, misspelled: true })).toBe('answer');
+    // The floor does not hold back an answer: a short question's embedding is often far from the section that answers it.
+    expect(decide({ ...answer, nearest: THRESHOLDS.meaning - 0.01 })).toBe('answer');
     // Found by its meaning alone (no word in common), a section close enough in meaning is related.
     expect(decide({ ...loose, general: 0, known: 0, top3: 0, heading: 0, meaning: -0.3, nearest: THRESHOLDS.close })).toBe('related');
     expect(decide(null)).toBe('none');

@@ -200,7 +200,7 @@ function semanticRerank<T extends { index: number; score: number; coverage: numb
  * The hits with the `nearest` sections (by meaning, best first) placed second, fourth, sixth…
  * unless already among the first `NEAREST_SHOWN.firstPlaces` (see `NEAREST_SHOWN`).
  */
-function showNearest<T extends { index: number }>(hits: T[], nearest: T[]): T[] {
+export function showNearest<T extends { index: number }>(hits: T[], nearest: T[]): T[] {
   const shown = new Set(hits.slice(0, NEAREST_SHOWN.firstPlaces).map((h) => h.index));
   const missing = nearest.filter((h) => !shown.has(h.index));
   if (missing.length === 0) return hits;
@@ -355,11 +355,11 @@ export class KnowledgeStore {
    */
   async #embedMissing(orgId: string, docKey: string): Promise<boolean> {
     if (!this.#embedder) return false;
-    const rows = (await this.#sql.all<{ id: number; kind: Section['kind']; title: string; context: string; body: string; code: string }>(
+    const rows = await this.#sql.all<{ id: number; kind: Section['kind']; title: string; context: string; body: string; code: string }>(
       `SELECT id, kind, title, context, body, code FROM kb_sections
        WHERE org_id = ? AND doc_key = ? AND (embedding IS NULL OR embedding_by IS NULL OR embedding_by <> ?) ORDER BY ord`,
       [orgId, docKey, this.#embedder.id],
-    ));
+    );
     const vectors = rows.length > 0 ? await this.#vectors(rows.map(sectionText)) : null;
     if (!vectors) return false;
     await this.#sql.transaction(async (tx) => {
@@ -756,7 +756,7 @@ export class KnowledgeStore {
     const merged = docsFirst(ranked);
     const question = options.vector;
     if (!question) return merged.slice(0, limit);
-    // The doc sections nearest in meaning that the words did not find follow the words' candidates.
+    // The sections nearest in meaning that the words did not find follow the words' candidates.
     const found = new Set(merged.map((hit) => hit.index));
     const near = dense.nearest(question, DENSE_CANDIDATES + found.size, (i) => options.includeTickets || sections[i]!.kind !== 'ticket').filter((hit) => hit.cosine >= DENSE_MIN_COSINE);
     const asHit = (index: number) => ({ index, score: 0, coverage: 0, section: sections[index]! });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAnswerEngine } from '../../../src/server/answers/index.js';
 import { codeText } from '../../../src/server/answers/embeddings.js';
+import { showNearest } from '../../../src/server/answers/knowledge-base.js';
 import { tokenize } from '../../../src/server/answers/text.js';
 import { migrations } from '../../../src/server/schema.js';
 import { migrate } from '../../../src/server/store/migrate.js';
@@ -68,6 +69,16 @@ describe('hybrid retrieval', () => {
     const reply = await engine.answer({ orgId: 'app', messages: ask('How do I make a chocolate cake?'), signal });
     expect(reply).toMatchObject({ sources: [], isUncertain: true });
   }, 60_000);
+});
+
+describe('the sections nearest in meaning, shown beside the words', () => {
+  const hits = (...indexes: number[]) => indexes.map((index) => ({ index }));
+  it('places them second, fourth and sixth unless already among the first five, keeping the rest in order', () => {
+    expect(showNearest(hits(1, 2, 3, 4, 5, 6, 7, 8), hits(7, 2, 9)).map((h) => h.index)).toEqual([1, 7, 2, 9, 3, 4, 5, 6, 8]);
+    expect(showNearest(hits(1, 2, 3), hits(2, 3))).toEqual(hits(1, 2, 3));
+    expect(showNearest(hits(1), hits(5, 6)).map((h) => h.index)).toEqual([1, 5, 6]);
+    expect(showNearest(hits(), hits(5)).map((h) => h.index)).toEqual([5]);
+  });
 });
 
 describe('code pieces embedded as what they are', () => {

@@ -224,7 +224,7 @@ describe('the answer/no-answer decision', () => {
     expect(z(loose)).toBeLessThan(THRESHOLDS.answer);
     expect(z(loose)).toBeGreaterThan(THRESHOLDS.related);
     expect(decide(loose)).toBe('related');
-    // The weather: none of the first five sections means anything near it.
+    // The weather: none of the first three sections means anything near it.
     expect(decide({ ...loose, meaning: THRESHOLDS.meaning - 0.01, nearest: THRESHOLDS.meaning - 0.01 })).toBe('none');
     // …but one of them near enough in meaning keeps the related pages.
     expect(decide({ ...loose, meaning: THRESHOLDS.meaning - 0.01, nearest: THRESHOLDS.meaning + 0.01 })).toBe('related');

@@ -167,7 +167,7 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
         // called when no section matches, or the best one means something else (the weather).
         const grounded = relevantHits(hits);
         const signals = answerSignals(query, hits, kb.vocabulary, context);
-        if (grounded.length === 0 || (signals?.embedded && signals.meaning < THRESHOLDS.meaning)) return NOTHING_RELATED;
+        if (grounded.length === 0 || (signals?.embedded && signals.nearest < THRESHOLDS.meaning)) return NOTHING_RELATED;
         const progress = { streamed: false };
         try {
           return await llmAnswer(llm, request, grounded, relatedHits(hits), progress);

@@ -36,6 +36,7 @@ import type { Services } from './http/services.js';
 import { ConversationLifecycle, DEFAULT_JOB_LEASE_MS, DEFAULT_MAX_ATTEMPTS } from './conversations/lifecycle.js';
 import { JobQueue } from './jobs/queue.js';
 import { Worker } from './jobs/worker.js';
+import { BackgroundEmbedding } from './jobs/embedding.js';
 import { ConversationStore } from './store/conversations.js';
 import { IdempotencyStore } from './store/idempotency.js';
 import { migrate } from './store/migrate.js';
@@ -91,8 +92,10 @@ export interface ServerOptions {
   maxAttempts?: number;
   /** Answers one worker works on at once (they mostly wait on the LLM). @default 4 */
   workerConcurrency?: number;
-  /** Start the answer worker (and the follow-up forwarder and retention sweep) at once, when the role answers. @default true */
+  /** Start the answer worker (and the follow-up forwarder, retention sweep and background embedding) at once, when the role answers. @default true */
   startWorker?: boolean;
+  /** How often the background embedding looks for sections to embed that no 'kb' message announced. @default 60000 */
+  embeddingPollMs?: number;
   /**
    * Behind trusted reverse proxies: `true` (one) or how many. Requests without a valid token are
    * then counted per the `X-Forwarded-For` entry the outermost trusted proxy appended (counted
@@ -138,6 +141,8 @@ export interface SupportServer {
   /** The turns' streamed events, and the streams open in this process. */
   streams: TurnStreams;
   worker: { start(): void; stop(): Promise<void>; runOnce(): Promise<boolean> };
+  /** Embeds what `kb ingest` left to the server (code pieces), in the background; started with the worker; null when the engine has no knowledge base. */
+  embedding: BackgroundEmbedding | null;
   /** Forwards visitor messages sent after escalation to the ticket (started with the worker). */
   followUps: { start(): void; stop(): Promise<void>; runOnce(): Promise<number> };
   /** Deletes expired conversations; started with the worker. */
@@ -232,6 +237,8 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   // A conversation deleted on request takes its streamed events with it, now.
   lifecycle.onDeleted((id) => streams.forget(id));
   const worker = new Worker({ lifecycle, conversations, engine, logger, streams, concurrency: options.workerConcurrency ?? DEFAULT_WORKER_CONCURRENCY });
+  // Where answers are made, the vectors `kb ingest` left to the server (code pieces) are made in the background.
+  const embedding = 'embedPending' in engine ? new BackgroundEmbedding({ knowledge: engine as AnswerEngine & KnowledgeBase, bus, logger, pollMs: options.embeddingPollMs }) : null;
   const tickets = new SqlTicketStore(sql, {
     forget: (orgId, source, externalId) => engine.forgetTicket(orgId, source, externalId),
     index: 'indexTicket' in engine ? (orgId, ticket) => (engine as AnswerEngine & KnowledgeBase).indexTicket(orgId, ticket) : undefined,
@@ -282,6 +289,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   const app = createApp({ router, services, limiter, limits, changes: sql.changes ?? undefined, trustProxy });
   if ((options.startWorker ?? true) && role !== 'api') {
     worker.start();
+    embedding?.start();
     followUps.start();
     retention.start();
   }
@@ -298,6 +306,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     bus,
     streams,
     worker,
+    embedding,
     followUps,
     retention,
     ready: async () => {
@@ -309,6 +318,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
       closed = true;
       closing.abort();
       await worker.stop();
+      await embedding?.stop();
       await followUps.stop();
       await retention.stop();
       await limiter.close?.();

@@ -53,6 +53,7 @@ async function ingest(argv: string[]): Promise<number> {
       'max-pages': { type: 'string', value: 'N', fallback: '1000', description: 'pages read per docs site at most' },
       'content-selector': { type: 'string', value: 'CSS', description: "the element holding a page's main content" },
       'exclude-selector': { type: 'string', multiple: true, value: 'CSS', description: 'elements never read (repeatable)' },
+      'embed-code': { type: 'boolean', description: 'embed code pieces now (slow: tens of ms each) rather than leave them to the server, which embeds them in the background' },
     },
     'PATH|URL...',
   );
@@ -81,10 +82,14 @@ async function ingest(argv: string[]): Promise<number> {
       excludeSelectors: values['exclude-selector'] as string[] | undefined,
       onProgress: tty ? progressBar : undefined,
       onCrawlProgress: tty ? crawlProgress : undefined,
+      embedCode: values['embed-code'] === true,
     });
     if (tty) process.stderr.write('\n');
     printProblems(report);
     console.log(summary(orgId, report, 'Ingested'));
+    const waiting = (await engine.pending()).find((p) => p.orgId === orgId)?.sections ?? 0;
+    // Answers work at once by words; the server adds the meaning of these sections as it embeds them.
+    if (waiting > 0) console.log(`${waiting} sections (code pieces) will be embedded in the background by the server (${PROGRAM} serve); --embed-code embeds them now.`);
     return 0;
   } catch (error) {
     if (tty) process.stderr.write('\n');

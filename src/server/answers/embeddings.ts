@@ -32,7 +32,7 @@ export interface Embedder {
 export const EMBEDDED_CHARS = 500;
 
 /** Texts sent to the model's thread at once: a question asked during a large ingest waits for one batch at most. */
-const BATCH = 16;
+export const BATCH = 16;
 
 /**
  * The text a section is embedded as: its heading path, its title, then the start of its text as

@@ -7,7 +7,7 @@ import type { Message } from '../../protocol/index.js';
 import type { Sql } from '../store/sql.js';
 import { composeAnswer, extractiveSummary, extractiveTitle, NOTHING_RELATED, RELATED_INTRO } from './compose.js';
 import { answerSignals, THRESHOLDS } from './decision.js';
-import { KnowledgeStore, type IngestOptions, type IngestReport, type SearchHit, type TicketDocument, type Vocabulary } from './knowledge-base.js';
+import { KnowledgeStore, type EmbedPendingOptions, type IngestOptions, type IngestReport, type SearchHit, type TicketDocument, type Vocabulary } from './knowledge-base.js';
 import { sentenceEncoder, type Embedder } from './embeddings.js';
 import type { KnowledgeSource } from './ingest/source-registry.js';
 import { complete, llmConfigFromEnv, LlmError, streamCompletion, type ChatMessage, type LlmConfig } from './llm.js';
@@ -16,7 +16,7 @@ import { relatedHits, relevantHits, toSource } from './sources.js';
 import { loadSpecificity } from './specificity.js';
 import type { Answer, AnswerEngine, AnswerRequest, SummaryRequest } from './types.js';
 
-export { kbMigrations, IngestError, type IngestReport, type SearchHit } from './knowledge-base.js';
+export { kbMigrations, IngestError, type EmbedPendingOptions, type IngestReport, type SearchHit } from './knowledge-base.js';
 export type { KnowledgeSource } from './ingest/source-registry.js';
 export type { AnswerEngine } from './types.js';
 export { mapCitations, NOT_ANSWERED } from './streamed-reply.js';
@@ -33,6 +33,10 @@ export interface KnowledgeBase {
   stats(orgId: string): Promise<{ documents: number; sections: number; prose: number; embedded: number }>;
   /** What the organization's knowledge base knows of a term (as the tokenizer returns it). */
   vocabulary(orgId: string): Promise<Vocabulary>;
+  /** Embeds sections without a vector of the current embedder (code pieces after `kb ingest`), a batch at a time; how many it embedded (see `KnowledgeStore.embedPending`). */
+  embedPending(orgId?: string, options?: EmbedPendingOptions): Promise<number>;
+  /** The organizations with sections waiting for `embedPending`, and how many each. */
+  pending(): Promise<{ orgId: string; sections: number }[]>;
 }
 
 export interface AnswerEngineOptions {
@@ -215,5 +219,7 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
     indexTicket: (orgId, ticket) => store.indexTicket(orgId, ticket),
     stats: (orgId) => store.stats(orgId),
     vocabulary: (orgId) => store.vocabulary(orgId),
+    embedPending: (orgId, embedOptions) => store.embedPending(orgId, embedOptions),
+    pending: () => store.pending(),
   };
 }

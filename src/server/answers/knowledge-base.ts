@@ -1,5 +1,6 @@
 /** @module The organization's knowledge base: ingestion of docs and code into the database, and a cached search index per organization. */
 import { createHash } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, relative, resolve, sep } from 'node:path';
 import type { Migration } from '../store/migrate.js';
@@ -12,7 +13,7 @@ import type { ParsedFile, Section } from './ingest/sections.js';
 import { DenseIndex } from './dense-index.js';
 import { listSources, recordSync, rootOf, sourceMigrations, type KnowledgeSource, type SourceFailure, type SourceOptions } from './ingest/source-registry.js';
 import { crawl, CrawlError, type CrawlOptions, type CrawlProgress, type KnownPage } from './crawl/crawler.js';
-import { cosine, fromBytes, sectionText, toBytes, type Embedder } from './embeddings.js';
+import { BATCH, cosine, fromBytes, sectionText, toBytes, type Embedder } from './embeddings.js';
 import { SearchIndex, type Hit } from './search-index.js';
 
 export const kbMigrations: Migration[] = [
@@ -108,7 +109,24 @@ export interface IngestOptions extends Omit<SourceOptions, 'baseUrl'> {
   onCrawlProgress?(progress: CrawlProgress & { site: string }): void;
   /** Crawl settings beside the source's own (concurrency, timeouts, retries; tests' stand-in `fetch`). */
   crawl?: Omit<CrawlOptions, 'known' | 'onProgress' | keyof SourceOptions>;
+  /**
+   * Embed code pieces now too (`kb ingest --embed-code`). By default they are stored without a
+   * vector and a server embeds them in the background (see `KnowledgeStore.embedPending`): the
+   * model takes tens of milliseconds a piece, and a project's source has thousands of them.
+   */
+  embedCode?: boolean;
 }
+
+/** What `KnowledgeStore.embedPending` embeds at once, and how it is stopped. */
+export interface EmbedPendingOptions {
+  /** Sections read, embedded and written at once (the only ones held in memory). @default the model thread's own batch (16) */
+  batch?: number;
+  /** Stops the run between batches (what was written stays). */
+  signal?: AbortSignal;
+}
+
+/** The condition on `kb_sections` of a section with no vector of the embedder given as the next parameter. */
+const UNEMBEDDED = '(embedding IS NULL OR embedding_by IS NULL OR embedding_by <> ?)';
 
 export interface IngestReport {
   files: number;
@@ -342,22 +360,28 @@ export class KnowledgeStore {
     this.#embedder = embedder;
   }
 
-  /** The sentence embeddings of sections (see `sectionText`); null without an embedder, or when it fails. */
-  async #embed(sections: Section[]): Promise<(Int8Array | null)[]> {
-    const vectors = (sections.length > 0 ? await this.#vectors(sections.map(sectionText)) : null) ?? [];
-    return sections.map((_, i) => vectors[i] ?? null);
+  /**
+   * The sentence embeddings of sections (see `sectionText`); null without an embedder, or when it
+   * fails, and for code pieces unless `code` (they are embedded in the background: `embedPending`).
+   */
+  async #embed(sections: Section[], code = false): Promise<(Int8Array | null)[]> {
+    const embedded = sections.flatMap((s, i) => (code || s.kind !== 'code' ? [i] : []));
+    const vectors = (embedded.length > 0 ? await this.#vectors(embedded.map((i) => sectionText(sections[i]!))) : null) ?? [];
+    const out: (Int8Array | null)[] = sections.map(() => null);
+    embedded.forEach((at, i) => (out[at] = vectors[i] ?? null));
+    return out;
   }
 
   /**
    * Embeds the stored sections of a document that have no vector of this embedder's yet (stored
-   * before embeddings, before code was embedded, without an embedder, or by another model); true
-   * when it stored any.
+   * before embeddings, without an embedder, or by another model); code pieces only when `code`
+   * (else `embedPending` does). True when it stored any.
    */
-  async #embedMissing(orgId: string, docKey: string): Promise<boolean> {
+  async #embedMissing(orgId: string, docKey: string, code = false): Promise<boolean> {
     if (!this.#embedder) return false;
     const rows = await this.#sql.all<{ id: number; kind: Section['kind']; title: string; context: string; body: string; code: string }>(
       `SELECT id, kind, title, context, body, code FROM kb_sections
-       WHERE org_id = ? AND doc_key = ? AND (embedding IS NULL OR embedding_by IS NULL OR embedding_by <> ?) ORDER BY ord`,
+       WHERE org_id = ? AND doc_key = ? AND ${UNEMBEDDED}${code ? '' : " AND kind <> 'code'"} ORDER BY ord`,
       [orgId, docKey, this.#embedder.id],
     );
     const vectors = rows.length > 0 ? await this.#vectors(rows.map(sectionText)) : null;
@@ -366,6 +390,61 @@ export class KnowledgeStore {
       for (const [i, row] of rows.entries()) await tx.run('UPDATE kb_sections SET embedding = ?, embedding_by = ? WHERE id = ?', [toBytes(vectors[i]!), this.#embedder!.id, row.id]);
     });
     return true;
+  }
+
+  /**
+   * Embeds the sections (of the organization, or of every one) that have no vector of this
+   * embedder's: code pieces stored by `kb ingest`, and anything stored without an embedder or by
+   * another model. A batch at a time (read, embedded, written in its own short transaction), so it
+   * never holds more than a batch and questions go between batches; each organization that got
+   * vectors has its version moved once at the end (or when stopped), so its index is rebuilt with
+   * them. Returns how many sections it embedded.
+   *
+   * Several processes may run it at once: a vector is written only where none of this embedder's
+   * is yet, and the same text always gets the same vector, so the worst is a batch embedded twice.
+   * A section replaced meanwhile is a new row: the old one's vector lands nowhere.
+   */
+  async embedPending(orgId?: string, options: EmbedPendingOptions = {}): Promise<number> {
+    const embedder = this.#embedder;
+    if (!embedder) return 0;
+    const batch = Math.max(1, options.batch ?? BATCH);
+    const touched = new Set<string>();
+    let embedded = 0;
+    let after = 0;
+    try {
+      while (!options.signal?.aborted) {
+        // In id order from where the last batch ended: a section the model fails on is not read forever.
+        const rows = await this.#sql.all<{ id: number; org_id: string; kind: Section['kind']; title: string; context: string; body: string; code: string }>(
+          `SELECT id, org_id, kind, title, context, body, code FROM kb_sections
+           WHERE id > ?${orgId === undefined ? '' : ' AND org_id = ?'} AND ${UNEMBEDDED} ORDER BY id LIMIT ${batch}`,
+          orgId === undefined ? [after, embedder.id] : [after, orgId, embedder.id],
+        );
+        if (rows.length === 0) break;
+        after = rows.at(-1)!.id;
+        const vectors = await this.#vectors(rows.map(sectionText));
+        if (!vectors) break;
+        await this.#sql.transaction(async (tx) => {
+          for (const [i, row] of rows.entries()) {
+            const written = await tx.run(`UPDATE kb_sections SET embedding = ?, embedding_by = ? WHERE id = ? AND ${UNEMBEDDED}`, [toBytes(vectors[i]!), embedder.id, row.id, embedder.id]);
+            if (written > 0) {
+              embedded++;
+              touched.add(row.org_id);
+            }
+          }
+        });
+        await setImmediate();
+      }
+    } finally {
+      for (const org of touched) await this.#bump(this.#sql, org);
+    }
+    return embedded;
+  }
+
+  /** The organizations with sections that have no vector of this embedder's, and how many each (none without an embedder). */
+  async pending(): Promise<{ orgId: string; sections: number }[]> {
+    if (!this.#embedder) return [];
+    const rows = await this.#sql.all<{ org_id: string; n: number }>(`SELECT org_id, COUNT(*) AS n FROM kb_sections WHERE ${UNEMBEDDED} GROUP BY org_id ORDER BY org_id`, [this.#embedder.id]);
+    return rows.map((r) => ({ orgId: r.org_id, sections: Number(r.n) }));
   }
 
   /** Marks the organization's knowledge base changed: every process rebuilds its index on its next question. */
@@ -523,10 +602,10 @@ export class KnowledgeStore {
       if (page.notModified || existing?.hash === page.hash) {
         report.unchanged++;
         await this.#sql.run('UPDATE kb_documents SET etag = ?, last_modified = ?, links = ? WHERE org_id = ? AND doc_key = ?', [page.etag, page.lastModified, JSON.stringify(page.links), orgId, docKey]);
-        if (await this.#embedMissing(orgId, docKey)) changed = true;
+        if (await this.#embedMissing(orgId, docKey, options.embedCode)) changed = true;
         continue;
       }
-      const vectors = await this.#embed(page.parsed.sections);
+      const vectors = await this.#embed(page.parsed.sections, options.embedCode);
       await this.#sql.transaction(async (tx) => {
         await this.#replace(tx, orgId, docKey, { root, relPath: page.url, hash: page.hash, title: page.parsed.title }, page.parsed.sections, vectors);
         await tx.run('UPDATE kb_documents SET etag = ?, last_modified = ?, links = ? WHERE org_id = ? AND doc_key = ?', [page.etag, page.lastModified, JSON.stringify(page.links), orgId, docKey]);
@@ -593,13 +672,13 @@ export class KnowledgeStore {
       const existing = await this.#sql.get<{ hash: string }>('SELECT hash FROM kb_documents WHERE org_id = ? AND doc_key = ?', [orgId, docKey]);
       if (existing?.hash === hash) {
         report.unchanged++;
-        if (await this.#embedMissing(orgId, docKey)) embedded = true;
+        if (await this.#embedMissing(orgId, docKey, options.embedCode)) embedded = true;
         continue;
       }
       const parsed = parseFile(text, rel, baseUrl);
       if (!parsed) continue;
       // Embedded before the transaction: the model takes tens of milliseconds per section.
-      const vectors = await this.#embed(parsed.sections);
+      const vectors = await this.#embed(parsed.sections, options.embedCode);
       await this.#sql.transaction((tx) => this.#replace(tx, orgId, docKey, { root, relPath: rel, hash, title: parsed.title }, parsed.sections, vectors));
       report.sections += parsed.sections.length;
       if (existing) report.updated++;

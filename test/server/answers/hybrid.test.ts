@@ -106,6 +106,9 @@ describe('code pieces embedded as what they are', () => {
     expect(await byWords.search('app', question)).toEqual([]);
     const hybrid = createAnswerEngine({ sql: await sql(), llm: null });
     await hybrid.ingest('app', [join(dir, 'src')]);
+    // Code pieces are embedded after the ingest (by the server, in the background): until then, words alone.
+    expect(await hybrid.search('app', question)).toEqual([]);
+    expect(await hybrid.embedPending('app')).toBe(2);
     expect((await hybrid.search('app', question)).map((h) => h.section.title)).toEqual(['ProblemDetails']);
   }, 60_000);
 });

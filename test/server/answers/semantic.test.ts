@@ -117,21 +117,66 @@ describe('the semantic rerank', () => {
     expect(await first(byMeaning)).toBe('Refund policy');
   });
 
-  it('embeds doc sections, code pieces (as what they are, not their syntax) and tickets at ingest, and stores the vectors', async () => {
+  const kindsAndVectors = async (db: Awaited<ReturnType<typeof sql>>) =>
+    (await db.all<{ kind: string; embedding: Uint8Array | null }>("SELECT kind, embedding FROM kb_sections WHERE org_id = 'acme' ORDER BY id")).map((r) => [r.kind, r.embedding?.byteLength ?? 0]);
+
+  it('embeds doc sections and tickets at ingest, and leaves code pieces for later (embedPending)', async () => {
     const dir = helpCenter();
     const db = await sql();
     const encoder = countingEncoder();
     const engine = createAnswerEngine({ sql: db, llm: null, embedder: encoder });
     await engine.ingest('acme', [join(dir, 'docs'), join(dir, 'code')]);
     await engine.indexTicket('acme', { source: 'plain', externalId: 't1', title: 'Refund for order 42', body: 'The customer asked for a refund.', url: null });
-    expect(encoder.texts).toHaveLength(5);
-    expect(encoder.texts).toContain('refund — refund\nIssues a refund for an order.\nexport function refund(orderId: string) {\nexport function refund order id string return');
-    const rows = await db.all<{ kind: string; embedding: Uint8Array | null }>("SELECT kind, embedding FROM kb_sections WHERE org_id = 'acme' ORDER BY id");
-    expect(rows.map((r) => [r.kind, r.embedding?.byteLength ?? 0])).toEqual([['doc', 512], ['doc', 512], ['doc', 512], ['code', 512], ['ticket', 512]]);
-    // Unchanged files are not embedded again.
+    expect(encoder.texts).toHaveLength(4);
+    expect(await kindsAndVectors(db)).toEqual([['doc', 512], ['doc', 512], ['doc', 512], ['code', 0], ['ticket', 512]]);
+    expect(await engine.pending()).toEqual([{ orgId: 'acme', sections: 1 }]);
+    // Unchanged files are not embedded again, and their code still waits.
     encoder.texts.length = 0;
     await engine.ingest('acme', [join(dir, 'docs'), join(dir, 'code')]);
     expect(encoder.texts).toEqual([]);
+    // The code piece, as what it is rather than its syntax.
+    const version = async () => (await db.get<{ version: number }>("SELECT version FROM kb_versions WHERE org_id = 'acme'"))!.version;
+    const before = await version();
+    expect(await engine.embedPending('acme')).toBe(1);
+    expect(encoder.texts).toEqual(['refund — refund\nIssues a refund for an order.\nexport function refund(orderId: string) {\nexport function refund order id string return']);
+    expect(await kindsAndVectors(db)).toEqual([['doc', 512], ['doc', 512], ['doc', 512], ['code', 512], ['ticket', 512]]);
+    // Indexes are rebuilt with the new vectors; a second run has nothing to do and changes nothing.
+    expect(await version()).toBe(before + 1);
+    expect(await engine.pending()).toEqual([]);
+    expect(await engine.embedPending('acme')).toBe(0);
+    expect(await engine.embedPending()).toBe(0);
+    expect(await version()).toBe(before + 1);
+  });
+
+  it('embeds code pieces at ingest when asked (kb ingest --embed-code)', async () => {
+    const dir = helpCenter();
+    const db = await sql();
+    const engine = createAnswerEngine({ sql: db, llm: null });
+    await engine.ingest('acme', [join(dir, 'docs'), join(dir, 'code')], { embedCode: true });
+    expect(await kindsAndVectors(db)).toEqual([['doc', 512], ['doc', 512], ['doc', 512], ['code', 512]]);
+    expect(await engine.embedPending()).toBe(0);
+  });
+
+  it('embedPending works a batch at a time, for one organization or all, and stops between batches when aborted', async () => {
+    const dir = helpCenter();
+    const db = await sql();
+    const encoder = countingEncoder();
+    const batches: number[] = [];
+    const engine = createAnswerEngine({ sql: db, llm: null, embedder: { id: encoder.id, embed: (texts) => (batches.push(texts.length), encoder.embed(texts)) } });
+    const byWords = createAnswerEngine({ sql: db, llm: null, embedder: null });
+    await byWords.ingest('acme', [join(dir, 'docs'), join(dir, 'code')]);
+    await byWords.ingest('other', [join(dir, 'docs')]);
+    expect(await engine.pending()).toEqual([{ orgId: 'acme', sections: 4 }, { orgId: 'other', sections: 3 }]);
+    expect(await engine.embedPending('acme', { batch: 3 })).toBe(4);
+    expect(batches).toEqual([3, 1]);
+    expect(await engine.pending()).toEqual([{ orgId: 'other', sections: 3 }]);
+    const controller = new AbortController();
+    batches.length = 0;
+    const stopping = { id: encoder.id, embed: async (texts: string[]) => (controller.abort(), encoder.embed(texts)) };
+    // Aborted during its first batch: that batch is written, the next is not started.
+    expect(await createAnswerEngine({ sql: db, llm: null, embedder: stopping }).embedPending(undefined, { batch: 2, signal: controller.signal })).toBe(2);
+    expect(await engine.embedPending()).toBe(1);
+    expect(await engine.pending()).toEqual([]);
   });
 
   it('ranks by words while sections have no vectors, and embeds them on the next ingest of unchanged files', async () => {

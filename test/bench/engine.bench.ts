@@ -217,8 +217,11 @@ export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies
   for (const set of DEV_SETS) {
     const started = performance.now();
     const report = await engine.ingest(set.name, [set.root], { baseUrl: set.baseUrl });
+    const ingested = performance.now();
+    // What the server does in the background after `kb ingest`: the code pieces, embedded before anything is measured.
+    await engine.embedPending(set.name);
     const ms = performance.now() - started;
-    ingestRows.push([set.name, report.sections, ms, (1000 * report.sections) / ms]);
+    ingestRows.push([set.name, report.sections, ingested - started, ms, (1000 * report.sections) / ms]);
   }
   for (const set of DEV_SETS) {
     const foreignQuestions = DEV_SETS.filter((other) => other !== set && !other.heldOut).flatMap((other) =>
@@ -317,9 +320,9 @@ export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies
       },
       {
         title: 'Ingest with sentence embeddings',
-        columns: ['set', 'sections', 'ingest ms', 'sections per second'],
+        columns: ['set', 'sections', 'kb ingest ms', 'with code embedded ms', 'sections per second'],
         rows: ingestRows,
-        notes: ['Parse, embed every section (docs, and code pieces as their doc comment, signature and identifiers) and store them in SQLite, on one core.'],
+        notes: ['Parse, embed every section (docs at `kb ingest`; code pieces, as their doc comment, signature and identifiers, afterwards as the server does in the background: `embedPending`) and store them in SQLite, on one core.'],
       },
       {
         title: 'The answer/no-answer decision, cross-validated across the sets',

@@ -99,6 +99,17 @@ describe('support-chat --database', () => {
     expect(existsSync(join(dir, 'support-chat.db'))).toBe(true);
   });
 
+  it('kb ingest says the code pieces are left to the server, and embeds them now with --embed-code', () => {
+    const code = resolve(import.meta.dirname, '../fixtures/kb/code');
+    const later = run(['kb', 'ingest', code, '--org', 'acme'], scratch());
+    expect(later.code, later.stderr).toBe(0);
+    expect(later.stdout).toMatch(/^\d+ sections \(code pieces\) will be embedded in the background by the server \(support-chat-kit serve\); --embed-code embeds them now\.$/m);
+    const now = run(['kb', 'ingest', code, '--org', 'acme', '--embed-code'], scratch());
+    expect(now.code, now.stderr).toBe(0);
+    expect(now.stdout).toMatch(/^Ingested \d+ files for acme/);
+    expect(now.stdout).not.toContain('background');
+  });
+
   // A password the server's trust authentication ignores: it must still never be printed.
   const withPassword = (url: string) => url.replace('://postgres@', '://postgres:hunter2@');
 

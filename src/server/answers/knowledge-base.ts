@@ -407,7 +407,7 @@ export class KnowledgeStore {
   async embedPending(orgId?: string, options: EmbedPendingOptions = {}): Promise<number> {
     const embedder = this.#embedder;
     if (!embedder) return 0;
-    const batch = Math.max(1, options.batch ?? BATCH);
+    const batch = Math.max(1, Math.floor(options.batch ?? BATCH));
     const touched = new Set<string>();
     let embedded = 0;
     let after = 0;

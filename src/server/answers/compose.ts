@@ -342,6 +342,13 @@ export function codeExcerpt(code: string, lines: number, terms: Set<string>): st
     start--;
   }
   while (start < best && !all[start]!.trim()) start++;
+  // Never from inside a block comment: from its opening line, or past its end.
+  if (/^\s*\*(?!\/)/.test(all[start]!)) {
+    let open = start;
+    while (open > 0 && start - open < lines && !all[open]!.includes('/*')) open--;
+    if (all[open]!.includes('/*')) start = open;
+    else while (start < all.length - 1 && /^\s*\*/.test(all[start]!)) start++;
+  }
   // End where the brackets opened since the start close again, after at least `lines` lines when the code goes on.
   let end = start;
   let depth = 0;
@@ -398,7 +405,9 @@ const HOW_TO = /^\s*(?:how|can|could|where|is there a way)\b|\bhow (?:do|can|to|
 /**
  * What one section contributes to an answer: its sentences that answer best (more for the best
  * section), and for code its excerpt; nothing when it has only what was already quoted, or (after
- * the first section) nothing with a word of the question.
+ * the first section) nothing with a word of the question. (Holding such a section to a quarter of
+ * the question's weight was measured: help's figures unchanged, replies a little shorter, but docs
+ * Recall@5 0.813 → 0.786.)
  */
 function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: Set<string>): string {
   const { section } = hit;
@@ -411,6 +420,7 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
     const key = normalized(unit);
     return !(shown && shown.includes(key)) && !quoted.has(key);
   });
+  // After the best section, a section is quoted only when what it quotes holds a word of the question.
   const matches = (text: string) => tokenize(text).some((t) => terms.has(t));
   if (rank > 0 && !said.some(matches) && !(excerpt && matches(excerpt))) return '';
   const block: string[] = [];

@@ -166,6 +166,11 @@ describe('the rules a quoted reply keeps', () => {
     // An excerpt ends before an import block that follows the code.
     const code = ['export const TIMEOUT = 10;', '', "import { a } from './a';", "import { b } from './b';"].join('\n');
     expect(codeExcerpt(code, 1, terms('timeout'))).toBe('export const TIMEOUT = 10;');
+    // Nor from the middle of a block comment: from the line that opens it.
+    const documented = ['/**', ' * The semantic rerank.', ' * Words are reordered by score and cosine.', ' */', 'const RERANK = { candidates: 50 };'].join('\n');
+    expect(codeExcerpt(documented, 3, terms('how are words reordered')).split('\n')[0]).toBe('/**');
+    const tagged = ['/**', ...Array.from({ length: 30 }, (_, i) => ` * @cssproperty --accent-${i} - Accent color ${i}.`), ' */', 'export class Chat {', '  color = 1;', '}'].join('\n');
+    expect(codeExcerpt(tagged, 3, terms('how do I change the accent color 20'))).toBe('export class Chat {\n  color = 1;\n}');
   });
 
   it('takes a sentence that points back with the sentences it points back to, and never alone', () => {

@@ -75,7 +75,7 @@ export default defineConfig(({ mode, command }) => ({
           name: 'browser',
           include: ['test/widget/**/*.test.ts'],
           // The browser is looked up only when this project runs; none found: one line, exit 1.
-          globalSetup: ['test/helpers/require-browser.ts', 'test/widget/global-setup.ts'],
+          globalSetup: ['test/helpers/require-browser.ts', 'test/widget/global-setup.ts', 'test/widget/identity-setup.ts'],
           testTimeout: 30_000,
           browser: {
             enabled: true,

@@ -23,6 +23,8 @@ export interface ProxyState {
   cache: TtlLruCache<UpstreamResult>;
   /** Whether the upstream honours `Prefer: wait`; unknown until it answers once. */
   longPoll: boolean | undefined;
+  /** Answer streams open now, per visitor (`streamKey`), for `visitorLimits.streams`. */
+  streams: Map<string, number>;
   /** Whether the missing client address was already warned about. */
   warnedNoAddress: boolean;
 }

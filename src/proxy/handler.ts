@@ -24,8 +24,9 @@ const CACHE_MAX_BYTES = 32 * 1024 * 1024;
 type Handler = (request: Request, info?: { remoteAddress?: string }) => Promise<Response>;
 
 /**
- * Creates the proxy's fetch handler. It serves `POST {basePath}/chat`, `GET {basePath}/chat/:id`,
- * `POST {basePath}/chat/:id/escalate` and `POST {basePath}/chat/:id/feedback`, and nothing else.
+ * Creates the proxy's fetch handler. It serves `POST {basePath}/chat`, `GET {basePath}/chat`,
+ * `GET {basePath}/chat/:id`, `GET {basePath}/chat/:id/events` (the answer as it is written, relayed
+ * unbuffered), `POST {basePath}/chat/:id/escalate` and `POST {basePath}/chat/:id/feedback`, and nothing else.
  *
  * @example
  * const proxy = createSupportProxy({ apiBaseUrl: 'http://127.0.0.1:8787', token: process.env.SUPPORT_API_TOKEN!, secret: process.env.SUPPORT_PROXY_SECRET! });
@@ -42,6 +43,7 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
     inflight: new Map(),
     cache: new TtlLruCache({ ttlMs: opts.cacheTtlMs, maxEntries: opts.cacheSize, maxBytes: CACHE_MAX_BYTES }),
     longPoll: undefined,
+    streams: new Map(),
     warnedNoAddress: false,
   };
   // The stages every request goes through, in order; each may answer and stop the rest.
@@ -64,7 +66,8 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
       const headers = setRateLimitHeaders({}, ctx.rate ?? unusedWindow(opts.visitorLimits.perAddress));
       for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
     }
-    response.headers.set('Cache-Control', 'no-store');
+    // A stream says `no-cache, no-transform` (routes.ts, `events`); everything else is never stored.
+    if (!response.headers.has('cache-control')) response.headers.set('Cache-Control', 'no-store');
     log.status = response.status;
     log.ms = Math.round((performance.now() - started) * 10) / 10;
     opts.logger?.info(log);

@@ -15,6 +15,7 @@ import {
   type ConversationVisitor,
 } from '../protocol/index.js';
 import { readEscalationContact, type EscalationContact } from '../protocol/schemas/index.js';
+import { createHmac } from 'node:crypto';
 import { TtlLruCache } from './cache.js';
 import type { Upstream } from './upstream.js';
 import type { Visitor as CookieVisitor } from './visitor.js';
@@ -43,10 +44,24 @@ const unauthorized = (message: string) => new HttpError(401, 'unauthorized', mes
 const notFound = () => new HttpError(404, 'not_found', 'Resource not found');
 
 export interface IdentityOptions {
+  /** The proxy's signing secret: it also keys the visitor tags (`whoIs`). */
+  secret: string;
   identify?: (request: Request) => KnownVisitor | null | undefined | Promise<KnownVisitor | null | undefined>;
   identity?: IdentityTokenOptions;
   identityMode: 'optional' | 'required';
   fetch: typeof fetch;
+}
+
+/**
+ * `GET {basePath}/visitor`: who the request's visitor is, for the widget, with no secret in it.
+ * `tag` is a pseudonym of a known visitor's id (an HMAC under the proxy's secret): the widget keeps
+ * it with what it stores, and a different tag (or none) means another visitor is here now.
+ */
+export interface VisitorInfo {
+  known: boolean;
+  tag?: string;
+  name?: string;
+  email?: string;
 }
 
 type Verify = (token: string) => Promise<Record<string, unknown>>;
@@ -128,6 +143,16 @@ export class VisitorIdentity {
     return toKnown({ id: claims.sub, email: claims.email, name: claims.name }, 'identity token');
   }
 
+  /** Who the request's visitor is (`GET {basePath}/visitor`): no upstream call, no secret. */
+  whoIs(ctx: IdentityContext): VisitorInfo {
+    const known = ctx.known;
+    if (!known) return { known: false };
+    const info: VisitorInfo = { known: true, tag: createHmac('sha256', this.#options.secret).update(`visitor-tag:${known.id}`).digest('base64url').slice(0, 22) };
+    if (known.name) info.name = known.name;
+    if (known.email) info.email = known.email;
+    return info;
+  }
+
   /** The `visitor` sent upstream with a message: the known visitor, vouched for; or the cookie's random id. */
   upstreamVisitor(ctx: IdentityContext): ConversationVisitor {
     if (!ctx.known) return { id: ctx.visitor.id, verified: false };
@@ -186,7 +211,7 @@ export class VisitorIdentity {
    * upstream's list; anonymous: the ones bound to their cookie. Behind a plain v0 server (no list),
    * an anonymous visitor's are read one by one and a known visitor has none listed.
    */
-  async list(ctx: IdentityContext, spend: () => void): Promise<{ conversations: ConversationSummary[]; visitor?: { name?: string; email?: string } }> {
+  async list(ctx: IdentityContext, spend: () => void): Promise<{ conversations: ConversationSummary[] }> {
     const visitor = this.upstreamVisitor(ctx);
     const cookie = new Set(ctx.visitor.conversations);
     spend();
@@ -195,16 +220,14 @@ export class VisitorIdentity {
       const listed = parseList(result.body);
       if (listed) {
         const conversations = ctx.known ? listed : listed.filter((c) => cookie.has(c.id));
-        if (!ctx.known) return { conversations: conversations.slice(0, 20) };
-        for (const c of conversations) this.#owners.set(c.id, ownerKey(ctx.known), 1);
-        // What the site knows of the visitor, so the widget does not ask for it again.
-        return { conversations: conversations.slice(0, 20), visitor: { name: ctx.known.name, email: ctx.known.email } };
+        if (ctx.known) for (const c of conversations) this.#owners.set(c.id, ownerKey(ctx.known), 1);
+        return { conversations: conversations.slice(0, 20) };
       }
     }
     if (result.status >= 500 || result.status === 401 || result.status === 403 || result.status === 429) {
       throw new HttpError(502, 'internal_error', 'The support service is not available right now', { retryable: result.status !== 401 && result.status !== 403 });
     }
-    if (ctx.known) return { conversations: [], visitor: { name: ctx.known.name, email: ctx.known.email } };
+    if (ctx.known) return { conversations: [] };
     const read = await Promise.all(
       [...cookie].reverse().map(async (id) => {
         const conversation = await this.#upstream.request('GET', `/v0/chat/${id}`, { signal: ctx.request.signal }).catch(() => null);

@@ -16,6 +16,11 @@ export interface VisitorLimits {
   polls: number;
   /** Escalations per minute. @default 5 */
   escalations: number;
+  /**
+   * Answer streams (`GET {basePath}/chat/:id/events`) one visitor may hold open at once; one more is
+   * 429 `rate_limited` until one closes. Opening a stream also counts as a poll. @default 4
+   */
+  streams: number;
   /** New visitors one client address may start per minute. @default 30 */
   newVisitorsPerAddress: number;
   /**
@@ -41,7 +46,10 @@ export interface SupportProxyOptions {
   escalation?: { integration: Integration; additionalFields?: AdditionalFields };
   /** Per-visitor limits. @default see VisitorLimits */
   visitorLimits?: Partial<VisitorLimits>;
-  /** Upstream request timeout in ms (a long poll adds its wait). @default 10000 */
+  /**
+   * Upstream request timeout in ms (a long poll adds its wait; a stream must start within it, and
+   * is closed when the upstream sends nothing, not even a keepalive, for 45 s or this, whichever is longer). @default 10000
+   */
   timeoutMs?: number;
   /**
    * Upstream timeout of an escalation, in ms. It must exceed what the server may spend on one:
@@ -156,6 +164,7 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
       messages: positive(options.visitorLimits?.messages, 20, 'visitorLimits.messages'),
       polls: positive(options.visitorLimits?.polls, 240, 'visitorLimits.polls'),
       escalations: positive(options.visitorLimits?.escalations, 5, 'visitorLimits.escalations'),
+      streams: positive(options.visitorLimits?.streams, 4, 'visitorLimits.streams'),
       newVisitorsPerAddress: positive(options.visitorLimits?.newVisitorsPerAddress, 30, 'visitorLimits.newVisitorsPerAddress'),
       perAddress: positive(options.visitorLimits?.perAddress, 60, 'visitorLimits.perAddress'),
     },

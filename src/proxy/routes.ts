@@ -1,7 +1,7 @@
 /**
  * @module The proxy's routes (relative to its basePath) and what each does upstream: send a
- * message, list the visitor's conversations, poll a conversation (cached once settled, shared while in flight, long-polled when
- * the upstream offers it), escalate with the site owner's integration, rate an answer.
+ * message, list the visitor's conversations, say who the visitor is, poll a conversation (cached once settled, shared while in flight, long-polled when
+ * the upstream offers it), stream its answer as it is written (relayed unbuffered, a few streams per visitor), escalate with the site owner's integration, rate an answer.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { HttpError, isConversationId, isErrorBody, parseJsonObject, parseRetryAfter, readCappedText } from '../protocol/index.js';
@@ -21,7 +21,9 @@ const IN_PROGRESS_RETRY_AFTER = 5;
 export const PROXY_ROUTES: ProxyRoute[] = [
   { method: 'POST', pattern: '/chat', name: 'send', visitorLimit: 'messages', handler: sendMessage },
   { method: 'GET', pattern: '/chat', name: 'list', visitorLimit: 'polls', handler: list },
+  { method: 'GET', pattern: '/visitor', name: 'visitor', visitorLimit: 'polls', handler: async (ctx) => Response.json(ctx.state.identity.whoIs(ctx)) },
   { method: 'GET', pattern: '/chat/:id', name: 'get', visitorLimit: 'polls', handler: getConversation },
+  { method: 'GET', pattern: '/chat/:id/events', name: 'events', visitorLimit: 'polls', handler: events },
   { method: 'POST', pattern: '/chat/:id/escalate', name: 'escalate', visitorLimit: 'escalations', handler: escalate },
   { method: 'POST', pattern: '/chat/:id/feedback', name: 'feedback', visitorLimit: 'messages', handler: feedback },
 ];
@@ -50,15 +52,19 @@ function relay(result: UpstreamResult, ctx: ProxyContext, extra: Record<string, 
   if (!result.headers.get('content-type')?.includes('json')) {
     return errorResponse(502, 'internal_error', 'The support service answered unexpectedly', { retryable: true });
   }
+  return new Response(result.status === 204 ? null : result.body, { status: result.status, headers: passHeaders(result.headers, PASSED_HEADERS, ctx, extra) });
+}
+
+/** `names` of the upstream's headers, over `extra`; of the visitor's limits and the organization's, the rate-limit headers report the one with fewer requests left. */
+function passHeaders(upstream: Headers, names: string[], ctx: ProxyContext, extra: Record<string, string>): Record<string, string> {
   const headers: Record<string, string> = { ...extra };
-  for (const name of PASSED_HEADERS) {
-    const value = result.headers.get(name);
+  for (const name of names) {
+    const value = upstream.get(name);
     if (value !== null) headers[name] = value;
   }
-  // Of the visitor's limits and the organization's, the headers report the one with fewer requests left.
-  const upstreamRemaining = Number(result.headers.get('x-ratelimit-remaining') ?? 'Infinity');
+  const upstreamRemaining = Number(upstream.get('x-ratelimit-remaining') ?? 'Infinity');
   if (ctx.rate && ctx.rate.remaining <= upstreamRemaining) for (const name of RATE_HEADERS) delete headers[name];
-  return new Response(result.status === 204 ? null : result.body, { status: result.status, headers });
+  return headers;
 }
 
 async function sendMessage(ctx: ProxyContext): Promise<Response> {
@@ -116,6 +122,97 @@ async function getConversation(ctx: ProxyContext): Promise<Response> {
     }
   }
   return relay(result, ctx);
+}
+
+/** The headers of a relayed stream: never stored or transformed (compression middleware honours `no-transform`), never buffered by nginx. */
+const STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
+/** The comment a relayed stream starts with. */
+const OPENED = new TextEncoder().encode(': relayed\n\n');
+/** Longest `Last-Event-ID` relayed; an event id is a short token. */
+const MAX_EVENT_ID_LENGTH = 128;
+/** `Retry-After` of "too many streams open", seconds: streams close when their answer ends. */
+const STREAMS_RETRY_AFTER = 5;
+
+/** Whom a stream counts against: a signed-in visitor by their id (on every device), else the cookie's visitor. */
+function streamKey(ctx: ProxyContext): string {
+  return ctx.known ? `known:${ctx.known.id}` : ctx.visitor.id;
+}
+
+/** The event id to resume after: the `Last-Event-ID` header (what EventSource sends), else the `last_event_id` query parameter. */
+function lastEventId(ctx: ProxyContext): string | undefined {
+  const value = ctx.request.headers.get('last-event-id') ?? ctx.url.searchParams.get('last_event_id');
+  if (value === null || value === '') return undefined;
+  // Printable ASCII only: it goes upstream as a header.
+  if (value.length > MAX_EVENT_ID_LENGTH || ![...value].every((c) => c >= ' ' && c <= '~')) throw new HttpError(400, 'bad_request', 'Last-Event-ID must be an event id of this stream');
+  return value;
+}
+
+/**
+ * `GET {basePath}/chat/:id/events`: the upstream's event stream of the conversation, relayed chunk by
+ * chunk as it arrives (nothing buffered, nothing compressed); the upstream request ends when the
+ * visitor leaves. A visitor holds at most `visitorLimits.streams` at once.
+ */
+async function events(ctx: ProxyContext): Promise<Response> {
+  const { state } = ctx;
+  const key = streamKey(ctx);
+  const open = state.streams.get(key) ?? 0;
+  if (open >= state.opts.visitorLimits.streams) {
+    throw new HttpError(429, 'rate_limited', `Too many answer streams open at once (at most ${state.opts.visitorLimits.streams})`, {
+      retryable: true,
+      headers: { 'Retry-After': String(STREAMS_RETRY_AFTER) },
+    });
+  }
+  const resume = lastEventId(ctx);
+  spend(ctx);
+  // Counted from here, so that streams still starting count too.
+  state.streams.set(key, open + 1);
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    const left = (state.streams.get(key) ?? 1) - 1;
+    if (left > 0) state.streams.set(key, left);
+    else state.streams.delete(key);
+  };
+  let result;
+  try {
+    result = await state.upstream.stream(`/v0/chat/${ctx.params.id!}/events`, { lastEventId: resume, signal: ctx.request.signal });
+  } catch (error) {
+    release();
+    throw error;
+  }
+  if (!('stream' in result)) {
+    release();
+    // 204: the event named was the settled turn's last; nothing more to send.
+    if (result.status === 204) return new Response(null, { status: 204, headers: passHeaders(result.headers, RATE_HEADERS, ctx, {}) });
+    return relay(result, ctx);
+  }
+  ctx.log.stream = true;
+  const reader = result.stream.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    // A comment at once: the response's headers and first byte leave now, so the widget knows the
+    // stream is not held back on its way (it falls back to polling when no byte comes).
+    start(out) {
+      out.enqueue(OPENED.slice());
+    },
+    async pull(out) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          release();
+          out.close();
+        } else out.enqueue(value);
+      } catch (error) {
+        release();
+        out.error(error);
+      }
+    },
+    async cancel(reason) {
+      release();
+      await reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: 200, headers: passHeaders(result.headers, RATE_HEADERS, ctx, STREAM_HEADERS) });
 }
 
 async function escalate(ctx: ProxyContext): Promise<Response> {

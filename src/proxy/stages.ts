@@ -112,7 +112,7 @@ export function route(router: Router<ProxyRoute>): ProxyStage {
         status: 204,
         headers: {
           'Access-Control-Allow-Methods': `${methods}, OPTIONS`,
-          'Access-Control-Allow-Headers': 'Content-Type, Prefer, Idempotency-Key, Authorization',
+          'Access-Control-Allow-Headers': 'Content-Type, Prefer, Idempotency-Key, Authorization, Last-Event-ID',
           'Access-Control-Max-Age': '600',
         },
       });

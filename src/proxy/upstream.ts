@@ -9,6 +9,16 @@ export interface UpstreamResult {
   body: string;
 }
 
+/** An upstream event stream that started: its headers and its body, read as it arrives. */
+export interface UpstreamStream {
+  status: 200;
+  headers: Headers;
+  stream: ReadableStream<Uint8Array>;
+}
+
+/** A stream is closed when the upstream sends nothing, not even its keepalive (every 15 s), for this long, ms. */
+export const STREAM_IDLE_MS = 45_000;
+
 interface TokenState {
   token: string;
   remaining: number;
@@ -87,6 +97,73 @@ export class Upstream {
     return withRetries(attempt, { retries: safe ? retries : 0, baseDelayMs: 150, signal: init.signal }).catch((error: unknown) => {
       // The client went away while the proxy waited to retry.
       if (init.signal?.aborted && !(error instanceof NetworkError)) throw new NetworkError('request aborted by the client', { cause: error });
+      throw error;
+    });
+  }
+
+  /**
+   * Opens an upstream event stream (`Accept: text/event-stream`). It must start (headers) within the
+   * proxy's timeout; until then network errors, 5xx and short 429s are retried like any GET. Any
+   * other answer (an error, JSON) comes back read, as `request` gives it. Once started, the body is
+   * relayed chunk by chunk as it arrives; aborting `signal` (the visitor left) or `STREAM_IDLE_MS`
+   * of silence closes the upstream request.
+   */
+  stream(path: string, init: { lastEventId?: string; signal: AbortSignal }): Promise<UpstreamStream | UpstreamResult> {
+    const { apiBaseUrl, retries, timeoutMs } = this.#options;
+    const idleMs = Math.max(STREAM_IDLE_MS, timeoutMs);
+    const attempt = async (): Promise<AttemptOutcome<UpstreamStream | UpstreamResult>> => {
+      const state = this.#pick();
+      const headers: Record<string, string> = { authorization: `Bearer ${state.token}`, accept: 'text/event-stream' };
+      if (init.lastEventId !== undefined) headers['last-event-id'] = init.lastEventId;
+      const controller = new AbortController();
+      const signal = AbortSignal.any([init.signal, controller.signal]);
+      let timedOut = false;
+      let timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, timeoutMs);
+      state.inFlight++;
+      try {
+        const response = await this.#options.fetch(`${apiBaseUrl}${path}`, { method: 'GET', headers, signal, redirect: 'error' });
+        this.#record(state, response.headers);
+        if (response.status === 200 && response.body && response.headers.get('content-type')?.startsWith('text/event-stream')) {
+          clearTimeout(timer);
+          const reader = response.body.getReader();
+          const stream = new ReadableStream<Uint8Array>({
+            async pull(out) {
+              timer = setTimeout(() => controller.abort(), idleMs);
+              try {
+                const { done, value } = await reader.read();
+                if (done) out.close();
+                else out.enqueue(value);
+              } catch (error) {
+                out.error(error);
+              } finally {
+                clearTimeout(timer);
+              }
+            },
+            cancel() {
+              clearTimeout(timer);
+              controller.abort();
+            },
+          });
+          return { retry: false, value: { status: 200, headers: response.headers, stream } };
+        }
+        const result: UpstreamResult = { status: response.status, headers: response.headers, body: await response.text() };
+        clearTimeout(timer);
+        const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+        const retryable = response.status >= 500 || (response.status === 429 && retryAfter !== undefined && retryAfter <= 2);
+        return retryable ? { retry: true, value: result, retryAfter: response.status === 429 ? retryAfter : undefined } : { retry: false, value: result };
+      } catch (error) {
+        clearTimeout(timer);
+        if (init.signal.aborted) throw new NetworkError('request aborted by the client', { cause: error });
+        return { retry: true, error: timedOut ? new TimeoutError(`upstream did not start the stream within ${timeoutMs} ms`) : new NetworkError('upstream unreachable', { cause: error }) };
+      } finally {
+        state.inFlight--;
+      }
+    };
+    return withRetries(attempt, { retries, baseDelayMs: 150, signal: init.signal }).catch((error: unknown) => {
+      if (init.signal.aborted && !(error instanceof NetworkError)) throw new NetworkError('request aborted by the client', { cause: error });
       throw error;
     });
   }

@@ -19,6 +19,8 @@ import { DEFAULT_RATE_LIMITS, MemoryRateLimiter, type RateLimiter, type RateLimi
 import { RedisRateLimiter } from './http/redis-rate-limit.js';
 import { Router } from './http/router.js';
 import { chatRoutes } from './http/routes/chat.js';
+import { eventRoutes } from './http/routes/events.js';
+import { MemoryTurnLog, RedisTurnLog, TurnStreams } from './streams/index.js';
 import { escalateRoutes } from './http/routes/escalate.js';
 import { helpdeskWebhookRoutesFor } from './http/routes/helpdesk-webhooks.js';
 import { helpdesks } from './helpdesks/index.js';
@@ -102,6 +104,19 @@ export interface ServerOptions {
   webhookBodyTimeoutMs?: number;
   /** Days conversations are kept after their last activity, for organizations without their own period. @default 90 */
   retentionDays?: number;
+  /** Streamed answers (`GET /v0/chat/{id}/events`); any field left out keeps its default. */
+  streams?: StreamOptions;
+}
+
+export interface StreamOptions {
+  /** A comment is sent after this long without an event. @default 15000 */
+  keepaliveMs?: number;
+  /** A waiting stream re-reads its turn's events and conversation this often (in case a hint was lost). @default 5000 */
+  recheckMs?: number;
+  /** Streams one organization may hold open in one API process; more are answered 429. @default 2000 */
+  maxPerOrganization?: number;
+  /** How long a turn's events are kept after its last one, for clients resuming. @default 600000 (10 minutes) */
+  retentionMs?: number;
 }
 
 export interface SupportServer {
@@ -120,6 +135,8 @@ export interface SupportServer {
   lifecycle: ConversationLifecycle;
   /** How this process tells the others (and itself) what changed. */
   bus: Bus;
+  /** The turns' streamed events, and the streams open in this process. */
+  streams: TurnStreams;
   worker: { start(): void; stop(): Promise<void>; runOnce(): Promise<boolean> };
   /** Forwards visitor messages sent after escalation to the ticket (started with the worker). */
   followUps: { start(): void; stop(): Promise<void>; runOnce(): Promise<number> };
@@ -199,7 +216,22 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     bus,
   );
   const closing = new AbortController();
-  const worker = new Worker({ lifecycle, conversations, engine, logger, concurrency: options.workerConcurrency ?? DEFAULT_WORKER_CONCURRENCY });
+  // A turn's events live where every process can read them: Redis when several share it, else this process's memory.
+  const streamOptions = options.streams ?? {};
+  const turnLog = redisUrl
+    ? new RedisTurnLog({ url: redisUrl, retentionMs: streamOptions.retentionMs, onError: reportRedis('streamed answers (Redis)') })
+    : new MemoryTurnLog({ retentionMs: streamOptions.retentionMs });
+  const streams = new TurnStreams({
+    log: turnLog,
+    bus,
+    logger,
+    maxStreamsPerOrg: streamOptions.maxPerOrganization,
+    keepaliveMs: streamOptions.keepaliveMs,
+    recheckMs: streamOptions.recheckMs,
+  });
+  // A conversation deleted on request takes its streamed events with it, now.
+  lifecycle.onDeleted((id) => streams.forget(id));
+  const worker = new Worker({ lifecycle, conversations, engine, logger, streams, concurrency: options.workerConcurrency ?? DEFAULT_WORKER_CONCURRENCY });
   const tickets = new SqlTicketStore(sql, {
     forget: (orgId, source, externalId) => engine.forgetTicket(orgId, source, externalId),
     index: 'indexTicket' in engine ? (orgId, ticket) => (engine as AnswerEngine & KnowledgeBase).indexTicket(orgId, ticket) : undefined,
@@ -226,6 +258,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     integrations,
     integrationSettings: async (orgId, name) => effectiveSettings(await integrationSettings.stored(orgId, name), env, name),
     logger,
+    streams,
     closing: closing.signal,
     escalationClaimStaleMs: ESCALATION_CLAIM_STALE_MS,
     now,
@@ -233,6 +266,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   const retention = new RetentionSweep({ sql, conversations, logger, now, defaultDays: options.retentionDays });
   const router = new Router([
     ...chatRoutes,
+    ...eventRoutes,
     ...escalateRoutes,
     ...ticketRoutes,
     ...meRoutes,
@@ -262,11 +296,12 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     engine,
     lifecycle,
     bus,
+    streams,
     worker,
     followUps,
     retention,
     ready: async () => {
-      await Promise.all([limiter.ready?.(), bus.ready()]);
+      await Promise.all([limiter.ready?.(), bus.ready(), turnLog.ready()]);
     },
     drain: () => closing.abort(),
     async close() {
@@ -277,6 +312,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
       await followUps.stop();
       await retention.stop();
       await limiter.close?.();
+      await streams.close();
       await bus.close();
       await sql.close();
     },

@@ -2,35 +2,40 @@
 import { isErrorBody, type Conversation, type ConversationSummary, type EscalationResult, type SendMessageResult } from '../protocol/index.js';
 import { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTimeoutError } from '../protocol/client-errors.js';
 import { parseRetryAfter } from '../protocol/retry.js';
+import type { VisitorToken } from './identity-token.js';
 
 export { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTimeoutError };
 
+type RouteInit = { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal };
+
 const isAbort = (e: unknown) => e instanceof DOMException && e.name === 'AbortError';
 
-/** The visitor token the widget sends (`identityToken`): a string, or a function called before each request (it returns its token until that expires, then a fresh one). */
-export type IdentityToken = string | (() => string | null | undefined | Promise<string | null | undefined>);
-
-/** `GET {basePath}/chat`: the visitor's conversations, and what the site knows of them. */
+/** `GET {basePath}/chat`: the visitor's conversations, newest first. */
 export interface ConversationList {
   conversations: ConversationSummary[];
-  visitor?: { name?: string; email?: string };
+}
+
+/** `GET {basePath}/visitor`: who the proxy says the visitor is (`tag` tells one known visitor from another). */
+export interface VisitorInfo {
+  known: boolean;
+  tag?: string;
+  name?: string;
+  email?: string;
 }
 
 export class ProxyClient {
   private readonly _base: string;
-  /** The `identityToken` property, read for every request. */
-  identity?: () => IdentityToken | null | undefined;
+  /** The visitor token (`identityToken`), sent with every request. */
+  token?: VisitorToken;
 
   constructor(readonly endpoint: string) {
     this._base = endpoint.replace(/\/+$/, '');
   }
 
-  private async _request<T>(method: 'GET' | 'POST', path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<{ data: T; response: Response }> {
-    let response: Response;
-    const source = this.identity?.();
-    const bearer = typeof source === 'function' ? await source() : source;
+  /** One fetch of a proxy route, with the visitor's cookie and `bearer`; a failure to connect is a NetworkError. */
+  private async _fetchOnce(method: 'GET' | 'POST', path: string, init: RouteInit, bearer: string | null): Promise<Response> {
     try {
-      response = await fetch(`${this._base}${path}`, {
+      return await fetch(`${this._base}${path}`, {
         method,
         credentials: 'include',
         headers: { accept: 'application/json', ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...init.headers },
@@ -41,6 +46,23 @@ export class ProxyClient {
       if (isAbort(error)) throw error;
       throw new NetworkError('The support service could not be reached', { cause: error });
     }
+  }
+
+  /**
+   * One fetch of a proxy route with the visitor token; when the token is refused (expired), once
+   * more with a fresh one. A 401 comes from the proxy's identify stage, before anything went
+   * upstream, so even a POST is safe to repeat.
+   */
+  private async _fetch(method: 'GET' | 'POST', path: string, init: RouteInit): Promise<Response> {
+    const bearer = (await this.token?.current()) ?? null;
+    const response = await this._fetchOnce(method, path, init, bearer);
+    if (response.status !== 401 || !bearer) return response;
+    const fresh = await this.token!.refresh(bearer);
+    return fresh ? this._fetchOnce(method, path, init, fresh) : response;
+  }
+
+  private async _request<T>(method: 'GET' | 'POST', path: string, init: RouteInit = {}): Promise<{ data: T; response: Response }> {
+    const response = await this._fetch(method, path, init);
     let data: unknown = null;
     try {
       data = await response.json();
@@ -68,6 +90,11 @@ export class ProxyClient {
     return (await this._request<ConversationList>('GET', '/chat')).data;
   }
 
+  /** Who the proxy says the visitor is. */
+  async visitor(): Promise<VisitorInfo> {
+    return (await this._request<VisitorInfo>('GET', '/visitor')).data;
+  }
+
   /** Reads a conversation; with `waitSeconds` it asks the proxy to long-poll, and says whether it did. */
   async get(id: string, options: { waitSeconds?: number; signal?: AbortSignal } = {}): Promise<{ conversation: Conversation; longPoll: boolean }> {
     const headers: Record<string, string> = options.waitSeconds ? { prefer: `wait=${options.waitSeconds}` } : {};
@@ -75,9 +102,20 @@ export class ProxyClient {
     return { conversation: data, longPoll: response.headers.has('preference-applied') };
   }
 
+  /**
+   * Opens the answer's event stream (`GET {endpoint}/chat/:id/events`), resuming after `lastEventId`;
+   * the Response as it arrived, its body still to be read (controllers/stream.ts).
+   */
+  events(id: string, lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
+    // The query parameter rather than the `Last-Event-ID` header: a cross-origin reconnect then needs no preflight.
+    const query = lastEventId ? `?last_event_id=${encodeURIComponent(lastEventId)}` : '';
+    return this._fetch('GET', `/chat/${encodeURIComponent(id)}/events${query}`, { headers: { accept: 'text/event-stream' }, signal });
+  }
+
   /** Escalates; `note` (optional, at most 2,000 characters) is relayed into the ticket. */
   async escalate(id: string, customer: { name: string; email: string; note?: string }, signal?: AbortSignal): Promise<EscalationResult> {
-    const body = { name: customer.name, email: customer.email, note: customer.note || undefined };
+    // A field the site knows (a signed-in visitor's) is left out: the proxy fills it in.
+    const body = { name: customer.name || undefined, email: customer.email || undefined, note: customer.note || undefined };
     return (await this._request<EscalationResult>('POST', `/chat/${encodeURIComponent(id)}/escalate`, { body, signal })).data;
   }
 

@@ -67,6 +67,9 @@ const KEYS = [
   'related',
   'notSure',
   'nothingFound',
+  'signIn',
+  'recent',
+  'escalateKnown',
 ] as const satisfies readonly (keyof Strings)[];
 
 /**
@@ -140,6 +143,9 @@ const en = lines`
   Pages that may help
   Not sure: there is no direct answer, but some pages look related. You can also talk to a human.
   No answer found. You can rephrase the question, or talk to a human.
+  Sign in to chat with support.
+  Your recent conversations
+  Someone from the team will follow up with this conversation by email at {email}.
 `;
 
 LOCALES['en'] = en satisfies Strings;

@@ -10,7 +10,12 @@
  * purpose. Every loop is linear in the input: blocks recurse at most MAX_DEPTH containers deep, inline
  * emphasis and links use CommonMark's delimiter stack with its "openers bottom", and code spans find
  * their closers from one index of backtick runs.
+ *
+ * This module is the widget's on-demand reader of answers (dist/markdown.js, loaded when a panel first
+ * shows), so it also carries the event-stream parser the streamed answer is read with
+ * (controllers/stream.ts): neither is in the bundle a page loads first.
  */
+export { createParser } from 'eventsource-parser';
 
 export type Inline =
   | string

@@ -31,6 +31,12 @@ export function markdownLoading(): Promise<void> | undefined {
   return settled ? undefined : loading;
 }
 
+/** The event-stream parser's factory (it travels with the Markdown parser), loaded on demand; undefined when it cannot load. */
+export async function loadEventStreamParser(): Promise<Parser['createParser'] | undefined> {
+  await loadMarkdown();
+  return parser?.createParser;
+}
+
 /** The loaded parser, or undefined before it has loaded. */
 export function markdownParser(): Parser['parseMarkdown'] | undefined {
   return parser?.parseMarkdown;

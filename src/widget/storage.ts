@@ -1,6 +1,7 @@
 /**
  * @module The conversation kept in localStorage per `storage-key` and endpoint, bounded, shared between
- * tabs; the messages waiting to be sent kept in sessionStorage, for the tab that will send them.
+ * tabs, with the tag of the visitor it belongs to; the messages waiting to be sent kept in
+ * sessionStorage, for the tab that will send them.
  */
 import type { ConversationStatus, Message } from '../protocol/index.js';
 
@@ -110,5 +111,23 @@ export function saveQueue(key: string, queue: string[]): void {
     else store(true)?.removeItem(key);
   } catch {
     // Ignored, as in save(): the queue lives in memory for this page.
+  }
+}
+
+/** The tag of the signed-in visitor the stored conversation belongs to ('' anonymous, or nothing stored). */
+export function loadVisitorTag(key: string): string {
+  try {
+    return store()?.getItem(`${key}:visitor`) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+export function saveVisitorTag(key: string, tag: string): void {
+  try {
+    if (tag) store()?.setItem(`${key}:visitor`, tag);
+    else store()?.removeItem(`${key}:visitor`);
+  } catch {
+    // Ignored, as in save(): the tag lives in memory for this page.
   }
 }

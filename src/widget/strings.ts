@@ -74,12 +74,14 @@ export interface Strings {
   /** Said to screen readers (and before the reply's text) when nothing related was found. */
   nothingFound: string;
   /**
-   * Shown when the site requires a signed-in visitor and there is none (the proxy answered 401):
-   * the app's own sign-in message. Without it, the proxy's message is shown.
+   * Shown when the proxy wants a signed-in visitor and there is none (401: the site requires one,
+   * or the visitor token was refused again after a fresh one): put the app's own sign-in message here.
    */
-  signIn?: string;
-  /** Label of a signed-in visitor's recent conversations in the empty state. @default none */
-  recent?: string;
+  signIn: string;
+  /** Label of a signed-in visitor's recent conversations in the empty state. */
+  recent: string;
+  /** The escalation form's intro for a visitor the site knows by email: {email}. */
+  escalateKnown: string;
 }
 
 /** The languages by code: English, then each built-in one once `locales.ts` has loaded it (see there). */

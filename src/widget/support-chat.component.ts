@@ -1,7 +1,8 @@
 /** @module The `<support-chat>` element: launcher or inline panel, answers with sources, escalation to a human. */
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { MESSAGE_MAX_LENGTH, type Message } from '../protocol/index.js';
-import { ApiError, type IdentityToken } from './client.js';
+import { ApiError } from './client.js';
+import type { IdentityToken } from './identity-token.js';
 import { copy } from './clipboard.js';
 import { ComposerController } from './controllers/composer.js';
 import { ConnectivityController } from './controllers/connectivity.js';
@@ -13,13 +14,16 @@ import { IdentityController } from './controllers/identity.js';
 import { KeepFocusController } from './controllers/keep-focus.js';
 import { ModalController } from './controllers/modal.js';
 import { NoticesController } from './controllers/notices.js';
+import { RecentController } from './controllers/recent.js';
 import { asksForHuman } from './intent.js';
 import { loadLocale } from './locales.js';
 import { loadMarkdown, markdownLoading } from './render-markdown.js';
 import { LOCALES, localeFor, type Strings } from './strings.js';
+import { storageKey } from './storage.js';
 import { styles } from './support-chat.styles.js';
 import { escalationArea, escalationForm } from './templates/escalation.js';
-import { message } from './templates/message.js';
+import { answerMarkdown, message } from './templates/message.js';
+import { recentList } from './templates/recent.js';
 import { composer, header, launcher, notices, parseStarters, pending, status, welcome } from './templates/panel.js';
 
 let instances = 0;
@@ -59,8 +63,8 @@ let instances = 0;
  * @csspart offline - The offline notice.
  * @csspart copy-button - The copy button of a code block.
  * @csspart copy-answer - The "Copy answer" action of an answer.
- * @csspart recent - A signed-in visitor's recent conversations in the empty state
- * (each of its buttons is also part `starter`, and continues that conversation).
+ * @csspart recent - A signed-in visitor's recent conversations in the empty state, from any device
+ * where they are signed in (each of its buttons is also part `starter`, and continues that conversation).
  * @csspart feedback - A thumbs up or down button under an answer (`aria-pressed`; up comes first).
  *
  * @cssproperty --support-chat-accent - Accent color (launcher, links, buttons).
@@ -139,8 +143,8 @@ export class SupportChat extends LitElement {
 
   /**
    * The signed-in visitor's token for a proxy with the `identity` option: a string, or a function
-   * (maybe async) called again when the proxy refuses the token (expired). Setting another (or
-   * null) on logout forgets what was shown; the visitor's conversations are listed on any device.
+   * (maybe async) called when a token is first needed and again, once, when the proxy refuses it
+   * (expired). Set it to null on logout (and call `reset()`).
    */
   identityToken: IdentityToken | null = null;
 
@@ -170,7 +174,16 @@ export class SupportChat extends LitElement {
   /** The conversation: state, persistence, other tabs, polling, sending. */
   private readonly _chat = new ConversationController(
     this,
-    () => ({ endpoint: this.endpoint, storageKey: this.storageKey, noPersist: this.noPersist, pollTimeout: this.pollTimeout, online: this._net.online, open: this.opened }),
+    () => ({
+      endpoint: this.endpoint,
+      storageKey: this.storageKey,
+      noPersist: this.noPersist,
+      pollTimeout: this.pollTimeout,
+      online: this._net.online,
+      open: this.opened,
+      markdown: (source) => answerMarkdown(source, [], this._text, copy),
+      list: () => this._messagesEl,
+    }),
     {
       sent: (message, conversationId) => {
         this._notices.clear();
@@ -206,12 +219,20 @@ export class SupportChat extends LitElement {
     },
     failed: (error) => this._notices.fail(error, () => this.renderRoot.querySelector<HTMLFormElement>('form.escalation-form')?.requestSubmit()),
   });
-  /** A known visitor: their token, their recent conversations, what the site knows of them. */
-  private readonly _identity = new IdentityController(this, this._chat, () => ({
-    token: this.identityToken,
-    endpoint: this.endpoint,
-    idle: (this.mode === 'inline' || this.opened) && !this._chat.conversationId,
-  }));
+  /** Who the visitor is (their token, the proxy's `/visitor`); another visitor's stored conversation goes. */
+  private readonly _identity = new IdentityController(
+    this,
+    this._chat,
+    () => ({
+      endpoint: this.endpoint,
+      token: this.identityToken,
+      shown: this.mode === 'inline' || this.opened,
+      storageKey: this.noPersist ? null : storageKey(this.storageKey, this.endpoint),
+    }),
+    { changed: () => this._clear(), signInNeeded: (error) => this._notices.fail(error, null) },
+  );
+  /** A signed-in visitor's recent conversations, in the empty state. */
+  private readonly _recent = new RecentController(this, this._chat, this._identity, () => (this.mode === 'inline' || this.opened) && !this._chat.conversationId);
   /** Phones: the launcher's panel covers the screen, so it is a modal dialog there (focus kept inside). */
   private readonly _modal = new ModalController(
     this,
@@ -329,10 +350,18 @@ export class SupportChat extends LitElement {
     this._chat.ask(message);
   }
 
-  /** Forgets the conversation and starts anew; call it on the app's logout (with `identityToken = null`). */
+  /**
+   * Forgets the conversation, what the widget stored and who the visitor was, and starts anew; call
+   * it on the app's logout (with `identityToken = null` when it is set).
+   */
   reset(): void {
-    this._chat.reset();
+    this._clear();
     this._identity.forget();
+  }
+
+  /** Forgets the conversation and what was stored of it. */
+  private _clear(): void {
+    this._chat.reset();
     this._escalation.reset();
     this._notices.reset();
     this._feedback.commenting = null;
@@ -378,7 +407,9 @@ export class SupportChat extends LitElement {
     const escalation = this._escalation;
     const launcherMode = this.mode === 'launcher';
     const headingId = `${this._id}-heading`;
-    const empty = !chat.messages.length && !chat.queue.length;
+    // A restored conversation waits for the proxy to say its visitor is still the one here.
+    const messages = this._identity.holding ? [] : chat.messages;
+    const empty = !messages.length && !chat.queue.length;
     const formShown = escalation.formOpen && !chat.escalation && !this.noEscalation;
     return html`<section
       class="panel"
@@ -395,12 +426,13 @@ export class SupportChat extends LitElement {
       ${header(t, {
         headingId,
         heading: this.heading || t.heading,
-        onReset: chat.messages.length ? () => this.reset() : null,
+        onReset: messages.length ? () => this.reset() : null,
         onClose: launcherMode ? () => this.close() : null,
       })}
       <div class="messages" part="messages" role="log" aria-live="off" aria-label=${this.heading || t.heading} aria-busy=${chat.status === 'processing' ? 'true' : 'false'} tabindex="0">
-        ${empty ? welcome(t, this.starters, (q) => void this.ask(q)) : nothing} ${empty ? this._identity.render(t) : nothing}
-        ${chat.messages.map((m, i) =>
+        ${empty ? welcome(t, this.starters, (q) => void this.ask(q)) : nothing}
+        ${empty && !chat.conversationId ? recentList(t, this._id, this._recent.conversations, (id) => this._recent.continue(id)) : nothing}
+        ${messages.map((m, i) =>
           message(m, i, {
             t,
             id: this._id,
@@ -417,7 +449,7 @@ export class SupportChat extends LitElement {
             onEscalate: i === chat.messages.length - 1 && !this.noEscalation && !chat.escalation && !formShown ? () => this._escalation.openForm() : null,
           }),
         )}
-        ${status(t, chat.status)}
+        ${chat.stream.render(t) ?? status(t, chat.status)}
         ${formShown
           ? escalationForm({
               id: this._id,
@@ -427,7 +459,7 @@ export class SupportChat extends LitElement {
               creating: escalation.creating,
               onSubmit: (e) => escalation.submitForm(e) && this._notices.clear(),
               onCancel: () => escalation.cancelForm(() => this._inputEl, (text) => this._composer.set(text)),
-              known: this._identity.known,
+              known: this._identity.visitor,
             })
           : nothing}
         ${chat.queue.map((text) => pending(t, text, this._net.online))}

@@ -93,6 +93,13 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
         return send(200, ns.behaviour);
       }
       if (path === '/__log') return send(200, ns.log);
+      // Who the visitor is: anonymous, as the real proxy answers without `identify` (the known-visitor
+      // tests use the real proxy, test/widget/identity-setup.ts). Outside the log and the failures,
+      // which are about the conversation's requests.
+      if (req.method === 'GET' && path === '/visitor') return send(200, { known: false });
+      // A proxy from before answer streams: no events route (404, as any unknown route), so the widget
+      // polls, which is what these tests are about. Streams are tested through the real proxy (test/e2e/stream*.test.ts).
+      if (/^\/chat\/[\w-]+\/events$/.test(path)) return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
       ns.log.push({ method: req.method!, path, prefer: (req.headers.prefer as string) ?? null, body: raw });
       const b = ns.behaviour;
       const fail = b.failNext.shift() ?? (req.method === 'GET' ? b.failPolls.shift() : undefined);

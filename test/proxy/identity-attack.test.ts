@@ -74,6 +74,8 @@ describe('attack on known visitors', () => {
     const alicePhone = await ask('ALICE-SECRET two', { session: 'alice', cookie: aliceLaptop.cookie });
     const victor = await ask('VICTOR-SECRET one', {});
     const victims = [aliceLaptop.id, alicePhone.id, victor.id];
+    const aliceTag = (JSON.parse((await call('GET', '/visitor', { bearer: aliceToken })).text) as { tag: string }).tag;
+    expect(JSON.parse((await call('GET', '/visitor', { session: 'alice' })).text)).toEqual({ known: true, tag: aliceTag, email: 'alice@example.com' });
     // Alice's own devices read both of hers: the checks below fail for the right reason.
     expect((await call('GET', `/chat/${alicePhone.id}`, { bearer: aliceToken })).status).toBe(200);
     expect((await call('GET', `/chat/${aliceLaptop.id}`, { session: 'alice' })).status).toBe(200);
@@ -125,6 +127,10 @@ describe('attack on known visitors', () => {
           }
         }
         check(`${label} list`, await call('GET', '/chat', who), false);
+        // Who-am-I never names Alice (her tag or email) to anyone else.
+        const whoIs = await call('GET', '/visitor', who);
+        check(`${label} visitor`, whoIs, false);
+        if (whoIs.text.includes(aliceTag) || whoIs.text.includes('alice@example.com')) breaches.push(`${label} visitor: ${whoIs.text}`);
       }
     }
     expect(attempts).toBeGreaterThanOrEqual(1_000);

@@ -185,6 +185,33 @@ describe('identify: the site session decides who is asking', () => {
     expect((await shared('GET', `/chat/${hers}`)).status).toBe(200);
   });
 
+  it('says who the visitor is at GET /visitor: a stable tag per id on every device, no id or secret, nothing for anonymous', async () => {
+    const proxy = proxyWith();
+    const shared = device(proxy);
+    expect(await shared('GET', '/visitor')).toMatchObject({ status: 200, body: { known: false } });
+    expect(Object.keys((await shared('GET', '/visitor')).body)).toEqual(['known']);
+    shared.signIn('alice');
+    const alice = (await shared('GET', '/visitor')).body;
+    expect(alice).toEqual({ known: true, tag: expect.stringMatching(/^[\w-]{22}$/), name: 'Alice Liddell', email: 'alice@example.com' });
+    expect(JSON.stringify(alice)).not.toContain('user-alice');
+    // Her other device (no cookie of this one), and another proxy instance sharing the secret: the same tag.
+    const laptop = device(proxyWith());
+    laptop.signIn('alice');
+    expect((await laptop('GET', '/visitor')).body.tag).toBe(alice.tag);
+    // Another visitor, another tag; a proxy with another secret tags Alice differently.
+    shared.signIn('bob');
+    expect((await shared('GET', '/visitor')).body.tag).not.toBe(alice.tag);
+    const elsewhere = device(proxyWith({ secret: 'another-visitor-signing-secret-32chars!' }));
+    elsewhere.signIn('alice');
+    expect((await elsewhere('GET', '/visitor')).body.tag).not.toBe(alice.tag);
+    shared.signIn('nomail');
+    expect((await shared('GET', '/visitor')).body).toEqual({ known: true, tag: expect.any(String) });
+    shared.signOut();
+    expect((await shared('GET', '/visitor')).body).toEqual({ known: false });
+    // Required mode: no visitor is 401, as for every route.
+    expect((await device(proxyWith({ identityMode: 'required' }))('GET', '/visitor')).status).toBe(401);
+  });
+
   it('escalates a known visitor with no form: name and email from the identity, marked verified in the ticket', async () => {
     const proxy = proxyWith();
     const alice = device(proxy);
@@ -267,7 +294,7 @@ describe('identity: visitor JWTs', () => {
     for (const [name, bearer] of Object.entries(refusals)) {
       const other = device(proxy);
       other.state.bearer = bearer;
-      for (const [method, path] of [['GET', '/chat'], ['GET', `/chat/${id}`]] as const) {
+      for (const [method, path] of [['GET', '/chat'], ['GET', `/chat/${id}`], ['GET', '/visitor']] as const) {
         const res = await other(method, path);
         expect(res.status, name).toBe(401);
         expect(res.body.error.code, name).toBe('unauthorized');

@@ -30,4 +30,16 @@ describe('built-in strings', () => {
     expect(LOCALES.fr!.starters).toBe('Questions suggérées');
     expect(LOCALES.ar!.starters).toBe('أسئلة مقترحة');
   });
+
+  it('has the known-visitor texts in every language: sign in, recent conversations, and the intro naming the email', () => {
+    const texts = (key: 'signIn' | 'recent' | 'escalateKnown') => Object.fromEntries(BUILT_IN.map((code) => [code, LOCALES[code]![key]]));
+    expect(texts('signIn')).toEqual({
+      en: 'Sign in to chat with support.',
+      es: 'Inicia sesión para hablar con soporte.',
+      fr: 'Connectez-vous pour discuter avec l’assistance.',
+      ar: 'سجّل الدخول للتحدث مع فريق الدعم.',
+    });
+    expect(texts('recent')).toEqual({ en: 'Your recent conversations', es: 'Tus conversaciones recientes', fr: 'Vos conversations récentes', ar: 'محادثاتك الأخيرة' });
+    for (const code of BUILT_IN) expect(LOCALES[code]!.escalateKnown, code).toContain('{email}');
+  });
 });

@@ -20,6 +20,8 @@ import {
   Message,
   SendMessageResult,
   Source,
+  StreamDelta,
+  StreamStatus,
   Ticket,
   TicketPage,
   TokenInfo,
@@ -53,6 +55,8 @@ export const COMPONENTS = {
   InsightCounts,
   Insights,
   WebhookReceipt,
+  StreamDelta,
+  StreamStatus,
   Error: ErrorResponse,
 } satisfies Record<string, z.ZodType>;
 

@@ -147,3 +147,13 @@ export const ErrorResponse = z.strictObject({
     retryable: z.boolean().optional(),
   }),
 });
+
+/** `event: delta` of `GET /v0/chat/{id}/events`: the next piece of the assistant's reply. */
+export const StreamDelta = z.strictObject({
+  text: z.string().meta({ description: "The next piece of the reply; a turn's deltas joined are exactly its final `content`" }),
+});
+
+/** `event: status` of `GET /v0/chat/{id}/events`: what the server is doing on the turn. */
+export const StreamStatus = z.strictObject({
+  status: z.enum(['retrieving', 'writing']).meta({ description: '`retrieving`: searching the knowledge base; `writing`: the model is writing the reply' }),
+});

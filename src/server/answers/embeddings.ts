@@ -5,12 +5,13 @@
  * runs in the process, on a thread of its own, on TensorFlow.js' WebAssembly backend: no download, no service, the same vectors
  * on every machine. A vector is kept as 512 signed bytes.
  *
- * Only prose is embedded (doc and ticket sections): on source code the model ranks worse than the
- * words themselves (measured on the code development set), and code is most of a large knowledge base.
+ * Doc and ticket sections are embedded as their heading path and text; code pieces as what a person
+ * would say they are (see `codeText`): embedded as raw code, they ranked worse than the words alone.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Section } from './ingest/sections.js';
+import { identifierParts } from './text.js';
 
 export interface Embedder {
   /**
@@ -33,19 +34,49 @@ export const EMBEDDED_CHARS = 500;
 /** Texts sent to the model's thread at once: a question asked during a large ingest waits for one batch at most. */
 const BATCH = 16;
 
-/** Whether a section is embedded at all (prose: docs and tickets, not code). */
-export function isEmbedded(section: Pick<Section, 'kind'>): boolean {
-  return section.kind !== 'code';
-}
-
 /**
  * The text a section is embedded as: its heading path, its title, then the start of its text as
  * words (a table's pipes and rules, link targets, code fences and Markdown marks only dilute what
- * it says).
+ * it says). A code piece: see `codeText`.
  */
-export function sectionText(section: Pick<Section, 'title' | 'context' | 'body' | 'code'>): string {
+export function sectionText(section: Pick<Section, 'title' | 'context' | 'body' | 'code'> & Partial<Pick<Section, 'kind'>>): string {
+  if (section.kind === 'code') return codeText(section);
   const heading = section.context ? `${section.context} — ${section.title}` : section.title;
   return `${heading}\n${asWords(section.body || section.code).slice(0, EMBEDDED_CHARS)}`;
+}
+
+/** An identifier in code: letters, digits, `_` and `$`, not starting with a digit. */
+const IDENTIFIER = /[A-Za-z_$][\w$]*/g;
+/** A line that is only a comment (or a doc comment's continuation), an attribute or a decorator: not the signature. */
+const NOT_SIGNATURE = /^\s*(?:\/\/|\/\*|\*|#|@|"""|''')/;
+/** How much of a code piece is read for its identifiers. */
+const IDENTIFIER_CHARS = 20_000;
+
+/** An identifier as words: `ErrorMessage` → "error message", `MAX_LINES` → "max lines". */
+const identifierWords = (name: string) => identifierParts(name).join(' ').toLowerCase();
+
+/**
+ * The text a code piece is embedded as: what a person would say it is, not its syntax. Its name
+ * and file as words, its doc comment, its signature (the first line that is not a comment), then
+ * each identifier of its lines that are not comments, once, split into words (`buildErrorMessage` → "build error
+ * message"), so "what does the error message look like" can reach the class that builds it. Raw
+ * code embedded as text ranked worse than the words alone (see docs/engine.md).
+ */
+export function codeText(section: Pick<Section, 'title' | 'context' | 'body' | 'code'>): string {
+  // The doc comment is read once, as text: identifiers come from the code's other lines.
+  const lines = section.code.slice(0, IDENTIFIER_CHARS).split('\n').filter((line) => line.trim() && !NOT_SIGNATURE.test(line));
+  const signature = (lines[0] ?? '').trim().slice(0, 200);
+  const file = (section.context.split('/').pop() ?? '').replace(/\.\w+$/, '');
+  const seen = new Set<string>();
+  const identifiers: string[] = [];
+  for (const [name] of lines.join('\n').matchAll(IDENTIFIER)) {
+    const words = identifierWords(name);
+    if (name.length < 3 || seen.has(words)) continue;
+    seen.add(words);
+    identifiers.push(words);
+  }
+  const head = `${identifierWords(section.title.replace(/ \(continued\)$/, ''))} — ${identifierWords(file)}`;
+  return `${head}\n${section.body}\n${signature}\n${identifiers.join(' ')}`.slice(0, head.length + EMBEDDED_CHARS);
 }
 
 /**

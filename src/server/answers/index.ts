@@ -3,14 +3,15 @@
  * locally from the best passages, or by an OpenAI-compatible LLM grounded in them when configured.
  */
 import { setImmediate } from 'node:timers/promises';
-import type { Message, Source } from '../../protocol/index.js';
+import type { Message } from '../../protocol/index.js';
 import type { Sql } from '../store/sql.js';
 import { composeAnswer, extractiveSummary, extractiveTitle, NOTHING_RELATED, RELATED_INTRO } from './compose.js';
 import { answerSignals, THRESHOLDS } from './decision.js';
 import { KnowledgeStore, type IngestOptions, type IngestReport, type SearchHit, type TicketDocument, type Vocabulary } from './knowledge-base.js';
 import { sentenceEncoder, type Embedder } from './embeddings.js';
 import type { KnowledgeSource } from './ingest/source-registry.js';
-import { complete, llmConfigFromEnv, type ChatMessage, type LlmConfig } from './llm.js';
+import { complete, llmConfigFromEnv, LlmError, streamCompletion, type ChatMessage, type LlmConfig } from './llm.js';
+import { NOT_ANSWERED, StreamedReply } from './streamed-reply.js';
 import { relatedHits, relevantHits, toSource } from './sources.js';
 import { loadSpecificity } from './specificity.js';
 import type { Answer, AnswerEngine, AnswerRequest, SummaryRequest } from './types.js';
@@ -18,6 +19,7 @@ import type { Answer, AnswerEngine, AnswerRequest, SummaryRequest } from './type
 export { kbMigrations, IngestError, type IngestReport, type SearchHit } from './knowledge-base.js';
 export type { KnowledgeSource } from './ingest/source-registry.js';
 export type { AnswerEngine } from './types.js';
+export { mapCitations, NOT_ANSWERED } from './streamed-reply.js';
 
 export interface KnowledgeBase {
   /** Files, folders and docs sites (by URL), remembered as the organization's sources. */
@@ -49,12 +51,6 @@ export interface AnswerEngineOptions {
   embedder?: Embedder | null;
 }
 
-/**
- * What the model writes first when its sources do not answer: a fixed marker, read by the
- * engine (never shown), so the reply becomes uncertain with the passages as related pages.
- */
-export const NOT_ANSWERED = '[[NOT_ANSWERED]]';
-
 const SYSTEM_PROMPT = `You are the support assistant of a software product. Answer the customer's question using only the numbered sources below.
 Cite every fact with the number of its source in square brackets, like [1] or [2][3].
 Reply in the language of the customer's last message.
@@ -72,21 +68,6 @@ function sourceBlock(hits: SearchHit[]): string {
       return `[${i + 1}] ${toSource(hit).title} (${s.url})\n${body}${code}`;
     })
     .join('\n\n');
-}
-
-/** Keeps only the sources the reply cites, renumbering its citations to match. */
-export function mapCitations(text: string, sources: Source[]): { content: string; sources: Source[] } {
-  const order: number[] = [];
-  for (const m of text.matchAll(/\[(\d{1,2})\]/g)) {
-    const n = Number(m[1]);
-    if (n >= 1 && n <= sources.length && !order.includes(n)) order.push(n);
-  }
-  const content = text.replace(/\[(\d{1,2})\]/g, (m, d: string) => {
-    const position = order.indexOf(Number(d));
-    return position >= 0 ? `[${position + 1}]` : '';
-  });
-  // From the start of a run of blanks only: tried inside a long run, the pattern read the run again each time.
-  return { content: content.replace(/(?<![ \t])[ \t]+([.,;:])/g, '$1'), sources: order.map((n) => sources[n - 1]!) };
 }
 
 /**
@@ -118,22 +99,37 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
   const store = new KnowledgeStore(options.sql, options.embedder !== undefined ? options.embedder : sentenceEncoder);
   const llm = options.llm !== undefined ? options.llm : llmConfigFromEnv(options.env ?? process.env, options.fetch);
 
-  async function llmAnswer(config: LlmConfig, request: AnswerRequest, hits: SearchHit[], related: SearchHit[]): Promise<Answer> {
+  /**
+   * The LLM's answer, streamed as it is written (`request.stream`): each piece is final when
+   * passed on (see streamed-reply.ts). Throws when the provider fails; `streamed` then says
+   * whether any text was passed on (the local answer can no longer replace it).
+   */
+  async function llmAnswer(config: LlmConfig, request: AnswerRequest, hits: SearchHit[], related: SearchHit[], progress: { streamed: boolean }): Promise<Answer> {
     const sources = hits.map(toSource);
     const conversation: ChatMessage[] = request.messages.slice(-8).map((m) => ({ role: m.role, content: m.content }));
-    const reply = await complete(
-      config,
-      [{ role: 'system', content: `${SYSTEM_PROMPT}\n\nSources:\n\n${sourceBlock(hits) || '(none found)'}` }, ...conversation],
-      { signal: request.signal },
-    );
+    const reply = new StreamedReply(sources);
+    const send = (text: string) => {
+      if (!text) return;
+      progress.streamed = true;
+      request.stream?.delta(text);
+    };
+    request.stream?.status('writing');
+    await streamCompletion(config, [{ role: 'system', content: `${SYSTEM_PROMPT}\n\nSources:\n\n${sourceBlock(hits) || '(none found)'}` }, ...conversation], {
+      signal: request.signal,
+      onText: (piece) => send(reply.push(piece)),
+    });
+    const end = reply.end();
+    send(end.text);
     // The model's own signal that its sources do not answer: the passages become related pages.
-    if (reply.includes(NOT_ANSWERED)) {
-      const said = reply.split(NOT_ANSWERED).join('').replace(/\s*\[\d{1,2}\]/g, '').trim();
-      return { content: said || RELATED_INTRO, sources: related.map(toSource), isUncertain: true };
+    if (end.notAnswered) {
+      if (!end.content) send(RELATED_INTRO);
+      return { content: end.content || RELATED_INTRO, sources: related.map(toSource), isUncertain: true };
     }
-    const mapped = mapCitations(reply, sources);
+    if (!end.content) throw new LlmError('provider returned no content');
+    // The marker after some text (already streamed): uncertain, its citations kept.
+    if (end.markerLater) return { content: end.content, sources: end.cited.length > 0 ? end.cited : related.map(toSource), isUncertain: true };
     // A reply that cites none of its sources did not answer from them.
-    return { ...mapped, isUncertain: mapped.sources.length === 0 };
+    return { content: end.content, sources: end.cited, isUncertain: end.cited.length === 0 };
   }
 
   /**
@@ -171,12 +167,14 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
         // called when no section matches, or the best one means something else (the weather).
         const grounded = relevantHits(hits);
         const signals = answerSignals(query, hits, kb.vocabulary, context);
-        if (grounded.length === 0 || (signals?.embedded && signals.meaning < THRESHOLDS.meaning)) return NOTHING_RELATED;
+        if (grounded.length === 0 || (signals?.embedded && signals.nearest < THRESHOLDS.meaning)) return NOTHING_RELATED;
+        const progress = { streamed: false };
         try {
-          return await llmAnswer(llm, request, grounded, relatedHits(hits));
+          return await llmAnswer(llm, request, grounded, relatedHits(hits), progress);
         } catch (error) {
-          if (request.signal.aborted) throw error;
-          // The provider failed: the local answer is still faithful to the sources.
+          // Text already streamed cannot be replaced: the turn fails (the worker makes that final).
+          if (request.signal.aborted || progress.streamed) throw error;
+          // The provider failed before its first word: the local answer is still faithful to the sources.
         }
       }
       return composeAnswer(query, hits, kb.vocabulary, context);

@@ -12,7 +12,7 @@ import type { ParsedFile, Section } from './ingest/sections.js';
 import { DenseIndex } from './dense-index.js';
 import { listSources, recordSync, rootOf, sourceMigrations, type KnowledgeSource, type SourceFailure, type SourceOptions } from './ingest/source-registry.js';
 import { crawl, CrawlError, type CrawlOptions, type CrawlProgress, type KnownPage } from './crawl/crawler.js';
-import { cosine, fromBytes, isEmbedded, sectionText, toBytes, type Embedder } from './embeddings.js';
+import { cosine, fromBytes, sectionText, toBytes, type Embedder } from './embeddings.js';
 import { SearchIndex, type Hit } from './search-index.js';
 
 export const kbMigrations: Migration[] = [
@@ -147,17 +147,18 @@ const DOCS_FIRST_RATIO = 0.2;
  * The semantic rerank, for questions in other words than the docs': when the best hit matches
  * less than `belowCoverage` of the question's weight, the best `candidates` doc sections by their
  * words are reordered by `words × (score / best doc score) + cosine(question, section)`, in the
- * places doc sections hold among the hits (code keeps its places). A question in the docs' own
- * words keeps its ranking: reordered too, the demo's "Where is the data stored?" led with the
- * widget's `data-*` attributes. Chosen on the development sets together (see docs/engine.md).
+ * places doc sections hold among the hits (code keeps its places: reordered by meaning, code
+ * ranked worse). A question in the docs' own words keeps its ranking: reordered too, the demo's
+ * "Where is the data stored?" led with the widget's `data-*` attributes. Normalised-score fusion,
+ * measured against reciprocal-rank fusion and min-max normalised cosines (see docs/engine.md).
  */
 const SEMANTIC_RERANK = { candidates: 50, words: 1, belowCoverage: 0.5 };
 
 /**
- * Dense retrieval, the first stage beside the words: the doc sections whose sentence embeddings
- * are nearest the question's join the candidates with no score of their words, so "money back"
- * reaches "Refunds" though they share no word; the semantic rerank then places them by their
- * cosine (normalised-score fusion). Chosen on the development sets together (see docs/engine.md).
+ * Dense retrieval, the first stage beside the words: the sections (docs, tickets and code) whose
+ * sentence embeddings are nearest the question's join the candidates with no score of their
+ * words, so "money back" reaches "Refunds" though they share no word; the semantic rerank then
+ * places the doc sections by their cosine. Chosen on the development sets together (see docs/engine.md).
  */
 const DENSE_CANDIDATES = 20;
 /**
@@ -166,6 +167,16 @@ const DENSE_CANDIDATES = 20;
  * knowledge base holds still finds nothing.
  */
 const DENSE_MIN_COSINE = 0.5;
+/**
+ * When the words match less than `SEMANTIC_RERANK.belowCoverage` of the question, the `count`
+ * doc sections nearest in meaning (at `DENSE_MIN_COSINE` or nearer) are placed second, fourth and
+ * sixth unless already among the first five: a reply that is not sure shows the pages nearest by
+ * words and the pages nearest by meaning side by side, as the five related pages.
+ */
+const NEAREST_SHOWN = { count: 3, firstPlaces: 5 };
+
+/** Whether a hit takes part in the semantic rerank: a doc or ticket section with a vector (code keeps its places). */
+const reranked = (section: StoredSection, vector: Int8Array | null) => section.kind !== 'code' && vector !== null;
 
 /**
  * The doc and ticket hits reordered by what they mean as well as by their words (see
@@ -174,14 +185,33 @@ const DENSE_MIN_COSINE = 0.5;
  */
 function semanticRerank<T extends { index: number; score: number; coverage: number; section: StoredSection }>(hits: T[], question: Int8Array, vectors: (Int8Array | null)[]): T[] {
   const slots: number[] = [];
-  for (let i = 0; i < hits.length && slots.length < SEMANTIC_RERANK.candidates; i++) if (isEmbedded(hits[i]!.section)) slots.push(i);
-  if (slots.length < 2 || hits[0]!.coverage >= SEMANTIC_RERANK.belowCoverage || slots.some((i) => !vectors[hits[i]!.index])) return hits;
+  for (let i = 0; i < hits.length && slots.length < SEMANTIC_RERANK.candidates; i++) if (hits[i]!.section.kind !== 'code') slots.push(i);
+  if (slots.length < 2 || hits[0]!.coverage >= SEMANTIC_RERANK.belowCoverage || slots.some((i) => !reranked(hits[i]!.section, vectors[hits[i]!.index] ?? null))) return hits;
   const best = hits[slots[0]!]!.score || 1;
   const reordered = slots
     .map((i) => ({ hit: hits[i]!, score: (SEMANTIC_RERANK.words * hits[i]!.score) / best + cosine(question, vectors[hits[i]!.index]!) }))
     .sort((a, b) => b.score - a.score);
   const out = [...hits];
   slots.forEach((slot, k) => (out[slot] = reordered[k]!.hit));
+  return out;
+}
+
+/**
+ * The hits with the `nearest` sections (by meaning, best first) placed second, fourth, sixth…
+ * unless already among the first `NEAREST_SHOWN.firstPlaces` (see `NEAREST_SHOWN`).
+ */
+export function showNearest<T extends { index: number }>(hits: T[], nearest: T[]): T[] {
+  const shown = new Set(hits.slice(0, NEAREST_SHOWN.firstPlaces).map((h) => h.index));
+  const missing = nearest.filter((h) => !shown.has(h.index));
+  if (missing.length === 0) return hits;
+  const moved = new Set(missing.map((h) => h.index));
+  const rest = hits.filter((h) => !moved.has(h.index));
+  const out: T[] = [];
+  let m = 0, r = 0;
+  while (m < missing.length || r < rest.length) {
+    if ((out.length % 2 === 1 && m < missing.length) || r >= rest.length) out.push(missing[m++]!);
+    else out.push(rest[r++]!);
+  }
   return out;
 }
 
@@ -312,23 +342,22 @@ export class KnowledgeStore {
     this.#embedder = embedder;
   }
 
-  /** The sentence embeddings of sections that get one (see `isEmbedded`); null for the others, or without an embedder. */
+  /** The sentence embeddings of sections (see `sectionText`); null without an embedder, or when it fails. */
   async #embed(sections: Section[]): Promise<(Int8Array | null)[]> {
-    const embedded = sections.filter(isEmbedded);
-    const vectors = (embedded.length > 0 ? await this.#vectors(embedded.map(sectionText)) : null) ?? [];
-    let next = 0;
-    return sections.map((section) => (isEmbedded(section) ? (vectors[next++] ?? null) : null));
+    const vectors = (sections.length > 0 ? await this.#vectors(sections.map(sectionText)) : null) ?? [];
+    return sections.map((_, i) => vectors[i] ?? null);
   }
 
   /**
-   * Embeds the stored doc sections of a document that have no vector of this embedder's yet
-   * (stored before embeddings, without an embedder, or by another model); true when it stored any.
+   * Embeds the stored sections of a document that have no vector of this embedder's yet (stored
+   * before embeddings, before code was embedded, without an embedder, or by another model); true
+   * when it stored any.
    */
   async #embedMissing(orgId: string, docKey: string): Promise<boolean> {
     if (!this.#embedder) return false;
     const rows = await this.#sql.all<{ id: number; kind: Section['kind']; title: string; context: string; body: string; code: string }>(
       `SELECT id, kind, title, context, body, code FROM kb_sections
-       WHERE org_id = ? AND doc_key = ? AND kind <> 'code' AND (embedding IS NULL OR embedding_by IS NULL OR embedding_by <> ?) ORDER BY ord`,
+       WHERE org_id = ? AND doc_key = ? AND (embedding IS NULL OR embedding_by IS NULL OR embedding_by <> ?) ORDER BY ord`,
       [orgId, docKey, this.#embedder.id],
     );
     const vectors = rows.length > 0 ? await this.#vectors(rows.map(sectionText)) : null;
@@ -727,11 +756,18 @@ export class KnowledgeStore {
     const merged = docsFirst(ranked);
     const question = options.vector;
     if (!question) return merged.slice(0, limit);
-    // The doc sections nearest in meaning that the words did not find follow the words' candidates.
+    // The sections nearest in meaning that the words did not find follow the words' candidates.
     const found = new Set(merged.map((hit) => hit.index));
-    const near = dense.nearest(question, DENSE_CANDIDATES, (i) => !found.has(i) && sections[i]!.kind !== 'code' && (options.includeTickets || sections[i]!.kind !== 'ticket'));
-    const pool = [...merged, ...near.filter((hit) => hit.cosine >= DENSE_MIN_COSINE).map((hit) => ({ index: hit.index, score: 0, coverage: 0, section: sections[hit.index]! }))];
-    return semanticRerank(pool, question, vectors)
+    const near = dense.nearest(question, DENSE_CANDIDATES + found.size, (i) => options.includeTickets || sections[i]!.kind !== 'ticket').filter((hit) => hit.cosine >= DENSE_MIN_COSINE);
+    const asHit = (index: number) => ({ index, score: 0, coverage: 0, section: sections[index]! });
+    const joining = near.filter((hit) => !found.has(hit.index)).slice(0, DENSE_CANDIDATES);
+    let fused = semanticRerank([...merged, ...joining.map((hit) => asHit(hit.index))], question, vectors);
+    if ((fused[0]?.coverage ?? 0) < SEMANTIC_RERANK.belowCoverage) {
+      const byIndex = new Map(fused.map((hit) => [hit.index, hit]));
+      const nearest = near.filter((hit) => sections[hit.index]!.kind !== 'code').slice(0, NEAREST_SHOWN.count);
+      fused = showNearest(fused, nearest.map((hit) => byIndex.get(hit.index) ?? asHit(hit.index)));
+    }
+    return fused
       .slice(0, limit)
       .map((hit) => {
         const vector = vectors[hit.index];

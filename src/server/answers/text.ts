@@ -66,7 +66,7 @@ function clipToken(token: string): string {
 }
 
 /** Splits an identifier into its words: `parseHTTPResponse_v2` → `parse`, `http`, `response`, `v2`. */
-function identifierParts(token: string): string[] {
+export function identifierParts(token: string): string[] {
   return token
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/(?<=[A-Z])(?=[A-Z][a-z])/g, ' ')

@@ -7,6 +7,19 @@ export interface AnswerRequest {
   messages: Message[];
   /** Aborted when the job's lease is lost or the server shuts down. */
   signal: AbortSignal;
+  /**
+   * Told the reply as it is written: its pieces joined are exactly the answer's final `content`
+   * (so an engine streams only text it will not rewrite). An engine may stream nothing; the
+   * worker then streams the content once the answer is done.
+   */
+  stream?: AnswerStream;
+}
+
+export interface AnswerStream {
+  /** The engine started writing the reply (an LLM was asked). */
+  status(status: 'writing'): void;
+  /** The next piece of the reply's final text. */
+  delta(text: string): void;
 }
 
 export interface Answer {

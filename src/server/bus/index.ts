@@ -1,7 +1,8 @@
 /**
  * @module What one server process tells the others: a conversation settled (long polls wake), an
  * answer job was queued (workers look now), tokens changed (token caches are dropped), an
- * organization's knowledge base changed (workers rebuild its index). One process needs no more
+ * organization's knowledge base changed (workers rebuild its index), a turn's streamed events grew
+ * (its streams read them). One process needs no more
  * than an in-memory bus; several share Redis pub/sub (`SUPPORT_CHAT_REDIS_URL`).
  *
  * Messages are hints that make things happen sooner: every receiver also re-reads the database on
@@ -12,8 +13,8 @@ import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { connectedWithin, createRedisClient, loadRedis, throttledReport, type RedisClient } from './redis.js';
 
-export type Topic = 'settled' | 'queued' | 'tokens' | 'kb';
-const TOPICS: readonly Topic[] = ['settled', 'queued', 'tokens', 'kb'];
+export type Topic = 'settled' | 'queued' | 'tokens' | 'kb' | 'turn';
+const TOPICS: readonly Topic[] = ['settled', 'queued', 'tokens', 'kb', 'turn'];
 
 export interface Bus {
   /** Tells every process, this one included (this one at once). */
@@ -54,7 +55,7 @@ export interface RedisBusOptions {
 }
 
 /**
- * Redis pub/sub: one connection publishes, one subscribes to the four channels. A process hears its
+ * Redis pub/sub: one connection publishes, one subscribes to the five channels. A process hears its
  * own messages at once through the local bus, and skips their echo from Redis.
  */
 export class RedisBus implements Bus {

@@ -70,6 +70,7 @@ export class ConversationLifecycle {
   readonly #settled = new EventEmitter();
   readonly #bus: Bus;
   readonly #sent = new Set<SentListener>();
+  readonly #deleted = new Set<(conversationId: string) => Promise<void>>();
   #waiting = 0;
 
   /**
@@ -130,15 +131,29 @@ export class ConversationLifecycle {
    */
   async delete(orgId: string, id: string): Promise<boolean> {
     const deleted = await this.#store.delete(orgId, id);
-    if (deleted) this.#emitSettled(id);
+    if (deleted) await this.#forget(id);
     return deleted;
   }
 
   /** Deletes every conversation of one visitor (a data-subject request), as `delete` does one. Returns how many. */
   async deleteVisitor(orgId: string, visitorId: string): Promise<number> {
     const ids = await this.#store.deleteByVisitor(orgId, visitorId);
-    for (const id of ids) this.#emitSettled(id);
+    for (const id of ids) await this.#forget(id);
     return ids.length;
+  }
+
+  /**
+   * Calls `listener` after a conversation is deleted on request, to delete what is derived from
+   * it outside the database (its streamed events). Returns the unsubscribe function.
+   */
+  onDeleted(listener: (conversationId: string) => Promise<void>): () => void {
+    this.#deleted.add(listener);
+    return () => this.#deleted.delete(listener);
+  }
+
+  async #forget(id: string): Promise<void> {
+    for (const listener of this.#deleted) await listener(id);
+    this.#emitSettled(id);
   }
 
   /** Calls `listener` whenever a job is queued, by any process sharing the bus. Returns the unsubscribe function. */
@@ -169,11 +184,12 @@ export class ConversationLifecycle {
   }
 
   /**
-   * Records a failed attempt: queued again after a backoff, or, after the last attempt, the
-   * conversation becomes `failed` (no assistant message; sending again retries). Returns which.
+   * Records a failed attempt: queued again after a backoff, or, after the last attempt (or with
+   * `final`: an answer already partly streamed cannot be taken back), the conversation becomes
+   * `failed` (no assistant message; sending again retries). Returns which.
    */
-  async fail(job: Job, owner: string, error: string): Promise<'retry' | 'failed'> {
-    const final = job.attempts >= this.policy.maxAttempts;
+  async fail(job: Job, owner: string, error: string, options: { final?: boolean } = {}): Promise<'retry' | 'failed'> {
+    const final = options.final === true || job.attempts >= this.policy.maxAttempts;
     const held = await this.#queue.fail(job, owner, error, final, retryDelayMs(job.attempts));
     if (held && final) this.#emitSettled(job.conversationId);
     return final ? 'failed' : 'retry';
@@ -214,6 +230,16 @@ export class ConversationLifecycle {
     });
     this.#waiting--;
     return this.#store.get(orgId, id);
+  }
+
+  /**
+   * Calls `listener` when the conversation settles or is deleted, in any process sharing the bus
+   * (a hint: re-read it). Returns the unsubscribe function.
+   */
+  onSettled(conversationId: string, listener: () => void): () => void {
+    const event = `settled:${conversationId}`;
+    this.#settled.on(event, listener);
+    return () => this.#settled.off(event, listener);
   }
 
   #emitSettled(conversationId: string): void {

@@ -23,6 +23,11 @@ export interface ApiResponse {
   status: number;
   headers: Record<string, string>;
   body: string | null;
+  /**
+   * A body written as it is produced (`text/event-stream`), with `body` null: each chunk is sent
+   * as it comes, and the iterator is returned when the client goes away.
+   */
+  stream?: AsyncIterable<string>;
 }
 
 export function json(data: unknown, status = 200, headers: Record<string, string> = {}): ApiResponse {
@@ -45,6 +50,21 @@ export function fromFetch(request: Request, remoteAddress: string): ApiRequest {
 }
 
 export function toFetchResponse(response: ApiResponse): Response {
+  if (response.stream) {
+    const iterator = response.stream[Symbol.asyncIterator]();
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await iterator.next();
+        if (done) controller.close();
+        else controller.enqueue(encoder.encode(value));
+      },
+      async cancel() {
+        await iterator.return?.();
+      },
+    });
+    return new Response(body, { status: response.status, headers: response.headers });
+  }
   return new Response(response.body, { status: response.status, headers: response.headers });
 }
 
@@ -98,6 +118,11 @@ class NodeRequest implements ApiRequest {
 }
 
 export function writeNode(res: ServerResponse, response: ApiResponse): void {
+  if (response.stream) {
+    res.writeHead(response.status, response.headers);
+    void writeStream(res, response.stream);
+    return;
+  }
   if (response.body === null) {
     res.writeHead(response.status, response.headers);
     res.end();
@@ -108,4 +133,25 @@ export function writeNode(res: ServerResponse, response: ApiResponse): void {
   response.headers['content-length'] = String(Buffer.byteLength(response.body));
   res.writeHead(response.status, response.headers);
   res.end(response.body);
+}
+
+/**
+ * Writes each chunk as it comes, waiting while the socket's buffer is full; ends the response when
+ * the stream ends, and stops the stream when the client goes away.
+ */
+async function writeStream(res: ServerResponse, stream: AsyncIterable<string>): Promise<void> {
+  const iterator = stream[Symbol.asyncIterator]();
+  const closed = new Promise<void>((resolve) => res.once('close', resolve));
+  try {
+    for (;;) {
+      const { done, value } = await iterator.next();
+      if (done || res.destroyed) break;
+      if (!res.write(value)) await Promise.race([new Promise<void>((resolve) => res.once('drain', resolve)), closed]);
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  } finally {
+    await iterator.return?.();
+  }
 }

@@ -9,6 +9,7 @@ import type { IdempotencyStore } from '../store/idempotency.js';
 import type { TokenService } from '../store/tokens.js';
 import type { TicketStore } from '../tickets/types.js';
 import type { Logger } from './log.js';
+import type { TurnStreams } from '../streams/index.js';
 
 export interface Services {
   tokens: TokenService;
@@ -22,6 +23,8 @@ export interface Services {
   /** An organization's effective settings for an integration (its own, else the environment's). */
   integrationSettings(orgId: string, integration: Integration): Promise<IntegrationSettings>;
   logger: Logger;
+  /** The turns' streamed events (written by the worker, read by `GET /v0/chat/{id}/events`). */
+  streams: TurnStreams;
   /** Aborted when the server shuts down: long polls answer at once. */
   closing: AbortSignal;
   /** A claim on an escalation older than this is taken over (its process died). @default 120000 */

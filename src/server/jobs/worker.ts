@@ -4,6 +4,7 @@ import { leaseOwner, type ConversationLifecycle } from '../conversations/lifecyc
 import type { ConversationStore } from '../store/conversations.js';
 import type { Logger } from '../http/log.js';
 import type { Job } from './queue.js';
+import type { TurnStreams, TurnWriter } from '../streams/index.js';
 
 export interface WorkerOptions {
   /** Claims, renews, completes and fails jobs; its policy sets the lease and the attempts. */
@@ -15,6 +16,8 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Idle poll interval for jobs queued by other processes. @default 250 */
   pollMs?: number;
+  /** Where each turn's reply is streamed as it is written; none: answers are not streamed. */
+  streams?: TurnStreams;
 }
 
 export class Worker {
@@ -25,6 +28,7 @@ export class Worker {
   readonly #logger: Logger;
   readonly #concurrency: number;
   readonly #pollMs: number;
+  readonly #streams: TurnStreams | undefined;
   readonly #running = new Map<number, { controller: AbortController; done: Promise<void>; job: Job }>();
   #timer: NodeJS.Timeout | undefined;
   #started = false;
@@ -39,6 +43,7 @@ export class Worker {
     this.#logger = options.logger;
     this.#concurrency = options.concurrency ?? 4;
     this.#pollMs = options.pollMs ?? 250;
+    this.#streams = options.streams;
   }
 
   start(): void {
@@ -115,12 +120,23 @@ export class Worker {
     }, Math.floor(lifecycle.policy.leaseMs / 3));
     renew.unref();
     const started = Date.now();
+    let writer: TurnWriter | undefined;
     try {
       const messages = await this.#conversations.messages(job.conversationId);
-      const answer = await this.#engine.answer({ orgId: job.orgId, messages, signal: controller.signal });
+      // The turn is the conversation's n-th user message: its streamed events are kept under it.
+      writer = await this.#streams?.writer(job.conversationId, messages.filter((m) => m.role === 'user').length);
+      writer?.status('retrieving');
+      const stream = writer && { status: (status: 'writing') => writer!.status(status), delta: (text: string) => writer!.delta(text) };
+      const answer = await this.#engine.answer({ orgId: job.orgId, messages, signal: controller.signal, stream });
       if (controller.signal.aborted) throw controller.signal.reason;
       const sources = dedupeSources(answer.sources).slice(0, 5);
+      if (writer) {
+        if (!writer.finish(answer.content)) this.#logger.warn({ msg: 'streamed text is not the answer', conversation: job.conversationId });
+        // Every delta is in the log before the conversation settles: its stream's terminal event comes last.
+        await writer.flush();
+      }
       if (await lifecycle.complete(job, this.owner, { content: answer.content, sources, isUncertain: answer.isUncertain ?? false })) {
+        await writer?.end();
         this.#logger.info({ msg: 'answer completed', conversation: job.conversationId, attempt: job.attempts, ms: Date.now() - started });
       }
     } catch (error) {
@@ -130,7 +146,9 @@ export class Worker {
       }
       const message = error instanceof Error ? error.message : String(error);
       try {
-        const outcome = await lifecycle.fail(job, this.owner, message);
+        // Text already streamed cannot be taken back: the turn fails rather than being written again.
+        const outcome = await lifecycle.fail(job, this.owner, message, { final: (writer?.text ?? '') !== '' });
+        if (outcome === 'failed') await writer?.end();
         this.#logger.warn({ msg: 'answer attempt failed', conversation: job.conversationId, attempt: job.attempts, final: outcome === 'failed', error: message });
       } catch (failError) {
         // The database is unreachable: the lease runs out and another attempt (here or elsewhere) takes the job.

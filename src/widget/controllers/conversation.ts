@@ -1,12 +1,13 @@
 /**
  * @module The conversation as a reactive controller: its data (messages, status, queue, escalation),
- * persistence in localStorage, following other tabs, polling for answers, and sending, driven by one
+ * persistence in localStorage, following other tabs, streaming answers (or polling for them), and sending, driven by one
  * explicit `phase` that only `_to()` changes. The element renders this state and turns its events into UI.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Conversation, ConversationStatus, Message } from '../../protocol/index.js';
 import { ApiError, NetworkError, ProxyClient, type TimeoutError } from '../client.js';
 import { ConversationPoller } from '../poller.js';
+import { AnswerStream } from './stream.js';
 import { clear, load, loadQueue, save, saveQueue, storageKey, type Rating, type SavedState } from '../storage.js';
 
 export type Escalation = SavedState['escalation'];
@@ -32,6 +33,10 @@ export interface ConversationOptions {
   online: boolean;
   /** Whether the panel is open, stored so a reload keeps it open. */
   open: boolean;
+  /** Renders whole Markdown blocks of an answer being streamed, as answers are rendered. */
+  markdown(source: string): unknown;
+  /** The scrolling message list. */
+  list(): HTMLElement | null;
 }
 
 export interface ConversationEvents {
@@ -80,6 +85,8 @@ export class ConversationController implements ReactiveController {
   };
 
   private readonly _poller: ConversationPoller;
+  /** The answer as it is written; polling takes over when there is no stream. */
+  readonly stream: AnswerStream;
 
   constructor(host: ReactiveControllerHost, options: () => ConversationOptions, events: ConversationEvents) {
     this._host = host;
@@ -92,6 +99,24 @@ export class ConversationController implements ReactiveController {
       { onUpdate: (c) => this._apply(c), onError: (e) => events.pollFailed(e), onTransient: () => undefined },
       () => ({ timeoutMs: options().pollTimeout }),
     );
+    this.stream = new AnswerStream(
+      host,
+      () => this.client,
+      { onConversation: (c) => this._apply(c), onUnavailable: (id) => this._poller.start(id) },
+      (source) => options().markdown(source),
+      () => options().list(),
+    );
+  }
+
+  /** Follows the answer of conversation `id`: streamed when the proxy can, else polled. */
+  private _watch(id: string): void {
+    this._poller.stop();
+    if (!this.stream.start(id)) this._poller.start(id);
+  }
+
+  private _unwatch(): void {
+    this._poller.stop();
+    this.stream.stop();
   }
 
   /** The proxy client for the current endpoint. */
@@ -178,7 +203,7 @@ export class ConversationController implements ReactiveController {
       this.persist();
       if (!this._options().noPersist) saveQueue(this._key, this.queue);
       this._to('waiting');
-      this._poller.start(result.conversation_id);
+      this._watch(result.conversation_id);
       this._events.accepted(message);
     } catch (error) {
       this.messages = previous.messages;
@@ -217,14 +242,14 @@ export class ConversationController implements ReactiveController {
     this._host.requestUpdate();
   }
 
-  /** Polls again after a timeout or an error. */
+  /** Follows the answer again after a timeout or an error. */
   resume(): void {
-    if (this.conversationId) this._poller.start(this.conversationId);
+    if (this.conversationId) this._watch(this.conversationId);
   }
 
   /** Forgets the conversation (and its stored copy). */
   reset(): void {
-    this._poller.stop();
+    this._unwatch();
     this.messages = [];
     this.status = 'idle';
     this.queue = [];
@@ -286,7 +311,9 @@ export class ConversationController implements ReactiveController {
     this._events.restored(saved);
     this._restoring = false;
     this._follow(saved.status);
-    if (saved.conversationId && saved.status === 'processing' && !this._poller.running) this._poller.start(saved.conversationId);
+    // Another tab has the answer: this one's stream of it has nothing more to show.
+    if (saved.status !== 'processing') this.stream.stop();
+    if (saved.conversationId && saved.status === 'processing' && !this._poller.running && !this.stream.running) this._watch(saved.conversationId);
   }
 
   /** Stores the conversation (unless `no-persist`). */

@@ -55,4 +55,7 @@ export default `
   Páginas que pueden ayudar
   No estoy seguro: no hay una respuesta directa, pero algunas páginas parecen relacionadas. También puedes hablar con una persona.
   No se encontró ninguna respuesta. Puedes reformular la pregunta o hablar con una persona.
+  Inicia sesión para hablar con soporte.
+  Tus conversaciones recientes
+  Alguien del equipo continuará esta conversación por correo electrónico en {email}.
 `;

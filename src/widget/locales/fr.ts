@@ -55,4 +55,7 @@ export default `
   Pages qui peuvent aider
   Pas sûr : aucune réponse directe, mais certaines pages semblent liées. Vous pouvez aussi parler à une personne.
   Aucune réponse trouvée. Vous pouvez reformuler la question ou parler à une personne.
+  Connectez-vous pour discuter avec l’assistance.
+  Vos conversations récentes
+  Quelqu’un de l’équipe reprendra cette conversation par e-mail à {email}.
 `;

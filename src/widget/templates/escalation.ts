@@ -63,7 +63,7 @@ function field(v: EscalationView, name: 'name' | 'email', label: string, attrs: 
 export function escalationForm(v: EscalationView): TemplateResult {
   const t = v.t;
   return html`<form class="escalation-form" part="escalation-form" novalidate aria-labelledby="${v.id}-escalate" @submit=${v.onSubmit}>
-    <p id="${v.id}-escalate">${t.escalateIntro}</p>
+    <p id="${v.id}-escalate">${v.known?.email ? format(t.escalateKnown, { email: v.known.email }) : t.escalateIntro}</p>
     ${v.known?.name ? nothing : field(v, 'name', t.name, { type: 'text', autocomplete: 'name', maxlength: 200 })}
     ${v.known?.email ? nothing : field(v, 'email', t.email, { type: 'email', autocomplete: 'email', maxlength: 320 })}
     ${noteField(`${v.id}-note`, 'note', t, v.errors.note)}

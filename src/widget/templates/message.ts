@@ -101,24 +101,27 @@ function speaker(m: Message, t: Strings): string {
   return `${t.assistant} (${m.sources.length ? t.notSure : t.nothingFound})`;
 }
 
+/** An answer's Markdown as the widget renders it: its labels, its `[n]` citations of `sources` (none while it is streamed). */
+export function answerMarkdown(source: string, sources: Source[], t: Strings, onCopy: MessageView['onCopy']): TemplateResult {
+  const cite = (n: number) => {
+    const cited = sources[n - 1];
+    const href = cited && safeUrl(cited.url);
+    return href ? { href, label: format(t.citation, { n: String(n), title: readableTitle(cited).name }) } : null;
+  };
+  return renderMarkdown(source, {
+    copyLabel: t.copy,
+    copiedLabel: t.copied,
+    imageLabel: t.image,
+    codeLabel: (lang) => (lang ? format(t.codeIn, { lang }) : t.code),
+    cite,
+    onCopy: (text, button) => onCopy(text, button),
+  });
+}
+
 export function message(m: Message, index: number, v: MessageView): TemplateResult {
   const t = v.t;
   const isUser = m.role === 'user';
-  const cite = (n: number) => {
-    const source = m.sources[n - 1];
-    const href = source && safeUrl(source.url);
-    return href ? { href, label: format(t.citation, { n: String(n), title: readableTitle(source).name }) } : null;
-  };
-  const content = isUser
-    ? m.content
-    : renderMarkdown(m.content, {
-        copyLabel: t.copy,
-        copiedLabel: t.copied,
-        imageLabel: t.image,
-        codeLabel: (lang) => (lang ? format(t.codeIn, { lang }) : t.code),
-        cite,
-        onCopy: (text, button) => v.onCopy(text, button),
-      });
+  const content = isUser ? m.content : answerMarkdown(m.content, m.sources, t, v.onCopy);
   const uncertain = !isUser && m.is_uncertain === true;
   return html`<article class="message" part="message" data-role=${m.role} data-index=${index} data-uncertain=${uncertain ? 'true' : nothing}>
     <span class="visually-hidden">${speaker(m, t)}:</span>

@@ -14,7 +14,7 @@ beforeAll(async () => {
   sql = await openTestSql();
   engine = createAnswerEngine({ sql, llm: null });
   await engine.ingest('demo', [resolve(repo, 'README.md'), resolve(repo, 'docs'), resolve(repo, 'src')], { baseUrl: 'http://localhost:8080/source/' });
-}, 60_000);
+}, 300_000);
 afterAll(() => sql?.close());
 
 const ask = (question: string) => engine.answer({ orgId: 'demo', messages: [{ role: 'user', content: question, sources: [] }], signal: new AbortController().signal });

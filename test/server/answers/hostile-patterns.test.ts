@@ -64,6 +64,7 @@ describe('the worst input for each pattern', () => {
       ['bestSentences', () => bestSentences(text, terms, 3)],
       ['sentences', () => sentences(text)],
       ['sectionText', () => sectionText({ title: 'T', context: '', body: text, code: '' })],
+      ['codeText', () => sectionText({ title: text.slice(0, 300), context: text.slice(0, 300), body: text, code: text, kind: 'code' })],
       ['docSummary', () => docSummary({ title: 'T', body: text, code: '/** doc */\nx' })],
       ['runInLabels', () => runInLabels(text)],
       ['mapCitations', () => mapCitations(text, [])],
@@ -79,6 +80,7 @@ describe('the worst input for each pattern', () => {
 
   it.each(Object.entries(CODE))('%s: a code excerpt in linear time', (_, code) => {
     expect(cpuOf(() => codeExcerpt(code, 10, new Set(['x'])))).toBeLessThan(400);
+    expect(cpuOf(() => sectionText({ title: 'x', context: 'src/x.ts', body: '', code, kind: 'code' }))).toBeLessThan(400);
   });
 
   it('reads what it read before from ordinary Markdown', () => {

@@ -117,17 +117,17 @@ describe('the semantic rerank', () => {
     expect(await first(byMeaning)).toBe('Refund policy');
   });
 
-  it('embeds doc sections and tickets at ingest, not code, and stores the vectors', async () => {
+  it('embeds doc sections, code pieces (as what they are, not their syntax) and tickets at ingest, and stores the vectors', async () => {
     const dir = helpCenter();
     const db = await sql();
     const encoder = countingEncoder();
     const engine = createAnswerEngine({ sql: db, llm: null, embedder: encoder });
     await engine.ingest('acme', [join(dir, 'docs'), join(dir, 'code')]);
     await engine.indexTicket('acme', { source: 'plain', externalId: 't1', title: 'Refund for order 42', body: 'The customer asked for a refund.', url: null });
-    expect(encoder.texts).toHaveLength(4);
-    expect(encoder.texts.some((t) => t.includes('export function'))).toBe(false);
+    expect(encoder.texts).toHaveLength(5);
+    expect(encoder.texts).toContain('refund — refund\nIssues a refund for an order.\nexport function refund(orderId: string) {\nexport function refund order id string return');
     const rows = await db.all<{ kind: string; embedding: Uint8Array | null }>("SELECT kind, embedding FROM kb_sections WHERE org_id = 'acme' ORDER BY id");
-    expect(rows.map((r) => [r.kind, r.embedding?.byteLength ?? 0])).toEqual([['doc', 512], ['doc', 512], ['doc', 512], ['code', 0], ['ticket', 512]]);
+    expect(rows.map((r) => [r.kind, r.embedding?.byteLength ?? 0])).toEqual([['doc', 512], ['doc', 512], ['doc', 512], ['code', 512], ['ticket', 512]]);
     // Unchanged files are not embedded again.
     encoder.texts.length = 0;
     await engine.ingest('acme', [join(dir, 'docs'), join(dir, 'code')]);
@@ -189,7 +189,7 @@ describe('without a working model', () => {
 });
 
 describe('the answer/no-answer decision', () => {
-  const signals: AnswerSignals = { general: 0.8, heading: 0.5, known: 1, top3: 0.8, coverage: 0.6, evidence: 1, agreement: 0, margin: 0.2, meaning: 0, embedded: true };
+  const signals: AnswerSignals = { general: 0.8, heading: 0.5, known: 1, top3: 0.8, coverage: 0.6, evidence: 1, agreement: 0, margin: 0.2, meaning: 0, embedded: true, nearest: 0 };
 
   it("weighs how close the best section's meaning is to the question, neutral without embeddings", async () => {
     const dir = helpCenter();
@@ -224,13 +224,17 @@ describe('the answer/no-answer decision', () => {
     expect(z(loose)).toBeLessThan(THRESHOLDS.answer);
     expect(z(loose)).toBeGreaterThan(THRESHOLDS.related);
     expect(decide(loose)).toBe('related');
-    // The weather: its best section means something else.
-    expect(decide({ ...loose, meaning: THRESHOLDS.meaning - 0.01 })).toBe('none');
-    // Without embeddings (code, or a knowledge base stored without them), meaning does not decide.
-    expect(decide({ ...loose, meaning: 0, embedded: false })).toBe('related');
-    expect(decide({ ...loose, known: 0, top3: 0, meaning: -0.1 })).toBe('none');
+    // The weather: none of the first three sections means anything near it.
+    expect(decide({ ...loose, meaning: THRESHOLDS.meaning - 0.01, nearest: THRESHOLDS.meaning - 0.01 })).toBe('none');
+    // …but one of them near enough in meaning keeps the related pages.
+    expect(decide({ ...loose, meaning: THRESHOLDS.meaning - 0.01, nearest: THRESHOLDS.meaning + 0.01 })).toBe('related');
+    // Without embeddings (a knowledge base stored without them), meaning does not decide.
+    expect(decide({ ...loose, meaning: 0, embedded: false, nearest: THRESHOLDS.meaning - 0.01 })).toBe('related');
+    expect(decide({ ...loose, known: 0, top3: 0, meaning: -0.1, nearest: -0.1 })).toBe('none');
+    // The floor does not hold back an answer: a short question's embedding is often far from the section that answers it.
+    expect(decide({ ...answer, nearest: THRESHOLDS.meaning - 0.01 })).toBe('answer');
     // Found by its meaning alone (no word in common), a section close enough in meaning is related.
-    expect(decide({ ...loose, general: 0, known: 0, top3: 0, heading: 0, meaning: THRESHOLDS.close })).toBe('related');
+    expect(decide({ ...loose, general: 0, known: 0, top3: 0, heading: 0, meaning: -0.3, nearest: THRESHOLDS.close })).toBe('related');
     expect(decide(null)).toBe('none');
   });
 });

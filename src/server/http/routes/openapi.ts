@@ -135,6 +135,42 @@ export function buildOpenApiDocument() {
           },
         },
       },
+      '/v0/chat/{conversation_id}/events': {
+        get: {
+          operationId: 'streamConversation',
+          summary: 'The turn in progress as it is written, as `text/event-stream` (scope chat:read; our addition)',
+          description: [
+            'Events, each with an `id: <turn>-<n>` (the turn is the conversation\'s n-th user message; n increases by one per event):',
+            '`event: status`, data `StreamStatus` (`retrieving`, `writing`); `event: delta`, data `StreamDelta` (`{"text": "…"}`: the deltas of a turn joined are exactly its final `content`);',
+            'then one terminal event, `event: completed` or `event: failed`, data the `Conversation` as `GET /v0/chat/{conversation_id}` returns it, and the stream ends.',
+            'Without `Last-Event-ID` the stream starts at the turn\'s first event; with it, right after that event (an ID of an earlier turn starts the current turn from its first event).',
+            'A conversation that is not processing gets its terminal event at once. A `: keepalive` comment is sent after 15 s without an event.',
+          ].join(' '),
+          parameters: [
+            conversationIdParam,
+            { name: 'Last-Event-ID', in: 'header', required: false, description: 'The `id` of the last event received: the stream resumes after it', schema: { type: 'string', examples: ['1-14'] } },
+            { name: 'last_event_id', in: 'query', required: false, description: 'As the `Last-Event-ID` header (for clients that cannot set headers); the header wins when both are given', schema: { type: 'string' } },
+          ],
+          responses: {
+            '200': {
+              description: 'The event stream',
+              headers: {
+                ...rateHeaders,
+                'Cache-Control': { schema: { type: 'string', const: 'no-cache, no-transform' } },
+                'X-Accel-Buffering': { schema: { type: 'string', const: 'no' } },
+              },
+              content: {
+                'text/event-stream': {
+                  schema: { type: 'string' },
+                  'x-events': { status: ref('StreamStatus'), delta: ref('StreamDelta'), completed: ref('Conversation'), failed: ref('Conversation') },
+                },
+              },
+            },
+            '204': { description: '`Last-Event-ID` names the settled turn\'s terminal event: nothing more to send (EventSource stops reconnecting)', headers: rateHeaders },
+            ...errors(400, 401, 403, 404, 429, 500),
+          },
+        },
+      },
       '/v0/chat/{conversation_id}/feedback': {
         post: {
           operationId: 'rateAnswer',

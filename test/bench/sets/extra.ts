@@ -1,0 +1,91 @@
+/**
+ * @module Public docs sets beyond ../shared/bench, held out from tuning: each read from a pinned
+ * commit of its repository on this machine (a clone or a bare git directory; the pages are never
+ * copied into the project), and skipped with a note when absent, as in CI.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Where a held-out set comes from and how the bench reads it. */
+export interface ExtraSource {
+  name: string;
+  /** The repository, for people: clone it from here. */
+  repository: string;
+  /** The commit the questions were written against. */
+  commit: string;
+  /** The folder of the repository holding the pages, ingested as the knowledge base's root. */
+  folder: string;
+  /** The base URL the sections' addresses start with (the questions' gold uses it). */
+  baseUrl: string;
+  /** The environment variable naming a clone or a bare git directory of the repository. */
+  env: string;
+  /** Where the search tool's mirror puts a bare copy, tried when the variable is unset. */
+  mirror: string;
+}
+
+/** A held-out set ready to ingest: its pages' folder and its questions. */
+export interface ExtraSet {
+  name: string;
+  root: string;
+  baseUrl: string;
+  questions: unknown[];
+}
+
+/**
+ * Plausible Analytics' help docs (github.com/plausible/docs, CC BY-SA 4.0): 132 Markdown pages of
+ * account, billing, dashboard and tracking help. Questions: ./plausible.questions.json.
+ */
+export const PLAUSIBLE: ExtraSource = {
+  name: 'plausible',
+  repository: 'https://github.com/plausible/docs',
+  commit: '208d58cab715dffc0ab4e3bd100b2ed0c0e7a0c0',
+  folder: 'docs',
+  baseUrl: 'https://plausible.test/',
+  env: 'SUPPORT_CHAT_BENCH_EXTRA',
+  mirror: '/work/.mirror/plausible+docs/repo',
+};
+
+const git = (args: string[], input?: Buffer) => execFileSync('git', args, { input, maxBuffer: 512 * 1024 * 1024, stdio: ['pipe', 'pipe', 'ignore'] });
+
+/**
+ * The folder of `source`'s pages at its pinned commit, or why it cannot be read. A clone whose
+ * checkout is that commit is read in place; otherwise (a bare mirror, or a clone at another
+ * commit) the folder is extracted at the pinned commit into a temporary directory, removed when
+ * the process exits.
+ */
+function pagesOf(source: ExtraSource): { root: string } | { skipped: string } {
+  const path = process.env[source.env] || source.mirror;
+  if (!existsSync(path)) return { skipped: `no copy of ${source.repository} at ${path} (set ${source.env} to a clone or a bare git directory of it)` };
+  const gitDir = existsSync(join(path, '.git')) ? join(path, '.git') : path;
+  try {
+    git(['--git-dir', gitDir, 'cat-file', '-e', `${source.commit}^{commit}`]);
+  } catch {
+    return { skipped: `${path} does not hold commit ${source.commit} of ${source.repository}` };
+  }
+  const checkout = join(path, source.folder);
+  if (gitDir !== path && existsSync(checkout) && statSync(checkout).isDirectory()) {
+    const head = git(['--git-dir', gitDir, 'rev-parse', 'HEAD']).toString().trim();
+    const clean = git(['--git-dir', gitDir, '--work-tree', path, 'status', '--porcelain', '--', source.folder]).toString() === '';
+    if (head === source.commit && clean) return { root: checkout };
+  }
+  const dir = mkdtempSync(join(tmpdir(), `support-chat-bench-${source.name}-`));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const tar = git(['--git-dir', gitDir, 'archive', `--prefix=${source.folder}/`, `${source.commit}:${source.folder}`]);
+  execFileSync('tar', ['-x', '-C', dir], { input: tar });
+  return { root: join(dir, source.folder) };
+}
+
+/** The held-out sets present on this machine; each absent one is reported on the console as skipped. */
+export function extraSets(sources: ExtraSource[] = [PLAUSIBLE]): ExtraSet[] {
+  return sources.flatMap((source) => {
+    const pages = pagesOf(source);
+    if ('skipped' in pages) {
+      console.log(`engine: set ${source.name} skipped: ${pages.skipped}`);
+      return [];
+    }
+    const questions = JSON.parse(readFileSync(join(import.meta.dirname, `${source.name}.questions.json`), 'utf8')) as unknown[];
+    return [{ name: source.name, root: pages.root, baseUrl: source.baseUrl, questions }];
+  });
+}

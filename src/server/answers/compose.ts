@@ -411,12 +411,16 @@ const HOW_TO = /^\s*(?:how|can|could|where|is there a way)\b|\bhow (?:do|can|to|
  */
 function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: Set<string>): string {
   const { section } = hit;
-  const showCode = Boolean(section.code) && (section.kind === 'code' || rank === 0 || !section.body.trim());
+  const max = rank === 0 ? 3 : rank < 3 ? 2 : 1;
+  // A doc section's code is shown when it is the best section, or when its prose says nothing that
+  // stands alone ("Each of the four is tested…" under the four mounting examples).
+  const showCode =
+    Boolean(section.code) && (section.kind === 'code' || rank === 0 || !section.body.trim() || bestSentences(section.body, terms, max).length === 0);
   let excerpt = showCode ? codeExcerpt(section.code, section.kind === 'code' ? (rank < 3 ? 14 : 6) : 10, terms) : '';
   if (excerpt && !answersAsCode(excerpt)) excerpt = '';
   // A code piece's doc comment is its text: quoted once, in the excerpt, when the excerpt shows it.
   const shown = normalized(excerpt);
-  const said = bestSentences(section.body, terms, rank === 0 ? 3 : rank < 3 ? 2 : 1).filter((unit) => {
+  const said = bestSentences(section.body, terms, max).filter((unit) => {
     const key = normalized(unit);
     return !(shown && shown.includes(key)) && !quoted.has(key);
   });

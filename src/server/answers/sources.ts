@@ -102,18 +102,43 @@ function outsideParenthesis(text: string, cut: number): string {
   return text.slice(0, open >= 15 && text.indexOf(')', open) < 0 ? open : cut);
 }
 
+/** What a declaration's keyword makes it, as a person says it. */
+const DECLARED_AS: Record<string, string> = {
+  function: 'function', def: 'function', fn: 'function', func: 'function', fun: 'function',
+  class: 'class', interface: 'interface', type: 'type', enum: 'enum', struct: 'struct', trait: 'trait',
+  const: 'constant', let: 'variable', var: 'variable', static: 'constant', module: 'module', namespace: 'namespace', object: 'object', protocol: 'protocol',
+};
+
+/**
+ * What kind of thing a code piece declares ("function", "class", "constant"), read from the first
+ * line that names it; empty when no such line is found (a later window of a long piece).
+ */
+function declaredAs(code: string, name: string): string {
+  for (const line of code.split('\n', 40)) {
+    const at = line.indexOf(` ${name}`);
+    if (at < 0 || DOC_COMMENT.test(line)) continue;
+    const keyword = line.slice(0, at).trim().split(/\s+/).pop()?.replace(/[^\w]/g, '') ?? '';
+    if (DECLARED_AS[keyword]) return DECLARED_AS[keyword];
+  }
+  return '';
+}
+
 /**
  * A source's title as a person reads it: the section and its page ("Mounting — The proxy"), the
  * page alone when the section repeats its name; a code piece by what its doc comment says it is,
- * else by its name, with its file ("A JSON error response in the spec's shape — src/proxy/errors.ts").
+ * else by its name and what it is ("errorBody function"), with its file ("A JSON error response in
+ * the spec's shape — src/proxy/errors.ts"). Never the "(continued)" of a long piece's later part.
  */
 export function toSource(hit: SearchHit): Source {
   const { section } = hit;
   const page = section.context.split(' › ')[0] ?? '';
   if (section.kind === 'code') {
-    const name = docSummary(section) || section.title;
+    const declared = section.title.replace(/ \(continued\)$/, '');
+    const file = section.context.split('/').pop();
+    const kind = file === declared ? '' : declaredAs(section.code, declared);
+    const name = docSummary(section) || (kind ? `${declared} ${kind}` : declared);
     // A file's opening piece without a doc comment is named after the file.
-    return { title: section.context.split('/').pop() === name ? section.context : `${name} — ${section.context}`, url: section.url };
+    return { title: file === name ? section.context : `${name} — ${section.context}`, url: section.url };
   }
   const title = page && page.toLowerCase() !== section.title.toLowerCase() ? `${section.title} — ${page}` : section.title;
   return { title, url: section.url };

@@ -104,13 +104,23 @@ function termsOfToken(token: string): string[] {
 }
 
 /**
+ * A Markdown link's target (`](https://…)`): where the link goes, not what the text says. A target
+ * holds no parenthesis or space, so no run of `](` is read again from each of its starts.
+ */
+const LINK_TARGET = /\]\([^()\s]*\)/g;
+
+/** The text without its links' targets (their labels stay). */
+const withoutTargets = (text: string) => (text.includes('](') ? text.replace(LINK_TARGET, ']') : text);
+
+/**
  * Terms of a text, in order (of its first `maxWords` words). Identifiers yield their parts and,
- * when compound, the whole identifier too, so both `maxTokens` and "max tokens" match.
+ * when compound, the whole identifier too, so both `maxTokens` and "max tokens" match. A Markdown
+ * link counts by its label: its target's words (`https`, `docs`, `en`) are not what it says.
  */
 export function tokenize(text: string, maxWords = Infinity): string[] {
   const out: string[] = [];
   let read = 0;
-  for (const [token] of text.matchAll(TOKEN)) {
+  for (const [token] of withoutTargets(text).matchAll(TOKEN)) {
     if (read++ >= maxWords) break;
     for (const term of termsOfToken(token)) out.push(term);
   }
@@ -123,7 +133,7 @@ export function tokenize(text: string, maxWords = Infinity): string[] {
  */
 export function words(text: string, max = Infinity): { word: string; terms: string[] }[] {
   const out: { word: string; terms: string[] }[] = [];
-  for (const [word] of text.matchAll(TOKEN)) {
+  for (const [word] of withoutTargets(text).matchAll(TOKEN)) {
     if (out.length >= max) break;
     out.push({ word: clipToken(word), terms: termsOfToken(word) });
   }
@@ -140,9 +150,13 @@ export function slugify(heading: string): string {
     .replace(/\s/g, '-');
 }
 
+/** An abbreviation's full stop ("e.g. `set X`", "cf. Mounting"): the sentence goes on after it. */
+const ABBREVIATED = /(?:^|[\s(])(?:e\.g|i\.e|cf|vs)\.$/i;
+
 /**
  * Sentences of a paragraph of prose (keeps code spans, bold runs and URLs whole: "**Does it
- * expire? Will I lose my data?**" is one sentence, not two with an open `**` each).
+ * expire? Will I lose my data?**" is one sentence, not two with an open `**` each; an
+ * abbreviation's full stop ends none).
  */
 export function sentences(text: string): string[] {
   const out: string[] = [];
@@ -155,7 +169,7 @@ export function sentences(text: string): string[] {
     open = open ? `${open} ${piece}` : piece;
     bold += piece.match(/\*\*/g)?.length ?? 0;
     ticks += piece.match(/`/g)?.length ?? 0;
-    if (bold % 2 === 0 && ticks % 2 === 0) {
+    if (bold % 2 === 0 && ticks % 2 === 0 && !ABBREVIATED.test(piece.slice(-8))) {
       if (open.trim()) out.push(open.trim());
       open = '';
       bold = ticks = 0;

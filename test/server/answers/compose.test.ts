@@ -1,5 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { bestSentences, codeExcerpt } from '../../../src/server/answers/compose.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { answersAsCode, bestSentences, codeExcerpt } from '../../../src/server/answers/compose.js';
+import { parseMarkdown } from '../../../src/server/answers/ingest/markdown.js';
+import { openTestEngine } from '../../helpers/answer-engine.js';
 import { tokenize } from '../../../src/server/answers/text.js';
 
 const terms = (question: string) => new Set(tokenize(question));
@@ -128,4 +133,90 @@ describe('replies a person reads', () => {
   });
 });
 
+});
+
+describe('the rules a quoted reply keeps', () => {
+  const page = (markdown: string) => parseMarkdown(markdown, { url: 'https://docs.example.com/start', fallbackTitle: 'start' }).sections[0]!.body;
+
+  it('keeps an autolink and a Markdown link in the sentence it quotes, a relative link made absolute', () => {
+    const body = page('# Run\n\n`npm start` serves the demo at <http://localhost:3000/> (`PORT` picks another\nport). Mounting is in [the proxy guide](proxy.md#mounting).\n');
+    const [quoted] = bestSentences(body, terms('which port does npm start serve the demo on'), 1);
+    expect(quoted).toBe('`npm start` serves the demo at <http://localhost:3000/> (`PORT` picks another port).');
+    expect(bestSentences(body, terms('where is mounting explained'), 1)).toEqual(['Mounting is in [the proxy guide](https://docs.example.com/proxy.md#mounting).']);
+  });
+
+  it('never turns a hard-wrapped line that starts with a number into a list, in a paragraph or in a list item', () => {
+    const body = page(
+      '# Limits\n\nEach helpdesk call is bounded by `SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS` (default\n10000) milliseconds.\n\n- A malformed id (not 1–256 printable characters) answers\n  404. Null means anonymous.\n- An unknown id answers 403.\n',
+    );
+    const quoted = [...bestSentences(body, terms('how long may a helpdesk call take'), 2), ...bestSentences(body, terms('what does a malformed id answer, and null'), 2)];
+    expect(quoted.join('\n')).toContain('(default 10000) milliseconds');
+    expect(quoted.join('\n')).toContain('answers 404. Null means anonymous.');
+    for (const unit of quoted) expect(unit).not.toMatch(/^\s*\d{2,}[.)]/m);
+  });
+
+  it('never quotes code that is only imports and a doc comment tag, or a query or script held in a string', () => {
+    expect(answersAsCode("/** @module A media query's state as a reactive controller. */\nimport type { ReactiveController } from 'lit';")).toBe(false);
+    expect(answersAsCode('/**\n * How long a poll waits.\n * @default 10000\n */')).toBe(false);
+    expect(answersAsCode("const CLAIM = `UPDATE jobs SET state = 'running'\n  WHERE id = ?`;")).toBe(false);
+    expect(answersAsCode('export const LOCK_SQL = `SELECT pg_advisory_xact_lock(42)`;')).toBe(false);
+    expect(answersAsCode('THREAD = """\nimport sys\nprint(sys.argv)\n"""')).toBe(false);
+    expect(answersAsCode("export const TOKEN_PREFIX = 'sc_live_';")).toBe(true);
+    expect(answersAsCode('export function clamp(x: number) {\n  return Math.min(1, x);\n}')).toBe(true);
+    // An excerpt ends before an import block that follows the code.
+    const code = ['export const TIMEOUT = 10;', '', "import { a } from './a';", "import { b } from './b';"].join('\n');
+    expect(codeExcerpt(code, 1, terms('timeout'))).toBe('export const TIMEOUT = 10;');
+    // Nor from the middle of a block comment: from the line that opens it.
+    const documented = ['/**', ' * The semantic rerank.', ' * Words are reordered by score and cosine.', ' */', 'const RERANK = { candidates: 50 };'].join('\n');
+    expect(codeExcerpt(documented, 3, terms('how are words reordered')).split('\n')[0]).toBe('/**');
+    const tagged = ['/**', ...Array.from({ length: 30 }, (_, i) => ` * @cssproperty --accent-${i} - Accent color ${i}.`), ' */', 'export class Chat {', '  color = 1;', '}'].join('\n');
+    expect(codeExcerpt(tagged, 3, terms('how do I change the accent color 20'))).toBe('export class Chat {\n  color = 1;\n}');
+  });
+
+  it('takes a sentence that points back with the sentences it points back to, and never alone', () => {
+    const body = 'The proxy is a fetch handler you mount in your app. It holds the API token. It answers 401 without a session cookie.\n\n- one\n- two\n\nThey are checked on every request and answer 413 when too large.';
+    expect(bestSentences(body, terms('what answers 401 without a session cookie'), 1)).toEqual([
+      'The proxy is a fetch handler you mount in your app.',
+      'It holds the API token.',
+      'It answers 401 without a session cookie.',
+    ]);
+    // After a list, "They" has no sentence to point back to: the reply quotes something that stands alone.
+    for (const unit of bestSentences(body, terms('what is checked on every request and answers 413 when too large'), 2)) expect(unit).not.toMatch(/^They\b/);
+  });
+});
+
+describe('the sources of a quoted answer', () => {
+  let dir = '';
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('lists only the sections it quotes, each titled as a person names it, docs before code for a how-to question', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'support-chat-quoted-'));
+    writeFileSync(join(dir, 'refunds.md'), '# Billing\n\n## Refunds\n\nAsk for a refund within 30 days of a payment: open Billing, choose the payment, then Refund.\nRefunds take five business days.\n\n## Invoices\n\nInvoices are emailed on the day each payment is taken.\n');
+    writeFileSync(join(dir, 'refund.ts'), [
+      "import { provider } from './provider';",
+      '',
+      'export const REFUND_PAYMENT_QUERY = `',
+      '  SELECT id, amount FROM payments',
+      '  WHERE refund_requested = 1 AND paid_at > ?`;',
+      '',
+      'export function refundPayment(paymentId: string) {',
+      '  return provider.refund(paymentId);',
+      '}',
+    ].join('\n'));
+    const engine = await openTestEngine();
+    await engine.ingest('acme', [dir], { baseUrl: 'https://help.acme.test/' });
+    const answer = await engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: 'How do I get a refund of a payment?', sources: [] }], signal: new AbortController().signal });
+    expect(answer.isUncertain).toBe(false);
+    expect(answer.sources[0]!.title).toBe('Refunds — Billing');
+    expect(answer.content.startsWith('Ask for a refund within 30 days')).toBe(true);
+    // Each source listed has a passage of its own in the reply.
+    const passages: Record<string, string> = {
+      'refunds#refunds': 'Refunds take five business days.',
+      'refunds#invoices': 'Invoices are emailed on the day each payment is taken.',
+      'refund.ts#L7-L9': 'export function refundPayment(paymentId: string) {',
+    };
+    for (const source of answer.sources) expect(answer.content, source.url).toContain(passages[source.url.split('/').pop()!] ?? source.url);
+    expect(answer.content).not.toMatch(/SELECT|^import /m);
+    for (const { title } of answer.sources) expect(title).not.toMatch(/\(continued\)|\.md\b/);
+  });
 });

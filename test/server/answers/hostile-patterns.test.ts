@@ -6,7 +6,7 @@
  * ordinary input are the other answer tests' job.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bestSentences, codeExcerpt, extractiveSummary } from '../../../src/server/answers/compose.js';
+import { answersAsCode, bestSentences, codeExcerpt, extractiveSummary } from '../../../src/server/answers/compose.js';
 import { sectionText } from '../../../src/server/answers/embeddings.js';
 import { mapCitations } from '../../../src/server/answers/index.js';
 import { runInLabels } from '../../../src/server/answers/knowledge-base.js';
@@ -34,6 +34,10 @@ const TEXTS: Record<string, string> = {
   'list items with blanks and no label': repeat('- \n\n'),
   'html tags never closed': repeat('<'),
   'capitals and a digit': `${'A'.repeat(N - 1)}1`,
+  'link targets never closed': repeat(']('),
+  'abbreviations between sentences': repeat('e.g. A i.e. '),
+  'assignments of a string never closed': repeat('a = `'),
+  'equals signs': repeat('='),
 };
 
 const CODE: Record<string, string> = {
@@ -66,6 +70,7 @@ describe('the worst input for each pattern', () => {
       ['mapCitations', () => mapCitations(text, [])],
       ['slugify', () => slugify(text)],
       ['tokenize', () => tokenize(text)],
+      ['answersAsCode', () => answersAsCode(text)],
       ['extractiveSummary', () => extractiveSummary([{ role: 'user', content: text, sources: [] }, { role: 'assistant', content: text, sources: [] }])],
     ];
     // A quadratic pattern takes seconds on 64,000 characters; linear reading takes a few milliseconds.

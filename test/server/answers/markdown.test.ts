@@ -81,8 +81,23 @@ describe('Markdown, read by micromark', () => {
     expect(parse('# Run\n\n```\nnpm start\nopen http://localhost:8080\n```\n').sections[0]!.code).toBe('npm start\nopen http://localhost:8080');
   });
 
-  it('keeps autolinks as their address', () => {
-    expect(parse('# Help\n\nEmail us at <support@acme.com> or see <https://status.acme.com>.\n').sections[0]!.body).toBe('Email us at support@acme.com or see https://status.acme.com.');
+  it('keeps autolinks and links as Markdown, a relative link resolved against the page', () => {
+    expect(parse('# Help\n\nEmail us at <support@acme.com> or see <https://status.acme.com>.\n').sections[0]!.body).toBe('Email us at <support@acme.com> or see <https://status.acme.com>.');
+    expect(parse('# Help\n\nSee [the limits](limits#per-minute) or\n[our status page](https://status.acme.com/(eu)).\n').sections[0]!.body).toBe(
+      'See [the limits](https://docs.example.com/limits#per-minute) or\n[our status page](https://status.acme.com/%28eu%29).',
+    );
+    // A page read from a folder has no address to resolve against: its relative links read as their text.
+    expect(parseMarkdown('# Help\n\nSee [the limits](limits.md).\n', { url: 'docs/help.md', fallbackTitle: 'help' }).sections[0]!.body).toBe('See the limits.');
+  });
+
+  it('writes a list item\'s paragraph on one line, and indents a later paragraph of the item under its marker', () => {
+    const page = parse('# Steps\n\n- Open Settings\n  and choose Sync.\n\n  Then press Connect.\n- Done.\n');
+    expect(page.sections[0]!.body).toBe('- Open Settings and choose Sync.\n  Then press Connect.\n- Done.');
+  });
+
+  it('names a page without a title of its own after its file, as words', () => {
+    expect(parseMarkdown('Some text.\n', { url: 'https://docs.example.com/getting-started', fallbackTitle: 'getting-started' }).title).toBe('Getting started');
+    expect(parseMarkdown('Some text.\n', { url: 'https://docs.example.com/v', fallbackTitle: 'Version history' }).title).toBe('Version history');
   });
 
   it('keeps `<` and `>` in prose, and decodes entities', () => {

@@ -80,6 +80,17 @@ describe("npm start's own knowledge base, through support-chat serve", () => {
     expect(reply.sources[0]!.url).toBe(source);
   }, 60_000);
 
+  it('keeps the demo\'s address as a link, and titles every source as a person names it', async () => {
+    const reply = await ask('demo', 'How do I run the demo?');
+    expect(reply.is_uncertain).toBe(false);
+    expect(reply.content).toContain('serves the demo at <http://localhost:3000/>');
+    for (const { title, url } of reply.sources) {
+      expect(title).not.toMatch(/\(continued\)/);
+      // A page's file name only for code, and then with what the piece is.
+      if (!url.includes('/source/src/')) expect(title).not.toMatch(/\.(?:md|ts|js)\b/);
+    }
+  }, 60_000);
+
   it('cites nothing for "How much does it cost?" (the docs say "cost" only in passing, and mean something else)', async () => {
     const reply = await ask('demo', 'How much does it cost?');
     expect(reply.is_uncertain).toBe(true);

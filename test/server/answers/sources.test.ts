@@ -10,6 +10,11 @@ function titles(path: string, text: string): string[] {
 }
 
 describe('source titles', () => {
+  it('never shows the "(continued)" of a long piece\'s later part, and names a piece by its name and what it is', () => {
+    const text = ['export function inline(text: string) {', ...Array.from({ length: 100 }, (_, i) => `  step(${i});`), '}'].join('\n');
+    expect(titles('src/widget/render-markdown.ts', text)).toEqual(['inline function — src/widget/render-markdown.ts', 'inline — src/widget/render-markdown.ts']);
+  });
+
   it('names a code piece by what its doc comment says, with its file, and by its name when it has none', () => {
     const text = [
       '/** @module The proxy between the widget and the API: holds the token, checks every request. */',
@@ -24,7 +29,7 @@ describe('source titles', () => {
     expect(titles('src/proxy/handler.ts', text)).toEqual([
       'The proxy between the widget and the API — src/proxy/handler.ts',
       'Creates the proxy — src/proxy/handler.ts',
-      'MAX_BODY — src/proxy/handler.ts',
+      'MAX_BODY constant — src/proxy/handler.ts',
     ]);
   });
 
@@ -44,7 +49,7 @@ describe('source titles', () => {
 
   it("reads Go's // doc comments, and names by symbol or file a piece whose comment is a licence header or a note", () => {
     const go = ['// Copyright 2024 Acme Inc. Licensed under the MIT licence.', 'package refunds', '', '// Refund returns the order\'s payment in full.', 'func Refund(o Order) error {', '  return o.Pay.Reverse()', '}', '', '// retry twice', 'func retry(f func() error) error {', '  return f()', '}'].join('\n');
-    expect(titles('refunds/refund.go', go)).toEqual(['refunds/refund.go', "Refund returns the order's payment in full — refunds/refund.go", 'retry — refunds/refund.go']);
+    expect(titles('refunds/refund.go', go)).toEqual(['refunds/refund.go', "Refund returns the order's payment in full — refunds/refund.go", 'retry function — refunds/refund.go']);
   });
 
   it('keeps a doc section titled by its heading and page', () => {

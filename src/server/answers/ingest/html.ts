@@ -10,7 +10,7 @@ import type { Root, RootContent } from 'mdast';
 import { parse } from 'parse5';
 import { htmlText } from './html-text.js';
 import { blocksText, pieces, type HeadingPiece } from './mdast-text.js';
-import type { ParsedFile, Section } from './sections.js';
+import { pageName, type ParsedFile, type Section } from './sections.js';
 import { Anchors } from './slug.js';
 import { parseText } from './text.js';
 
@@ -211,7 +211,7 @@ function sectionsOf(root: HastRoot, options: HtmlOptions): ParsedFile {
 
   const h1 = selectAll('h1', content)[0];
   const pageTitle = textOf(h1) || textOf(selectAll('title', root)[0]);
-  const title = pageTitle || options.fallbackTitle;
+  const title = pageTitle || pageName(options.fallbackTitle);
 
   // Sections by h1–h3: deeper headings are read as bold lines of their section.
   const blocks: { heading: (HeadingPiece & { anchor: string }) | null; content: RootContent[] }[] = [{ heading: null, content: [] }];
@@ -237,7 +237,7 @@ function sectionsOf(root: HastRoot, options: HtmlOptions): ParsedFile {
 
   const sections: Section[] = [];
   for (const block of blocks) {
-    const { body, code, lang } = blocksText(block.content);
+    const { body, code, lang } = blocksText(block.content, options.url);
     if (!body && code.length === 0 && !block.heading?.text) continue;
     sections.push({
       title: block.heading?.text || title,

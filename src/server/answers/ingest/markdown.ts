@@ -14,7 +14,7 @@ import { mdxjsEsm } from 'micromark-extension-mdxjs-esm';
 import { combineExtensions } from 'micromark-util-combine-extensions';
 import { parse as parseYaml } from 'yaml';
 import { blocksText, pieces, type HeadingPiece } from './mdast-text.js';
-import type { ParsedFile, Section } from './sections.js';
+import { pageName, type ParsedFile, type Section } from './sections.js';
 import { parseText } from './text.js';
 import { Anchors } from './slug.js';
 
@@ -160,7 +160,7 @@ function sectionsOf(root: Root, options: { url: string; fallbackTitle: string })
     if (heading.depth === 1 && blocks.length === 1 && isEmpty(blocksText(blocks[0]!.content))) continue;
     blocks.push({ heading: { ...heading, anchor }, content: [] });
   }
-  const title = pageTitle || options.fallbackTitle;
+  const title = pageTitle || pageName(options.fallbackTitle);
 
   const sections: Section[] = [];
   const stack: HeadingPiece[] = [];
@@ -169,7 +169,7 @@ function sectionsOf(root: Root, options: { url: string; fallbackTitle: string })
       while (stack.length && stack.at(-1)!.depth >= block.heading.depth) stack.pop();
       stack.push(block.heading);
     }
-    const { body, code, lang } = blocksText(block.content);
+    const { body, code, lang } = blocksText(block.content, pageUrl);
     if (isEmpty({ body, code }) && !block.heading) continue;
     const heading = block.heading;
     sections.push({

@@ -1,5 +1,5 @@
 /** @module An mdast tree as the engine reads a section: headings apart, prose as readable Markdown-like text, code blocks apart with their language. */
-import type { Nodes, PhrasingContent, RootContent, List, Table } from 'mdast';
+import type { Link, Nodes, PhrasingContent, RootContent, List, Table } from 'mdast';
 import type { MdxJsxFlowElement, MdxJsxTextElement } from 'mdast-util-mdx-jsx';
 import { htmlText } from './html-text.js';
 
@@ -76,19 +76,53 @@ function codeSpan(value: string): string {
   return `${fence}${pad}${value}${pad}${fence}`;
 }
 
-/** Inline content as readable text: links as their text, images as their alt text, bold and code spans kept, HTML tags gone. */
-export function phrasing(nodes: readonly PhrasingContent[]): string {
+/** Addresses a visitor's browser can follow from an answer: the widget opens only these. */
+const FOLLOWED = new Set(['http:', 'https:', 'mailto:']);
+
+/**
+ * A link's address for an answer shown on another site: absolute, resolved against the page's own
+ * address when the page has one; null when it cannot be followed from there (a relative link of a
+ * page read from a folder, a `javascript:` link).
+ */
+function linkTarget(url: string, base: string | undefined): string | null {
+  try {
+    const target = base ? new URL(url, base) : new URL(url);
+    return FOLLOWED.has(target.protocol) ? target.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A link as Markdown: an autolink (its text is its address) as `<address>`, any other as
+ * `[text](address)`, or as its text alone when its address cannot be followed from an answer.
+ */
+function linkMarkdown(node: Link, text: string, base: string | undefined): string {
+  const target = linkTarget(node.url, base);
+  const plain = phrasingPlain(node.children);
+  const autolink = (node.url === plain && /^[a-z][a-z\d+.-]*:/i.test(plain)) || node.url === `mailto:${plain}`;
+  if (autolink) return target && !/[<>\s]/.test(plain) ? `<${plain}>` : text;
+  if (!target || !text.trim() || /[[\]]/.test(text)) return text;
+  return `[${text}](${target.replace(/[()]/g, (c) => (c === '(' ? '%28' : '%29'))})`;
+}
+
+/** Inline content as readable Markdown: links kept (see `linkMarkdown`), images as their alt text, bold and code spans kept, HTML tags gone. */
+export function phrasing(nodes: readonly PhrasingContent[], base?: string): string {
   let out = '';
   for (const node of nodes) {
     switch (node.type) {
       case 'text':
         out += node.value.replace(/[ \t]+/g, ' ');
         break;
+      case 'link':
+        out += linkMarkdown(node, phrasing(node.children, base), base);
+        break;
       case 'inlineCode':
-        out += codeSpan(node.value);
+        // A code span's line endings are spaces (CommonMark): a span wrapped in the source is one line.
+        out += codeSpan(node.value.replace(/\r?\n/g, ' '));
         break;
       case 'strong': {
-        const inner = phrasing(node.children);
+        const inner = phrasing(node.children, base);
         out += inner.trim() ? `**${inner}**` : inner;
         break;
       }
@@ -106,11 +140,11 @@ export function phrasing(nodes: readonly PhrasingContent[]): string {
         break;
       case 'mdxJsxTextElement': {
         const title = componentTitle(node);
-        out += `${title ? `**${title}** ` : ''}${phrasing(node.children)}`;
+        out += `${title ? `**${title}** ` : ''}${phrasing(node.children, base)}`;
         break;
       }
       default:
-        if ('children' in node) out += phrasing(node.children as PhrasingContent[]);
+        if ('children' in node) out += phrasing(node.children as PhrasingContent[], base);
     }
   }
   return out;
@@ -134,43 +168,62 @@ export function pieces(nodes: readonly RootContent[], out: Piece[] = []): Piece[
   return out;
 }
 
-function tableText(table: Table): string {
-  const rows = table.children.map((row) => `| ${row.children.map((cell) => phrasing(cell.children).replace(/\n/g, ' ').replaceAll('|', '\\|').trim()).join(' | ')} |`);
+function tableText(table: Table, base: string | undefined): string {
+  const rows = table.children.map((row) => `| ${row.children.map((cell) => phrasing(cell.children, base).replace(/\n/g, ' ').replaceAll('|', '\\|').trim()).join(' | ')} |`);
   if (rows.length > 0) rows.splice(1, 0, `| ${table.children[0]!.children.map(() => '---').join(' | ')} |`);
   return rows.join('\n');
 }
 
-function listText(list: List, indent: string, code: BlockText): string {
+/**
+ * A list item's paragraph on one line: its source's line breaks are spaces, so a wrapped line that
+ * starts with a number ("404. Null means…") is not read as an item of a numbered list. (A paragraph
+ * outside a list keeps its lines: a quoted sentence joins them, as CommonMark reads them.)
+ */
+const oneLine = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join(' ');
+
+/**
+ * A list as Markdown, each item's every line indented under its marker (a paragraph or quote after
+ * an item's first one included), nested lists one level deeper.
+ */
+function listText(list: List, indent: string, code: BlockText, base: string | undefined): string {
   const lines: string[] = [];
+  const inner = `${indent}  `;
   list.children.forEach((item, i) => {
     const marker = list.ordered ? `${(list.start ?? 1) + i}. ` : '- ';
-    const parts = item.children.map((child) => (child.type === 'list' ? listText(child, `${indent}  `, code) : blockText(child, code, `${indent}  `))).filter(Boolean);
+    const parts = item.children
+      .map((child) => (child.type === 'list' ? listText(child, inner, code, base) : child.type === 'paragraph' ? oneLine(blockText(child, code, inner, base)) : blockText(child, code, inner, base).replace(/\n/g, `\n${inner}`)))
+      .filter(Boolean);
     const [first = '', ...rest] = parts;
-    lines.push(`${indent}${marker}${first.replace(/\n/g, `\n${indent}  `)}`, ...rest.map((p) => (p.startsWith(indent) ? p : `${indent}  ${p}`)));
+    lines.push(`${indent}${marker}${first}`, ...rest.map((p) => (p.startsWith(inner) ? p : `${inner}${p}`)));
   });
   return lines.join('\n');
 }
 
 /** One block as text; code blocks go to `code` (a section keeps its code apart from its prose). */
-function blockText(node: Nodes, code: BlockText, indent = ''): string {
+function blockText(node: Nodes, code: BlockText, indent: string, base: string | undefined): string {
   switch (node.type) {
     case 'paragraph':
-      return phrasing(node.children).trim();
+      return phrasing(node.children, base).trim();
     case 'heading':
-      return phrasing(node.children).trim();
+      return phrasing(node.children, base).trim();
     case 'code':
       code.code.push(node.value);
       if (!code.lang && node.lang) code.lang = node.lang;
       return '';
     case 'list':
-      return listText(node, indent, code);
+      return listText(node, indent, code, base);
     case 'table':
-      return tableText(node);
+      return tableText(node, base);
     case 'html':
       return htmlText(node.value);
     case 'mdxJsxFlowElement': {
       const title = componentTitle(node);
-      const inner = node.children.map((child) => blockText(child, code, indent)).filter(Boolean);
+      const inner = node.children.map((child) => blockText(child, code, indent, base)).filter(Boolean);
       return [title ? `**${title}**` : '', ...inner].filter(Boolean).join('\n\n');
     }
     case 'yaml':
@@ -180,16 +233,16 @@ function blockText(node: Nodes, code: BlockText, indent = ''): string {
     case 'thematicBreak':
       return '';
     default:
-      if ('children' in node) return (node.children as Nodes[]).map((child) => blockText(child, code, indent)).filter(Boolean).join('\n\n');
+      if ('children' in node) return (node.children as Nodes[]).map((child) => blockText(child, code, indent, base)).filter(Boolean).join('\n\n');
       return 'value' in node && typeof node.value === 'string' ? node.value : '';
   }
 }
 
-/** The prose and code of a run of blocks. */
-export function blocksText(blocks: readonly RootContent[]): BlockText {
+/** The prose and code of a run of blocks; links resolved against `base`, the page's address (see `phrasing`). */
+export function blocksText(blocks: readonly RootContent[], base?: string): BlockText {
   const out: BlockText = { body: '', code: [], lang: '' };
   out.body = blocks
-    .map((block) => blockText(block, out))
+    .map((block) => blockText(block, out, '', base))
     .filter(Boolean)
     .join('\n\n');
   return out;

@@ -20,3 +20,14 @@ export interface ParsedFile {
   title: string;
   sections: Section[];
 }
+
+/**
+ * A page's name as a person writes it, from its file name when the page names itself nowhere:
+ * "getting-started" and "rate_limits" read "Getting started" and "Rate limits"; a name already
+ * written with spaces or without separators ("Version history", "README") is kept.
+ */
+export function pageName(fileName: string): string {
+  if (/\s/.test(fileName) || !/[a-z][-_][a-z]/i.test(fileName)) return fileName;
+  const words = fileName.split(/[-_]+/).filter(Boolean).join(' ');
+  return words === words.toLowerCase() ? words.charAt(0).toUpperCase() + words.slice(1) : words;
+}

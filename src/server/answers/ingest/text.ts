@@ -1,15 +1,16 @@
 /** @module Plain text pages (`.txt`, `.rst`): paragraphs grouped into sections of a few hundred words. */
-import type { ParsedFile, Section } from './sections.js';
+import { pageName, type ParsedFile, type Section } from './sections.js';
 
 /** Plain text: paragraphs grouped into sections of a few hundred words. */
 export function parseText(text: string, options: { url: string; fallbackTitle: string }): ParsedFile {
+  const title = pageName(options.fallbackTitle);
   const paragraphs = text.replace(/\r\n/g, '\n').split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
   const sections: Section[] = [];
   let current: string[] = [];
   let words = 0;
   const flush = () => {
     if (current.length === 0) return;
-    sections.push({ title: options.fallbackTitle, context: options.fallbackTitle, url: options.url, body: current.join('\n\n'), code: '', lang: '', kind: 'doc' });
+    sections.push({ title, context: title, url: options.url, body: current.join('\n\n'), code: '', lang: '', kind: 'doc' });
     current = [];
     words = 0;
   };
@@ -19,5 +20,5 @@ export function parseText(text: string, options: { url: string; fallbackTitle: s
     if (words > 300) flush();
   }
   flush();
-  return { title: options.fallbackTitle, sections };
+  return { title, sections };
 }

@@ -5,16 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright';
-import { createServer, type Server } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEMO_CSP } from '../../scripts/demo-server.mjs';
 import { buildWidget } from '../helpers/build-widget.js';
 import { launch, watchedPage } from './helpers/browser.js';
+import { startWidgetSite, type WidgetSite } from './helpers/site.js';
 
 let browser: Browser;
-let site: Server;
+let site: WidgetSite | undefined;
 let siteUrl: string;
 let out: string;
 /** Whether the site serves dist/markdown.js (the second test takes it away). */
@@ -45,26 +44,25 @@ function api(path: string, method: string): unknown {
 beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), 'support-chat-markdown-'));
   await buildWidget(out);
-  site = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const headers = { 'content-security-policy': DEMO_CSP };
-    if (path === '/') return res.writeHead(200, { ...headers, 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
-    const body = api(path, req.method ?? 'GET');
-    if (body) {
+  site = await startWidgetSite({
+    out,
+    page: PAGE,
+    serves: (file) => file !== 'markdown.js' || serveMarkdown,
+    handle: (req, res, url) => {
+      const body = api(url.pathname, req.method ?? 'GET');
+      if (!body) return false;
       req.resume();
-      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    }
-    const file = { '/dist/support-chat.iife.js': 'support-chat.iife.js', '/dist/markdown.js': serveMarkdown ? 'markdown.js' : undefined }[path];
-    if (file) return res.writeHead(200, { ...headers, 'content-type': 'text/javascript; charset=utf-8' }).end(readFileSync(join(out, file)));
-    res.writeHead(404, headers).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      return true;
+    },
   });
-  siteUrl = await new Promise<string>((resolve) => site.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(site.address() as { port: number }).port}`)));
+  siteUrl = site.url;
   browser = await launch();
 }, 300_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => (site ? site.close(() => resolve()) : resolve()));
+  await site?.close();
   if (out) rmSync(out, { recursive: true, force: true });
 });
 

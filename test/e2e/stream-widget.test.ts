@@ -8,15 +8,14 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext } from 'playwright';
-import { createServer, type Server } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEMO_CSP } from '../../scripts/demo-server.mjs';
 import { createSupportProxy, nodeListener } from '../../src/proxy/index.js';
 import { buildWidget } from '../helpers/build-widget.js';
 import { fakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { launch } from './helpers/browser.js';
+import { startWidgetSite, type WidgetSite } from './helpers/site.js';
 import { answers, ask, expectPrefixes as prefixesOf, instrument, open as openPage, recorded, squash, violations } from './helpers/stream-page.js';
 
 const PAGE = '<!doctype html><html lang="en"><title>Shop</title><body><script src="/dist/support-chat.iife.js"></script><support-chat endpoint="/api/support" mode="inline"></support-chat></body></html>';
@@ -38,7 +37,7 @@ const FULL = DELTAS.join('');
 
 let browser: Browser;
 let up: FakeUpstream;
-let site: Server;
+let site: WidgetSite | undefined;
 let siteUrl: string;
 let out: string;
 /** How the site treats the events route: relays it, drops the first connection, buffers it whole, or has none. */
@@ -56,36 +55,38 @@ beforeAll(async () => {
       // Every test's browser is one client address: its limits are not what these tests are about.
       visitorLimits: { perAddress: 10_000, polls: 10_000, newVisitorsPerAddress: 1_000 },
     }));
-  site = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    const headers = { 'content-security-policy': DEMO_CSP };
-    if (url.pathname === '/') return res.writeHead(200, { ...headers, 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
-    if (url.pathname.endsWith('/events')) {
-      eventsRequests.push(`${url.pathname}${url.search}`);
-      if (mode === 'missing') return res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"not_found","message":"Resource not found"}}');
-      if (mode === 'drop-first' && eventsRequests.length === 1) setTimeout(() => res.destroy(), 900);
-      if (mode === 'buffer') {
-        // A reverse proxy that buffers: nothing reaches the browser until the upstream has finished.
-        const write = res.write.bind(res);
-        const chunks: Buffer[] = [];
-        res.write = ((chunk: Buffer) => (chunks.push(Buffer.from(chunk)), true)) as typeof res.write;
-        const end = res.end.bind(res);
-        res.end = (() => (chunks.forEach((c) => write(c)), end())) as typeof res.end;
+  site = await startWidgetSite({
+    out,
+    page: PAGE,
+    handle: (req, res, url) => {
+      if (url.pathname.endsWith('/events')) {
+        eventsRequests.push(`${url.pathname}${url.search}`);
+        if (mode === 'missing') {
+          res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"not_found","message":"Resource not found"}}');
+          return true;
+        }
+        if (mode === 'drop-first' && eventsRequests.length === 1) setTimeout(() => res.destroy(), 900);
+        if (mode === 'buffer') {
+          // A reverse proxy that buffers: nothing reaches the browser until the upstream has finished.
+          const write = res.write.bind(res);
+          const chunks: Buffer[] = [];
+          res.write = ((chunk: Buffer) => (chunks.push(Buffer.from(chunk)), true)) as typeof res.write;
+          const end = res.end.bind(res);
+          res.end = (() => (chunks.forEach((c) => write(c)), end())) as typeof res.end;
+        }
       }
-    }
-    if (url.pathname.startsWith('/api/support/')) return proxy(req, res);
-    const file = { '/dist/support-chat.iife.js': 'support-chat.iife.js', '/dist/markdown.js': 'markdown.js' }[url.pathname];
-    if (file) return res.writeHead(200, { ...headers, 'content-type': 'text/javascript; charset=utf-8' }).end(readFileSync(join(out, file)));
-    res.writeHead(404, headers).end();
+      if (!url.pathname.startsWith('/api/support/')) return false;
+      proxy(req, res);
+      return true;
+    },
   });
-  siteUrl = await new Promise<string>((resolve) => site.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(site.address() as { port: number }).port}`)));
+  siteUrl = site.url;
   browser = await launch();
 }, 300_000);
 
 afterAll(async () => {
   await browser?.close();
-  site?.closeAllConnections();
-  await new Promise<void>((resolve) => (site ? site.close(() => resolve()) : resolve()));
+  await site?.close();
   await up?.close();
   if (out) rmSync(out, { recursive: true, force: true });
 });

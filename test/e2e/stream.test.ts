@@ -7,11 +7,9 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext } from 'playwright';
-import { createServer, type Server } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEMO_CSP } from '../../scripts/demo-server.mjs';
 import { createSupportProxy, nodeListener } from '../../src/proxy/index.js';
 import { startServer } from '../../src/server/index.js';
 import { silentLogger } from '../../src/server/http/log.js';
@@ -21,6 +19,7 @@ import { buildWidget } from '../helpers/build-widget.js';
 import { fakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { openEvents } from '../helpers/sse-reader.js';
 import { launch } from './helpers/browser.js';
+import { startWidgetSite, type WidgetSite } from './helpers/site.js';
 import { answers, ask, expectPrefixes, instrument, open as openPage, recorded, squash, violations } from './helpers/stream-page.js';
 
 const KB = resolve(import.meta.dirname, '../fixtures/kb/docs');
@@ -35,7 +34,7 @@ let browser: Browser;
 let llm: FakeLlm;
 let api: Awaited<ReturnType<typeof startServer>>;
 let token: string;
-let site: Server;
+let site: WidgetSite | undefined;
 let siteUrl: string;
 let out: string;
 let dropFirst = false;
@@ -64,27 +63,26 @@ beforeAll(async () => {
       visitorLimits: { perAddress: 10_000, polls: 10_000, newVisitorsPerAddress: 1_000 },
     }),
   );
-  site = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    const headers = { 'content-security-policy': DEMO_CSP };
-    if (url.pathname === '/') return res.writeHead(200, { ...headers, 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
-    if (url.pathname.endsWith('/events')) {
-      eventsRequests.push(`${url.pathname}${url.search}`);
-      if (dropFirst && eventsRequests.length === 1) setTimeout(() => res.destroy(), 700);
-    }
-    if (url.pathname.startsWith('/api/support/')) return proxy(req, res);
-    const file = { '/dist/support-chat.iife.js': 'support-chat.iife.js', '/dist/markdown.js': 'markdown.js' }[url.pathname];
-    if (file) return res.writeHead(200, { ...headers, 'content-type': 'text/javascript; charset=utf-8' }).end(readFileSync(join(out, file)));
-    res.writeHead(404, headers).end();
+  site = await startWidgetSite({
+    out,
+    page: PAGE,
+    handle: (req, res, url) => {
+      if (url.pathname.endsWith('/events')) {
+        eventsRequests.push(`${url.pathname}${url.search}`);
+        if (dropFirst && eventsRequests.length === 1) setTimeout(() => res.destroy(), 700);
+      }
+      if (!url.pathname.startsWith('/api/support/')) return false;
+      proxy(req, res);
+      return true;
+    },
   });
-  siteUrl = await new Promise<string>((resolve) => site.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(site.address() as { port: number }).port}`)));
+  siteUrl = site.url;
   browser = await launch();
 }, 300_000);
 
 afterAll(async () => {
   await browser?.close();
-  site?.closeAllConnections();
-  await new Promise<void>((resolve) => (site ? site.close(() => resolve()) : resolve()));
+  await site?.close();
   await api?.close();
   await llm?.close();
   if (out) rmSync(out, { recursive: true, force: true });

@@ -66,6 +66,26 @@ async function serve(options: ServerOptions = {}) {
   };
 }
 
+/**
+ * A stream left after the turn's first event and resumed after it while the answer is still being
+ * written: the resumed stream has every later event, and nothing twice.
+ */
+async function resumeMidTurn(env: Record<string, string> = {}) {
+  const engine = createTestEngine(() => ({ content: ANSWER, sources: [] }));
+  engine.hold = true;
+  const s = await serve({ engine, env });
+  const id = await s.send('How do I reset my password?');
+  const first = await s.events(id);
+  const status = await first.until((e) => e.event === 'status');
+  first.close();
+  const resumed = await s.events(id, { 'last-event-id': status.id! });
+  letGo(engine);
+  await resumed.until((e) => e.event === 'completed');
+  expect(resumed.events.map((e) => e.id)).not.toContain(status.id);
+  expect(joinedDeltas(resumed.events)).toBe(ANSWER);
+  return { s, id, status, resumed };
+}
+
 describe('GET /v0/chat/{id}/events', () => {
   it('streams a turn as deltas then the conversation as GET returns it, with increasing ids', async () => {
     const engine = createTestEngine(() => ({ content: ANSWER, sources: [] }));
@@ -147,18 +167,7 @@ describe('GET /v0/chat/{id}/events', () => {
   });
 
   it('resumes mid-turn while the answer is still being written', async () => {
-    const engine = createTestEngine(() => ({ content: ANSWER, sources: [] }));
-    engine.hold = true;
-    const s = await serve({ engine });
-    const id = await s.send('How do I reset my password?');
-    const first = await s.events(id);
-    const status = await first.until((e) => e.event === 'status');
-    first.close();
-    const resumed = await s.events(id, { 'last-event-id': status.id! });
-    letGo(engine);
-    await resumed.until((e) => e.event === 'completed');
-    expect(resumed.events.map((e) => e.id)).not.toContain(status.id);
-    expect(joinedDeltas(resumed.events)).toBe(ANSWER);
+    await resumeMidTurn();
   });
 
   it('answers a malformed Last-Event-ID 400 in the error shape', async () => {
@@ -286,18 +295,7 @@ describe('GET /v0/chat/{id}/events', () => {
 
 describe.runIf(redis)('GET /v0/chat/{id}/events with the turn in a Redis Stream', () => {
   it('streams, resumes and serves a late subscriber from Redis', async () => {
-    const engine = createTestEngine(() => ({ content: ANSWER, sources: [] }));
-    engine.hold = true;
-    const s = await serve({ engine, env: { SUPPORT_CHAT_REDIS_URL: TEST_REDIS_URL } });
-    const id = await s.send('How do I reset my password?');
-    const first = await s.events(id);
-    const status = await first.until((e) => e.event === 'status');
-    first.close();
-    const resumed = await s.events(id, { 'last-event-id': status.id! });
-    letGo(engine);
-    await resumed.until((e) => e.event === 'completed');
-    expect(resumed.events.map((e) => e.id)).not.toContain(status.id);
-    expect(joinedDeltas(resumed.events)).toBe(ANSWER);
+    const { s, id, status, resumed } = await resumeMidTurn({ SUPPORT_CHAT_REDIS_URL: TEST_REDIS_URL });
     const late = await s.events(id);
     await late.ended;
     expect(late.events.map((e) => e.id)).toEqual([status.id, ...resumed.events.map((e) => e.id)]);

@@ -25,7 +25,7 @@ describe('support-chat-kit --help', () => {
     expect(top.code).toBe(0);
     const commands = lines.map((l) => l.split(' ').slice(0, 2).filter((w) => /^[a-z]+$/.test(w)).join(' '));
     expect(commands).toEqual(expect.arrayContaining(['init', 'serve', 'token create', 'token list', 'token revoke', 'kb ingest', 'kb sources', 'kb sync', 'kb stats', 'tickets list', 'tickets sync', 'integrations set', 'integrations show', 'integrations remove', 'insights', 'retention set', 'retention show', 'retention clear', 'retention sweep']));
-    expect(lines).toContain('kb ingest PATH|URL... --org ORG [--base-url URL] [--include PATTERN] [--exclude PATTERN] [--max-pages N] [--content-selector CSS] [--exclude-selector CSS]');
+    expect(lines).toContain('kb ingest PATH|URL... --org ORG [--base-url URL] [--include PATTERN] [--exclude PATTERN] [--max-pages N] [--content-selector CSS] [--exclude-selector CSS] [--embed-code]');
     expect(lines).toContain('token create --org ORG --name NAME --scopes SCOPE,... [--expires-in DAYS] [--json]');
   });
 
@@ -47,7 +47,7 @@ describe('support-chat-kit --help', () => {
 
   it('answers a bad argument with one line: what is wrong, and the usage that works', () => {
     const cases: [string[], string][] = [
-      [['kb', 'ingest', './docs'], 'support-chat-kit kb ingest: missing required option --org (or SUPPORT_CHAT_ORG); usage: support-chat-kit kb ingest PATH|URL... --org ORG [--base-url URL] [--include PATTERN] [--exclude PATTERN] [--max-pages N] [--content-selector CSS] [--exclude-selector CSS]'],
+      [['kb', 'ingest', './docs'], 'support-chat-kit kb ingest: missing required option --org (or SUPPORT_CHAT_ORG); usage: support-chat-kit kb ingest PATH|URL... --org ORG [--base-url URL] [--include PATTERN] [--exclude PATTERN] [--max-pages N] [--content-selector CSS] [--exclude-selector CSS] [--embed-code]'],
       [['token', 'create', '--org', 'acme', '--name', 'site', '--scope', 'chat:read'], "support-chat-kit token create: Unknown option '--scope'; usage: support-chat-kit token create --org ORG --name NAME --scopes SCOPE,... [--expires-in DAYS] [--json]"],
       [['kb', 'stats', '--org'], "support-chat-kit kb stats: Option '--org <value>' argument missing; usage: support-chat-kit kb stats --org ORG"],
       [['kb', 'wipe'], 'support-chat-kit kb: unknown action "wipe": one of ingest, sources, sync, stats (support-chat-kit kb --help shows how to use each)'],

@@ -23,6 +23,8 @@ export interface FakeLlm {
   chunkChars: number;
   /** Streamed: the wait between two chunks, in ms (a model writing slowly). @default 0 */
   chunkDelayMs: number;
+  /** Whether `stream: true` is honoured; false answers it with one whole completion, as a provider without streaming does. @default true */
+  streams: boolean;
   /** Streamed: performance.now() when the reply to `requests[i]` wrote its first content chunk, at index i. */
   firstChunkAt: number[];
   close(): Promise<void>;
@@ -32,7 +34,7 @@ const ROLES = new Set(['system', 'user', 'assistant', 'tool', 'developer']);
 const ALLOWED = new Set(['model', 'messages', 'temperature', 'max_tokens', 'top_p', 'stream', 'stop', 'n', 'user']);
 
 export async function fakeLlm(apiKey = 'test-key'): Promise<FakeLlm> {
-  const llm: FakeLlm = { baseUrl: '', requests: [], script: [], delayMs: 0, chunkChars: 4, chunkDelayMs: 0, firstChunkAt: [], close: async () => undefined };
+  const llm: FakeLlm = { baseUrl: '', requests: [], script: [], delayMs: 0, chunkChars: 4, chunkDelayMs: 0, streams: true, firstChunkAt: [], close: async () => undefined };
   const fail = (res: import('node:http').ServerResponse, status: number, message: string, type = 'invalid_request_error') => {
     res.writeHead(status, { 'content-type': 'application/json', ...(status === 429 ? { 'retry-after': '0' } : {}) });
     res.end(JSON.stringify({ error: { message, type, param: null, code: null } }));
@@ -62,7 +64,7 @@ export async function fakeLlm(apiKey = 'test-key'): Promise<FakeLlm> {
       if (next === 'hang') return;
       if (typeof next === 'number') return fail(res, next, 'The server had an error while processing your request.', 'server_error');
       if (body.stream !== undefined && typeof body.stream !== 'boolean') return fail(res, 400, "Invalid type for 'stream': expected a boolean");
-      if (body.stream === true) {
+      if (body.stream === true && llm.streams) {
         const broken = typeof next === 'object' ? next.breakAfterChunks : Infinity;
         const text = typeof next === 'object' ? next.reply : next;
         const index = llm.requests.length - 1;

@@ -104,6 +104,19 @@ describe('streamed LLM answers', () => {
     expect(JSON.parse(terminal.data).messages.at(-1).content).toBe('Each token may send 120 requests per minute [1].');
   });
 
+  it('takes a whole completion from a provider that does not stream, in one request', async () => {
+    const s = await serve();
+    s.llm.streams = false;
+    s.llm.script = ['Each token may send 120 requests per minute [1].'];
+    const id = await s.send();
+    const stream = await s.events(id);
+    const terminal = await stream.until((e) => e.event === 'completed');
+    expect(s.llm.requests).toHaveLength(1);
+    expect(s.llm.requests[0]!.stream).toBe(true);
+    expect(JSON.parse(terminal.data).messages.at(-1).content).toBe('Each token may send 120 requests per minute [1].');
+    expect(joinedDeltas(stream.events)).toBe('Each token may send 120 requests per minute [1].');
+  });
+
   it('fails the turn, once, when the provider breaks after its first token', async () => {
     const s = await serve();
     s.llm.chunkChars = 5;

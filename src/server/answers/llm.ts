@@ -42,24 +42,34 @@ interface CompletionOptions {
 
 /** One completion's text. Throws LlmError when every attempt failed. */
 export async function complete(config: LlmConfig, messages: ChatMessage[], options: CompletionOptions = {}): Promise<string> {
-  return request(config, messages, options, false, async (response) => {
-    const data = (await response.json()) as { choices?: { message?: { content?: unknown } }[] };
-    const content = data.choices?.[0]?.message?.content;
-    if (typeof content !== 'string' || !content.trim()) throw new LlmError('provider returned no content');
-    return content.trim();
-  });
+  return request(config, messages, options, false, completionText);
+}
+
+/** The text of a whole (not streamed) chat completion: `choices[0].message.content`. */
+async function completionText(response: Response): Promise<string> {
+  const data = (await response.json()) as { choices?: { message?: { content?: unknown } }[] };
+  const content = data.choices?.[0]?.message?.content;
+  if (typeof content !== 'string' || !content.trim()) throw new LlmError('provider returned no content');
+  return content.trim();
 }
 
 /**
  * One completion streamed (`stream: true`): `onText` is called with each piece of text as the
  * provider sends it (SSE chunks `choices[0].delta.content`, then `[DONE]`), and the whole text is
- * returned. Attempts are retried until the first piece; after it, a broken stream is an LlmError
+ * returned; a provider that answers a whole completion instead (no streaming) is one piece. Attempts are retried until the first piece; after it, a broken stream is an LlmError
  * (what was passed on cannot be taken back). `timeoutMs` bounds the wait for the response and for
  * each chunk after it.
  */
 export async function streamCompletion(config: LlmConfig, messages: ChatMessage[], options: CompletionOptions & { onText(text: string): void }): Promise<string> {
   let received = false;
   return request(config, messages, options, true, async (response, restartTimer) => {
+    if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      // A provider that does not stream (it ignores `stream: true`) answers one whole completion: passed on at once.
+      const whole = await completionText(response);
+      received = true;
+      options.onText(whole);
+      return whole;
+    }
     let text = '';
     let done = false;
     const parser = createParser({

@@ -19,6 +19,17 @@ export interface UpstreamStream {
 /** A stream is closed when the upstream sends nothing, not even its keepalive (every 15 s), for this long, ms. */
 export const STREAM_IDLE_MS = 45_000;
 
+/**
+ * What an upstream answer means for the retry loop: 408, 5xx and a short 429 are tried again (a
+ * long 429 is the widget's to wait out, not the proxy's); anything else is the answer.
+ */
+function answered(result: UpstreamResult): AttemptOutcome<UpstreamResult> {
+  const retryAfter = parseRetryAfter(result.headers.get('retry-after'));
+  const retryable = result.status === 408 || result.status >= 500 || (result.status === 429 && retryAfter !== undefined && retryAfter <= 2);
+  if (!retryable) return { retry: false, value: result };
+  return { retry: true, value: result, retryAfter: result.status === 429 ? retryAfter : undefined };
+}
+
 interface TokenState {
   token: string;
   remaining: number;
@@ -80,12 +91,7 @@ export class Upstream {
         const response = await this.#options.fetch(`${apiBaseUrl}${path}`, { method, headers, body: init.body, signal, redirect: 'error' });
         const body = await response.text();
         this.#record(state, response.headers);
-        const result = { status: response.status, headers: response.headers, body };
-        const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
-        // A long 429 is the widget's to wait out, not the proxy's.
-        const retryable = response.status === 408 || response.status >= 500 || (response.status === 429 && retryAfter !== undefined && retryAfter <= 2);
-        if (!retryable) return { retry: false, value: result };
-        return { retry: true, value: result, retryAfter: response.status === 429 ? retryAfter : undefined };
+        return answered({ status: response.status, headers: response.headers, body });
       } catch (error) {
         if (init.signal?.aborted) throw new NetworkError('request aborted by the client', { cause: error });
         const failure = timeout.aborted ? new TimeoutError(`upstream did not answer within ${timeoutMs} ms`) : new NetworkError('upstream unreachable', { cause: error });
@@ -151,9 +157,7 @@ export class Upstream {
         }
         const result: UpstreamResult = { status: response.status, headers: response.headers, body: await response.text() };
         clearTimeout(timer);
-        const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
-        const retryable = response.status >= 500 || (response.status === 429 && retryAfter !== undefined && retryAfter <= 2);
-        return retryable ? { retry: true, value: result, retryAfter: response.status === 429 ? retryAfter : undefined } : { retry: false, value: result };
+        return answered(result);
       } catch (error) {
         clearTimeout(timer);
         if (init.signal.aborted) throw new NetworkError('request aborted by the client', { cause: error });

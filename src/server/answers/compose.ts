@@ -27,8 +27,10 @@ export const NOTHING_RELATED: Answer = { content: NO_ANSWER, sources: [], isUnce
  * with one of the question's two most specific words held, 12 did (help keywords 0.451 → 0.520).
  */
 const PLAUSIBLE_SHARE = 0.25;
-/** How many of the related pages, best first, are read for such a sentence. */
-const PLAUSIBLE_PAGES = 3;
+/** A list or table longer than this is not quoted beside the related pages. */
+const EXCERPT_LINES = 8;
+/** How many of the related pages have a sentence quoted, at most. */
+const QUOTED_PAGES = 3;
 /** How many of the question's most specific words name its subject (see `relatedReply`). */
 const SUBJECT_WORDS = 2;
 
@@ -142,6 +144,17 @@ function withAnswers(said: string[], lines: Set<string>): string[] {
   return out;
 }
 
+/** Longer than this, a sentence is too long to quote (see `bestSentences`). */
+const LONGEST_SENTENCE = 600;
+/** A sentence end whose space a site export lost ("product teams.Content Generation"). */
+const GLUED_END = /(?<=\p{Ll}[.!?])(?=\p{Lu}\p{Ll})/u;
+
+/**
+ * A sentence too long to quote, cut where an export glued sentences together (a table flattened
+ * to text: "…for product teams.Content GenerationCraft…"); any other sentence as it is.
+ */
+const unglued = (sentence: string) => (sentence.length < LONGEST_SENTENCE ? [sentence] : sentence.split(GLUED_END));
+
 /**
  * The quotable units of a section's text: each paragraph's sentences (its lines joined first, so
  * a sentence wrapped over two lines is one sentence), and each list or table whole.
@@ -159,7 +172,7 @@ function units(text: string): Unit[] {
   for (const block of blocks) {
     let paragraph: string[] = [];
     const flushParagraph = () => {
-      const said = sentences(paragraph.join(' ').replace(/\s+/g, ' '));
+      const said = sentences(paragraph.join(' ').replace(/\s+/g, ' ')).flatMap(unglued);
       for (const sentence of withAnswers(said, new Set(paragraph.map((line) => line.replace(/\s+/g, ' '))))) out.push({ text: readable(sentence), i: out.length, block: false });
       paragraph = [];
     };
@@ -207,7 +220,7 @@ function units(text: string): Unit[] {
 export function bestSentences(text: string, terms: Set<string>, max: number): string[] {
   const seen = new Set<string>();
   const candidates = units(text).filter((u) => {
-    if (u.text.length <= 20 || (!u.block && u.text.length >= 600) || DOC_TAG.test(u.text)) return false;
+    if (u.text.length <= 20 || (!u.block && u.text.length >= LONGEST_SENTENCE) || DOC_TAG.test(u.text)) return false;
     const key = normalized(u.text);
     if (seen.has(key)) return false;
     seen.add(key);
@@ -404,34 +417,33 @@ const HOW_TO = /^\s*(?:how|can|could|where|is there a way)\b|\bhow (?:do|can|to|
 
 /**
  * What one section contributes to an answer: its sentences that answer best (more for the best
- * section), and for code its excerpt; nothing when it has only what was already quoted, or (after
- * the first section) nothing with a word of the question. (Holding such a section to a quarter of
- * the question's weight was measured: help's figures unchanged, replies a little shorter, but docs
- * Recall@5 0.813 → 0.786.)
+ * section), and for code its excerpt; nothing when (after the first section) what it would quote
+ * holds no word of the question. `cited` without `text` when all it would quote was quoted
+ * already from another section (a passage two pages share): it is a source of that quote too.
+ * (Holding such a section to a quarter of the question's weight was measured: help's figures
+ * unchanged, replies a little shorter, but docs Recall@5 0.813 → 0.786.)
  */
-function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: Set<string>): string {
+function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: Set<string>): { text: string; cited: boolean } {
   const { section } = hit;
   const max = rank === 0 ? 3 : rank < 3 ? 2 : 1;
+  const best = bestSentences(section.body, terms, max);
   // A doc section's code is shown when it is the best section, or when its prose says nothing that
   // stands alone ("Each of the four is tested…" under the four mounting examples).
-  const showCode =
-    Boolean(section.code) && (section.kind === 'code' || rank === 0 || !section.body.trim() || bestSentences(section.body, terms, max).length === 0);
+  const showCode = Boolean(section.code) && (section.kind === 'code' || rank === 0 || !section.body.trim() || best.length === 0);
   let excerpt = showCode ? codeExcerpt(section.code, section.kind === 'code' ? (rank < 3 ? 14 : 6) : 10, terms) : '';
   if (excerpt && !answersAsCode(excerpt)) excerpt = '';
   // A code piece's doc comment is its text: quoted once, in the excerpt, when the excerpt shows it.
   const shown = normalized(excerpt);
-  const said = bestSentences(section.body, terms, max).filter((unit) => {
-    const key = normalized(unit);
-    return !(shown && shown.includes(key)) && !quoted.has(key);
-  });
+  const fresh = best.filter((unit) => !(shown && shown.includes(normalized(unit))));
+  const said = fresh.filter((unit) => !quoted.has(normalized(unit)));
   // After the best section, a section is quoted only when what it quotes holds a word of the question.
   const matches = (text: string) => tokenize(text).some((t) => terms.has(t));
-  if (rank > 0 && !said.some(matches) && !(excerpt && matches(excerpt))) return '';
+  if (rank > 0 && !said.some(matches) && !(excerpt && matches(excerpt))) return { text: '', cited: rank > 0 && fresh.some((unit) => quoted.has(normalized(unit)) && matches(unit)) };
   const block: string[] = [];
   if (said.length) block.push(joinUnits(said));
   if (excerpt) block.push(fence(excerpt, section.lang));
   for (const unit of said) quoted.add(normalized(unit));
-  return block.join('\n\n');
+  return { text: block.join('\n\n'), cited: block.length > 0 };
 }
 
 /**
@@ -453,9 +465,8 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
   const quoted = new Set<string>();
   for (const hit of ordered) {
     const part = quoteSection(hit, terms, sources.length, quoted);
-    if (!part) continue;
-    parts.push(part);
-    sources.push(hit);
+    if (part.text) parts.push(part.text);
+    if (part.cited) sources.push(hit);
   }
   if (parts.length === 0) return relatedReply(hits, terms);
   return { content: parts.join('\n\n'), sources: sources.map(toSource), isUncertain: false };
@@ -463,27 +474,29 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
 
 /**
  * The reply that is not an answer: it says so, and its sources are the related pages, best first.
- * The first of them (of the best three) with a sentence that may answer (it holds a quarter of the
- * question's weight and one of its two most specific words) has it quoted as what that page says
- * ("“Refunds — Billing” says: > …"), never as the answer.
+ * Of those pages, the ones with a passage that may answer (a sentence, list or table holding a
+ * quarter of the question's weight and one of its two most specific words) have it quoted as what
+ * that page says ("“Refunds — Billing” says: > …"), never as the answer, as a search result's
+ * excerpt: the (at most three) that hold most of the question, in the pages' order.
  */
 export function relatedReply(hits: SearchHit[], terms: Set<string>): Answer {
   const related = relatedHits(hits);
   if (related.length === 0) return NOTHING_RELATED;
-  let content = RELATED_INTRO;
   const weight = [...terms].reduce((sum, t) => sum + specificity(t), 0);
   // What the question is about: its most specific words, of which a passage that may answer holds one.
   const subject = [...terms].sort((a, b) => specificity(b) - specificity(a)).slice(0, SUBJECT_WORDS);
-  for (const hit of weight > 0 ? related.slice(0, PLAUSIBLE_PAGES) : []) {
-    if (hit.section.kind === 'code') continue;
-    const passage = bestSentences(hit.section.body, terms, 1).join(' ');
-    if (!passage || passage.includes('\n')) continue;
+  const seen = new Set<string>();
+  const excerpts = (weight > 0 ? related : []).flatMap((hit, at) => {
+    if (hit.section.kind === 'code') return [];
+    const passage = bestSentences(hit.section.body, terms, 1)[0];
+    if (!passage || passage.split('\n').length > EXCERPT_LINES || seen.has(normalized(passage))) return [];
+    seen.add(normalized(passage));
     const words = new Set(tokenize(passage));
-    const held = [...terms].filter((t) => words.has(t)).reduce((sum, t) => sum + specificity(t), 0);
-    if (held / weight < PLAUSIBLE_SHARE || !subject.some((t) => words.has(t))) continue;
-    content += `\n\n“${toSource(hit).title}” says:\n\n> ${passage}`;
-    break;
-  }
+    const held = [...terms].filter((t) => words.has(t)).reduce((sum, t) => sum + specificity(t), 0) / weight;
+    return held >= PLAUSIBLE_SHARE && subject.some((t) => words.has(t)) ? [{ hit, at, passage, held }] : [];
+  });
+  const quoted = excerpts.sort((a, b) => b.held - a.held || a.at - b.at).slice(0, QUOTED_PAGES).sort((a, b) => a.at - b.at);
+  const content = [RELATED_INTRO, ...quoted.map(({ hit, passage }) => `“${toSource(hit).title}” says:\n\n${passage.split('\n').map((line) => `> ${line}`).join('\n')}`)].join('\n\n');
   return { content, sources: related.map(toSource), isUncertain: true };
 }
 

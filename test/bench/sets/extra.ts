@@ -4,7 +4,7 @@
  * copied into the project), and skipped with a note when absent, as in CI.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -70,8 +70,13 @@ function pagesOf(source: ExtraSource): { root: string } | { skipped: string } {
     const clean = git(['--git-dir', gitDir, '--work-tree', path, 'status', '--porcelain', '--', source.folder]).toString() === '';
     if (head === source.commit && clean) return { root: checkout };
   }
-  const dir = mkdtempSync(join(tmpdir(), `support-chat-bench-${source.name}-`));
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  // Beside a kept bench database (`BENCH_DATA_DIR`), at one path per commit: extracted anew under
+  // another path each run, the set's pages would be ingested again as a second copy of themselves.
+  const kept = process.env.BENCH_DATA_DIR;
+  const dir = kept ? join(kept, `${source.name}-${source.commit}`) : mkdtempSync(join(tmpdir(), `support-chat-bench-${source.name}-`));
+  if (kept && existsSync(join(dir, source.folder))) return { root: join(dir, source.folder) };
+  if (kept) mkdirSync(dir, { recursive: true });
+  else process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   const tar = git(['--git-dir', gitDir, 'archive', `--prefix=${source.folder}/`, `${source.commit}:${source.folder}`]);
   execFileSync('tar', ['-x', '-C', dir], { input: tar });
   return { root: join(dir, source.folder) };

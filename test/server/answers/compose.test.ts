@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { answersAsCode, bestSentences, codeExcerpt } from '../../../src/server/answers/compose.js';
+import { answersAsCode, bestSentences, codeExcerpt, RELATED_INTRO, relatedReply } from '../../../src/server/answers/compose.js';
 import { parseMarkdown } from '../../../src/server/answers/ingest/markdown.js';
 import { openTestEngine } from '../../helpers/answer-engine.js';
 import { tokenize } from '../../../src/server/answers/text.js';
@@ -33,6 +33,23 @@ describe('quoted sentences', () => {
 });
 
 describe('how the local answer reads', () => {
+  it("quotes the row that answers from a table an export flattened into one run of text, cut where its sentences' spaces were lost", () => {
+    const rows = [
+      'CapabilityThis enables you to…Text SummarizationDistill lengthy content into key insights for executives, social media, or product teams.',
+      'Content GenerationCraft compelling content from blog posts and emails to marketing slogans and product descriptions.',
+      'Question AnsweringBuild intelligent, interactive systems from customer support chatbots to educational AI tutors.',
+      'Text TranslationSeamlessly communicate across languages in products, support, and content creation.',
+      'Dialogue and ConversationCreate engaging, context-aware interactions in games, virtual assistants, and storytelling apps.',
+      'Code Explanation & GenerationAccelerate development with instant code reviews, boilerplate generation, and interactive tutorials.',
+    ];
+    const body = `Claude has a broad range of text-based capabilities, including but not limited to:\n${rows.join('')}`;
+    const quoted = bestSentences(body, terms('Which capability builds interactive systems for customer support?'), 1);
+    expect(quoted).toEqual(['Question AnsweringBuild intelligent, interactive systems from customer support chatbots to educational AI tutors.']);
+    // A sentence of ordinary length is never cut there ("Node.Js" stays one word).
+    expect(bestSentences('Install Node.Js first, then run the installer.', terms('install node'), 1)).toEqual(['Install Node.Js first, then run the installer.']);
+  });
+
+
   it('quotes next the sentence that adds words of the question, not one that repeats the first', () => {
     const body = [
       'Version history keeps deleted notes for one year on the Plus plan.',
@@ -218,5 +235,40 @@ describe('the sources of a quoted answer', () => {
     for (const source of answer.sources) expect(answer.content, source.url).toContain(passages[source.url.split('/').pop()!] ?? source.url);
     expect(answer.content).not.toMatch(/SELECT|^import /m);
     for (const { title } of answer.sources) expect(title).not.toMatch(/\(continued\)|\.md\b/);
+  });
+
+  it('lists a second page that says the very passage it quotes (quoted once)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'support-chat-quoted-'));
+    const shared = 'An overloaded_error event means the API is temporarily overloaded: retry with backoff.';
+    writeFileSync(join(dir, 'streaming.md'), `# Streaming\n\n## Error events\n\n${shared}\n`);
+    writeFileSync(join(dir, 'messages.md'), `# Messages streaming\n\n## Error events\n\n${shared}\n\n## Ping events\n\nPing events keep the connection open.\n`);
+    const engine = await openTestEngine();
+    await engine.ingest('acme', [dir], { baseUrl: 'https://docs.acme.test/' });
+    const answer = await engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: 'What does an overloaded_error event mean?', sources: [] }], signal: new AbortController().signal });
+    expect(answer.isUncertain).toBe(false);
+    expect(answer.content).toBe(shared);
+    expect(answer.sources.map((s) => s.url.split('/').pop()).sort()).toEqual(['messages#error-events', 'streaming#error-events']);
+  });
+});
+
+describe('a reply that is not sure', () => {
+  let dir = '';
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('quotes what each of the related pages most likely to help says, a list too, never as the answer', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'support-chat-related-'));
+    writeFileSync(join(dir, 'storage.md'), '# Storage limits\n\n## Free up space\n\n1. Open **Settings → Sync**.\n2. Select **View largest files** next to the vault size.\n3. Delete what you do not need, then select **Prune**.\n');
+    writeFileSync(join(dir, 'plans.md'), '# Plans\n\n## Downgrade\n\nA smaller plan needs the vault to fit its storage before the downgrade.\n');
+    writeFileSync(join(dir, 'publish.md'), '# Publish\n\n## Media\n\nLarge videos are better hosted elsewhere and embedded.\n');
+    const engine = await openTestEngine();
+    await engine.ingest('acme', [dir], { baseUrl: 'https://help.acme.test/' });
+    const question = 'sync says my vault is too big for storage, how do i make room';
+    const hits = await engine.search('acme', question, { limit: 10 });
+    const reply = relatedReply(hits, new Set((await engine.vocabulary('acme')).terms(question)));
+    expect(reply.isUncertain).toBe(true);
+    expect(reply.content.startsWith(RELATED_INTRO)).toBe(true);
+    expect(reply.content).toContain('“Free up space — Storage limits” says:\n\n> 1. Open **Settings → Sync**.\n> 2. Select **View largest files** next to the vault size.');
+    expect(reply.content).toContain('“Downgrade — Plans” says:\n\n> A smaller plan needs the vault to fit its storage before the downgrade.');
+    expect(reply.sources.length).toBeGreaterThanOrEqual(2);
   });
 });

@@ -38,6 +38,7 @@ const TEXTS: Record<string, string> = {
   'abbreviations between sentences': repeat('e.g. A i.e. '),
   'assignments of a string never closed': repeat('a = `'),
   'equals signs': repeat('='),
+  'sentence ends with their spaces lost': repeat('a.Bc'),
 };
 
 const CODE: Record<string, string> = {

@@ -10,6 +10,8 @@ import { tokenize } from './text.js';
  */
 const MIN_OTHER_PAGE_COVERAGE = 0.25;
 const MAX_SOURCES = 5;
+/** The least cosine with the question of a section cited for its meaning alone (see `relevantHits`). */
+const MEANT_COSINE = 0.55;
 
 /**
  * The hits worth citing: relevant enough, one per URL, best first, at most five. A section of the
@@ -25,9 +27,13 @@ export function relevantHits(hits: SearchHit[], question?: string): SearchHit[] 
   /** Per page, the question's words its cited sections hold. */
   const said = new Map<string, Set<string>>();
   const out: SearchHit[] = [];
+  const nearest = Math.max(MEANT_COSINE, best.similarity ?? 0);
   for (const hit of hits) {
-    if (hit.score < best.score * 0.2) continue;
-    if (hit.section.docKey !== best.section.docKey && hit.coverage < MIN_OTHER_PAGE_COVERAGE) continue;
+    // A section placed by its meaning alone (dense retrieval: few or none of the question's words)
+    // is relevant when it is nearer the question than the best hit, and at least `MEANT_COSINE`.
+    const meant = hit.section.kind !== 'code' && (hit.similarity ?? 0) >= nearest;
+    if (!meant && hit.score < best.score * 0.2) continue;
+    if (!meant && hit.section.docKey !== best.section.docKey && hit.coverage < MIN_OTHER_PAGE_COVERAGE) continue;
     const url = hit.section.url;
     if (!url || seen.has(url)) continue;
     // Another piece of a source file already cited must add a word of the question its cited pieces

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseFile } from '../../../src/server/answers/knowledge-base.js';
 import type { SearchHit } from '../../../src/server/answers/knowledge-base.js';
-import { toSource } from '../../../src/server/answers/sources.js';
+import { relevantHits, toSource } from '../../../src/server/answers/sources.js';
 
 /** The titles of a file's code pieces as the answer cites them. */
 function titles(path: string, text: string): string[] {
@@ -63,5 +63,25 @@ describe('Markdown page URLs', () => {
     expect(parseFile(text, 'docs/billing.md', 'https://github.com/acme/app/blob/main/')!.sections[0]!.url).toBe('https://github.com/acme/app/blob/main/docs/billing.md');
     expect(parseFile(text, 'docs/billing.md', 'https://gitlab.com/acme/app/-/blob/main/')!.sections[0]!.url).toBe('https://gitlab.com/acme/app/-/blob/main/docs/billing.md');
     expect(parseFile(text, 'docs/billing.md', 'https://docs.acme.dev/')!.sections[0]!.url).toBe('https://docs.acme.dev/docs/billing');
+  });
+});
+
+describe('the sections an answer may cite', () => {
+  const hit = (url: string, page: string, score: number, coverage: number, similarity?: number, kind: 'doc' | 'code' = 'doc') =>
+    ({ index: 0, score, coverage, similarity, section: { id: 0, docKey: page, url, kind, title: url, context: page, body: '', code: '', lang: '' } }) as unknown as SearchHit;
+
+  it('cites a section found by its meaning alone when it is nearer the question than the best hit, never a loose one', () => {
+    const hits = [
+      hit('troubleshoot#android', 'troubleshoot', 1.1, 0.4, 0.52),
+      // Placed by its meaning (no word of the question): nearer than the best hit.
+      hit('troubleshoot#plugins-not-synced', 'troubleshoot', 0, 0, 0.63),
+      // By meaning too, but farther than the best hit, or than 0.55: not cited.
+      hit('sync-log', 'status', 0, 0, 0.51),
+      // Code keeps to its words.
+      hit('src/sync.ts#L1-L9', 'src/sync.ts', 0, 0, 0.7, 'code'),
+      // Words from another page matching little of the question: not cited, as before.
+      hit('other#x', 'other', 0.5, 0.1, 0.3),
+    ];
+    expect(relevantHits(hits).map((h) => h.section.url)).toEqual(['troubleshoot#android', 'troubleshoot#plugins-not-synced']);
   });
 });

@@ -29,6 +29,7 @@ export const NOTHING_RELATED: Answer = { content: NO_ANSWER, sources: [], isUnce
 const PLAUSIBLE_SHARE = 0.25;
 /** A list or table longer than this is not quoted beside the related pages. */
 const EXCERPT_LINES = 8;
+const EXCERPT_UNITS = 2;
 /** How many of the related pages have a sentence quoted, at most. */
 const QUOTED_PAGES = 3;
 /** How many of the question's most specific words name its subject (see `relatedReply`). */
@@ -488,10 +489,12 @@ export function relatedReply(hits: SearchHit[], terms: Set<string>): Answer {
   const seen = new Set<string>();
   const excerpts = (weight > 0 ? related : []).flatMap((hit, at) => {
     if (hit.section.kind === 'code') return [];
-    const passage = bestSentences(hit.section.body, terms, 1)[0];
-    if (!passage || passage.split('\n').length > EXCERPT_LINES || seen.has(normalized(passage))) return [];
+    const units = bestSentences(hit.section.body, terms, EXCERPT_UNITS);
+    const passage = units.length > 1 && units.join('\n').split('\n').length <= EXCERPT_LINES ? joinUnits(units) : units[0];
+    if (!passage || passage.split('\n').length > EXCERPT_LINES + 1 || seen.has(normalized(passage))) return [];
     seen.add(normalized(passage));
-    const words = new Set(tokenize(passage));
+    // Judged by the unit that answers best alone: the unit beside it is context, not evidence.
+    const words = new Set(tokenize(bestSentences(hit.section.body, terms, 1)[0] ?? ''));
     const held = [...terms].filter((t) => words.has(t)).reduce((sum, t) => sum + specificity(t), 0) / weight;
     return held >= PLAUSIBLE_SHARE && subject.some((t) => words.has(t)) ? [{ hit, at, passage, held }] : [];
   });

@@ -146,7 +146,7 @@ describe('answers without an LLM', () => {
     const related = await ask(e, 'how fast does the email with the link come');
     expect(related.isUncertain).toBe(true);
     expect(related.content.startsWith(RELATED_INTRO)).toBe(true);
-    expect(related.content).toContain('“Reset your password — Getting started” says:\n\n> A reset link arrives by email within five minutes.');
+    expect(related.content).toContain('“Reset your password — Getting started” says:\n\n> Open Settings, choose Security, then press Reset password. A reset link arrives by email within five minutes.');
     expect(related.sources[0]!.url).toBe('https://docs.example.com/start#password-reset');
     expect(related.sources.length).toBeLessThanOrEqual(5);
     // Related pages are listed once each (a source file once, whichever of its pieces ranked).

@@ -58,7 +58,7 @@ describe('a five-page help center, through support-chat serve', () => {
     const reply = await ask('notely', 'can my coworkers join my account?');
     expect(reply.is_uncertain).toBe(true);
     expect(reply.content).toMatch(/^I couldn't find a direct answer to that; these pages look related:/);
-    expect(reply.content).toContain('> Each person you invite gets an email with a link to join your workspace');
+    expect(reply.content).toContain('> Open Settings, choose Members and press Invite. Each person you invite gets an email with a link to join your workspace');
     expect(reply.sources[0]!.url).toBe('https://help.notely.test/team#invite-teammates');
     expect(reply.sources.length).toBeLessThanOrEqual(5);
   }, 60_000);

@@ -425,7 +425,7 @@ const HOW_TO = /^\s*(?:how|can|could|where|is there a way)\b|\bhow (?:do|can|to|
  * unchanged, replies a little shorter, but docs Recall@5 0.813 → 0.786.)
  */
 function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: Set<string>): { text: string; cited: boolean } {
-  const { section } = hit;
+  const section = hit.under ?? hit.section;
   const max = rank === 0 ? 3 : rank < 3 ? 2 : 1;
   const best = bestSentences(section.body, terms, max);
   // A doc section's code is shown when it is the best section, or when its prose says nothing that
@@ -488,13 +488,14 @@ export function relatedReply(hits: SearchHit[], terms: Set<string>): Answer {
   const subject = [...terms].sort((a, b) => specificity(b) - specificity(a)).slice(0, SUBJECT_WORDS);
   const seen = new Set<string>();
   const excerpts = (weight > 0 ? related : []).flatMap((hit, at) => {
-    if (hit.section.kind === 'code') return [];
-    const units = bestSentences(hit.section.body, terms, EXCERPT_UNITS);
+    const section = hit.under ?? hit.section;
+    if (section.kind === 'code') return [];
+    const units = bestSentences(section.body, terms, EXCERPT_UNITS);
     const passage = units.length > 1 && units.join('\n').split('\n').length <= EXCERPT_LINES ? joinUnits(units) : units[0];
     if (!passage || passage.split('\n').length > EXCERPT_LINES + 1 || seen.has(normalized(passage))) return [];
     seen.add(normalized(passage));
     // Judged by the unit that answers best alone: the unit beside it is context, not evidence.
-    const words = new Set(tokenize(bestSentences(hit.section.body, terms, 1)[0] ?? ''));
+    const words = new Set(tokenize(bestSentences(section.body, terms, 1)[0] ?? ''));
     const held = [...terms].filter((t) => words.has(t)).reduce((sum, t) => sum + specificity(t), 0) / weight;
     return held >= PLAUSIBLE_SHARE && subject.some((t) => words.has(t)) ? [{ hit, at, passage, held }] : [];
   });

@@ -66,10 +66,10 @@ const CONDENSE_PROMPT = `Rewrite the customer's last message as one standalone q
 function sourceBlock(hits: SearchHit[]): string {
   return hits
     .map((hit, i) => {
-      const s = hit.section;
+      const s = hit.under ?? hit.section;
       const body = s.body.length > 1500 ? `${s.body.slice(0, 1500)}…` : s.body;
       const code = s.code ? `\n\`\`\`${s.lang}\n${s.code.split('\n').slice(0, 40).join('\n')}\n\`\`\`` : '';
-      return `[${i + 1}] ${toSource(hit).title} (${s.url})\n${body}${code}`;
+      return `[${i + 1}] ${toSource(hit).title} (${hit.section.url})\n${body}${code}`;
     })
     .join('\n\n');
 }

@@ -72,6 +72,11 @@ export interface StoredSection extends Section {
 
 export interface SearchHit extends Hit {
   section: StoredSection;
+  /**
+   * For a heading with no text of its own (the next heading follows at once), the section right
+   * after it on its page: what a reader finds under that heading, and what is quoted for it.
+   */
+  under?: StoredSection;
   /** Cosine of the question's sentence embedding with the section's, when both have one (see embeddings.ts). */
   similarity?: number;
 }
@@ -834,7 +839,12 @@ export class KnowledgeStore {
       .filter((hit) => options.includeTickets || hit.section.kind !== 'ticket');
     const merged = docsFirst(ranked);
     const question = options.vector;
-    if (!question) return merged.slice(0, limit);
+    // A heading with no text of its own is read with the section under it (see `SearchHit.under`).
+    const withText = <T extends SearchHit>(hit: T): T => {
+      const next = sections[hit.index + 1];
+      return hit.section.kind === 'doc' && !hit.section.body.trim() && !hit.section.code.trim() && next?.docKey === hit.section.docKey && next.kind === 'doc' ? { ...hit, under: next } : hit;
+    };
+    if (!question) return merged.slice(0, limit).map(withText);
     // The sections nearest in meaning that the words did not find follow the words' candidates.
     const found = new Set(merged.map((hit) => hit.index));
     const near = dense.nearest(question, DENSE_CANDIDATES + found.size, (i) => options.includeTickets || sections[i]!.kind !== 'ticket').filter((hit) => hit.cosine >= DENSE_MIN_COSINE);
@@ -850,7 +860,7 @@ export class KnowledgeStore {
       .slice(0, limit)
       .map((hit) => {
         const vector = vectors[hit.index];
-        return vector ? { ...hit, similarity: cosine(question, vector) } : hit;
+        return withText(vector ? { ...hit, similarity: cosine(question, vector) } : hit);
       });
   }
 

@@ -251,6 +251,22 @@ describe('the sources of a quoted answer', () => {
   });
 });
 
+describe('a heading with no text of its own', () => {
+  let dir = '';
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is answered with the text under it, and cited by its own address', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'support-chat-empty-'));
+    writeFileSync(join(dir, 'vertex.md'), '# Claude on Vertex AI\n\n## Accessing Vertex AI\n\n### Authenticate\n\nRun `gcloud auth application-default login` before your first request.\n\n## Pricing\n\nBilled by Google Cloud.\n');
+    const engine = await openTestEngine();
+    await engine.ingest('acme', [dir], { baseUrl: 'https://docs.acme.test/' });
+    const answer = await engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: 'accessing Vertex AI', sources: [] }], signal: new AbortController().signal });
+    expect(answer.isUncertain).toBe(false);
+    expect(answer.content).toContain('Run `gcloud auth application-default login` before your first request.');
+    expect(answer.sources.map((s) => s.url.split('/').pop())).toContain('vertex#accessing-vertex-ai');
+  });
+});
+
 describe('a reply that is not sure', () => {
   let dir = '';
   afterEach(() => rmSync(dir, { recursive: true, force: true }));

@@ -202,27 +202,43 @@ describe('the rules a quoted reply keeps', () => {
   });
 });
 
-describe('the sources of a quoted answer', () => {
-  let dir = '';
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+/** Folders of pages written for one test, removed after it. */
+const folders: string[] = [];
+afterEach(() => {
+  for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
+/** An engine whose knowledge base is `pages` (file name → text), ingested under `baseUrl`, and how it answers one question. */
+async function knowledgeBase(pages: Record<string, string>, baseUrl = 'https://docs.acme.test/') {
+  const dir = mkdtempSync(join(tmpdir(), 'support-chat-pages-'));
+  folders.push(dir);
+  for (const [name, text] of Object.entries(pages)) writeFileSync(join(dir, name), text);
+  const engine = await openTestEngine();
+  await engine.ingest('acme', [dir], { baseUrl });
+  const answer = (question: string) => engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: question, sources: [] }], signal: new AbortController().signal });
+  return { engine, answer };
+}
+
+describe('the sources of a quoted answer', () => {
   it('lists only the sections it quotes, each titled as a person names it, docs before code for a how-to question', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'support-chat-quoted-'));
-    writeFileSync(join(dir, 'refunds.md'), '# Billing\n\n## Refunds\n\nAsk for a refund within 30 days of a payment: open Billing, choose the payment, then Refund.\nRefunds take five business days.\n\n## Invoices\n\nInvoices are emailed on the day each payment is taken.\n');
-    writeFileSync(join(dir, 'refund.ts'), [
-      "import { provider } from './provider';",
-      '',
-      'export const REFUND_PAYMENT_QUERY = `',
-      '  SELECT id, amount FROM payments',
-      '  WHERE refund_requested = 1 AND paid_at > ?`;',
-      '',
-      'export function refundPayment(paymentId: string) {',
-      '  return provider.refund(paymentId);',
-      '}',
-    ].join('\n'));
-    const engine = await openTestEngine();
-    await engine.ingest('acme', [dir], { baseUrl: 'https://help.acme.test/' });
-    const answer = await engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: 'How do I get a refund of a payment?', sources: [] }], signal: new AbortController().signal });
+    const kb = await knowledgeBase(
+      {
+        'refunds.md': '# Billing\n\n## Refunds\n\nAsk for a refund within 30 days of a payment: open Billing, choose the payment, then Refund.\nRefunds take five business days.\n\n## Invoices\n\nInvoices are emailed on the day each payment is taken.\n',
+        'refund.ts': [
+          "import { provider } from './provider';",
+          '',
+          'export const REFUND_PAYMENT_QUERY = `',
+          '  SELECT id, amount FROM payments',
+          '  WHERE refund_requested = 1 AND paid_at > ?`;',
+          '',
+          'export function refundPayment(paymentId: string) {',
+          '  return provider.refund(paymentId);',
+          '}',
+        ].join('\n'),
+      },
+      'https://help.acme.test/',
+    );
+    const answer = await kb.answer('How do I get a refund of a payment?');
     expect(answer.isUncertain).toBe(false);
     expect(answer.sources[0]!.title).toBe('Refunds — Billing');
     expect(answer.content.startsWith('Ask for a refund within 30 days')).toBe(true);
@@ -238,13 +254,12 @@ describe('the sources of a quoted answer', () => {
   });
 
   it('lists a second page that says the very passage it quotes (quoted once)', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'support-chat-quoted-'));
     const shared = 'An overloaded_error event means the API is temporarily overloaded: retry with backoff.';
-    writeFileSync(join(dir, 'streaming.md'), `# Streaming\n\n## Error events\n\n${shared}\n`);
-    writeFileSync(join(dir, 'messages.md'), `# Messages streaming\n\n## Error events\n\n${shared}\n\n## Ping events\n\nPing events keep the connection open.\n`);
-    const engine = await openTestEngine();
-    await engine.ingest('acme', [dir], { baseUrl: 'https://docs.acme.test/' });
-    const answer = await engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: 'What does an overloaded_error event mean?', sources: [] }], signal: new AbortController().signal });
+    const kb = await knowledgeBase({
+      'streaming.md': `# Streaming\n\n## Error events\n\n${shared}\n`,
+      'messages.md': `# Messages streaming\n\n## Error events\n\n${shared}\n\n## Ping events\n\nPing events keep the connection open.\n`,
+    });
+    const answer = await kb.answer('What does an overloaded_error event mean?');
     expect(answer.isUncertain).toBe(false);
     expect(answer.content).toBe(shared);
     expect(answer.sources.map((s) => s.url.split('/').pop()).sort()).toEqual(['messages#error-events', 'streaming#error-events']);
@@ -252,15 +267,11 @@ describe('the sources of a quoted answer', () => {
 });
 
 describe('a heading with no text of its own', () => {
-  let dir = '';
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
   it('is answered with the text under it, and cited by its own address', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'support-chat-empty-'));
-    writeFileSync(join(dir, 'vertex.md'), '# Claude on Vertex AI\n\n## Accessing Vertex AI\n\n### Authenticate\n\nRun `gcloud auth application-default login` before your first request.\n\n## Pricing\n\nBilled by Google Cloud.\n');
-    const engine = await openTestEngine();
-    await engine.ingest('acme', [dir], { baseUrl: 'https://docs.acme.test/' });
-    const answer = await engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: 'accessing Vertex AI', sources: [] }], signal: new AbortController().signal });
+    const kb = await knowledgeBase({
+      'vertex.md': '# Claude on Vertex AI\n\n## Accessing Vertex AI\n\n### Authenticate\n\nRun `gcloud auth application-default login` before your first request.\n\n## Pricing\n\nBilled by Google Cloud.\n',
+    });
+    const answer = await kb.answer('accessing Vertex AI');
     expect(answer.isUncertain).toBe(false);
     expect(answer.content).toContain('Run `gcloud auth application-default login` before your first request.');
     expect(answer.sources.map((s) => s.url.split('/').pop())).toContain('vertex#accessing-vertex-ai');
@@ -268,16 +279,15 @@ describe('a heading with no text of its own', () => {
 });
 
 describe('a reply that is not sure', () => {
-  let dir = '';
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
   it('quotes what each of the related pages most likely to help says, a list too, never as the answer', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'support-chat-related-'));
-    writeFileSync(join(dir, 'storage.md'), '# Storage limits\n\n## Free up space\n\n1. Open **Settings → Sync**.\n2. Select **View largest files** next to the vault size.\n3. Delete what you do not need, then select **Prune**.\n');
-    writeFileSync(join(dir, 'plans.md'), '# Plans\n\n## Downgrade\n\nA smaller plan needs the vault to fit its storage before the downgrade.\n');
-    writeFileSync(join(dir, 'publish.md'), '# Publish\n\n## Media\n\nLarge videos are better hosted elsewhere and embedded.\n');
-    const engine = await openTestEngine();
-    await engine.ingest('acme', [dir], { baseUrl: 'https://help.acme.test/' });
+    const { engine } = await knowledgeBase(
+      {
+        'storage.md': '# Storage limits\n\n## Free up space\n\n1. Open **Settings → Sync**.\n2. Select **View largest files** next to the vault size.\n3. Delete what you do not need, then select **Prune**.\n',
+        'plans.md': '# Plans\n\n## Downgrade\n\nA smaller plan needs the vault to fit its storage before the downgrade.\n',
+        'publish.md': '# Publish\n\n## Media\n\nLarge videos are better hosted elsewhere and embedded.\n',
+      },
+      'https://help.acme.test/',
+    );
     const question = 'sync says my vault is too big for storage, how do i make room';
     const hits = await engine.search('acme', question, { limit: 10 });
     const reply = relatedReply(hits, new Set((await engine.vocabulary('acme')).terms(question)));

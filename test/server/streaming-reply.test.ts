@@ -63,6 +63,13 @@ describe('a streamed reply', () => {
     );
   });
 
+  it('drops the same markers however the text is cut, even where dropping one leaves letters that spell another', () => {
+    const text = `ANSWERED]][[NOT_${NOT_ANSWERED}ANSWERED]]`;
+    const whole = streamed(text, []).end.content;
+    for (let cut = 0; cut <= text.length; cut++) for (let second = cut; second <= text.length; second += 3) expect(streamed(text, [cut, second]).end.content).toBe(whole);
+    expect(whole).toBe(`ANSWERED]][[NOT_ANSWERED]]`);
+  });
+
   it('follows the rules it replaced on replies with the marker at most at the start', () => {
     fc.assert(
       fc.property(fc.boolean(), fc.array(fc.constantFrom(...PIECES.filter((p) => !p.includes('NOT'))), { maxLength: 40 }), (marked, parts) => {

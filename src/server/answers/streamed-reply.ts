@@ -171,19 +171,22 @@ export class StreamedReply {
 
   /** The final text this piece adds (possibly empty). */
   push(piece: string): string {
-    let text = this.#held + piece;
+    const text = this.#held + piece;
     const at = text.indexOf(NOT_ANSWERED);
     if (at >= 0) {
       // At the start: nothing visible before it, streamed or in this text.
       if (!this.#writer && text.slice(0, at).trim() === '') this.#markerSeen = true;
       else this.#markerLater = true;
-      text = text.split(NOT_ANSWERED).join('');
     }
-    // Held: the longest end of the text that could begin the marker.
-    let keep = Math.min(NOT_ANSWERED.length - 1, text.length);
+    // Held: the longest end of the text as written, after its last whole marker, that could begin
+    // the marker. The markers are found in the text as the model wrote it, never in what is left
+    // once they are dropped ("[[NOT_" + marker + "ANSWERED]]" leaves one marker's letters, not a
+    // marker): so the same markers go however the text is cut (two markers never overlap).
+    const after = at >= 0 ? text.lastIndexOf(NOT_ANSWERED) + NOT_ANSWERED.length : 0;
+    let keep = Math.min(NOT_ANSWERED.length - 1, text.length - after);
     while (keep > 0 && !text.endsWith(NOT_ANSWERED.slice(0, keep))) keep--;
     this.#held = text.slice(text.length - keep);
-    return this.#write(text.slice(0, text.length - keep));
+    return this.#write(text.slice(0, text.length - keep).split(NOT_ANSWERED).join(''));
   }
 
   end(): StreamedReplyEnd {

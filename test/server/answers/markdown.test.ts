@@ -142,6 +142,65 @@ describe('Markdown, read by micromark', () => {
   });
 });
 
+describe('Docusaurus admonitions (container directives)', () => {
+  const page = `# Goals
+
+Send key:value pairs to localhost:8080. Note:abc, a::b and :name stay as written.
+
+:::tip Would you like to group your pages at any time?
+You can do so by using [the "Filter" button](filters) on the top of your dashboard
+:::
+
+:::note
+Text
+:::
+
+:::tip[Not what you need?]
+Ask us.
+:::
+
+::::info Outer [draft] title
+Outer text.
+
+:::warning
+- one
+- two
+
+\`\`\`js
+run()
+\`\`\`
+:::
+::::
+
+\`\`\`md
+:::tip Shown as code
+:::
+\`\`\`
+
+:::important Last one
+Never closed.
+`;
+  const body =
+    'Send key:value pairs to localhost:8080. Note:abc, a::b and :name stay as written.\n\n' +
+    '**Would you like to group your pages at any time?**\n\nYou can do so by using [the "Filter" button](https://docs.example.com/filters) on the top of your dashboard\n\n' +
+    'Text\n\n' +
+    '**Not what you need?**\n\nAsk us.\n\n' +
+    '**Outer [draft] title**\n\nOuter text.\n\n- one\n- two\n\n' +
+    '**Last one**\n\nNever closed.';
+
+  it('reads an admonition’s content as the page’s, its title (`:::tip Title` or `:::tip[Title]`) as a bold line, without the `:::` lines', () => {
+    for (const read of [parse, mdx]) {
+      const [section] = read(page).sections;
+      expect(section!.body).toBe(body);
+      expect(section!.code).toBe('run()\n\n:::tip Shown as code\n:::');
+    }
+  });
+
+  it('reads prose with colons as it did before', () => {
+    expect(parse('# Ports\n\nSet key:value, open localhost:8080.\nNote:abc and a::b.\n\n::leaf\n').sections[0]!.body).toBe('Set key:value, open localhost:8080.\nNote:abc and a::b.\n\n::leaf');
+  });
+});
+
 describe('slug', () => {
   it('gives the anchors text.ts’s slugify gives', () => {
     for (const heading of ['Using C#', 'Set up `npx` — fast!', ' Rate   limits ', 'Über Straße', 'snake_case and kebab-case', '日本語のガイド', 'İstanbul', 'a\tb', '100% (beta)']) {

@@ -1,10 +1,12 @@
-/** @module Markdown and MDX pages, read by micromark into mdast (GFM, front matter, MDX): one section per heading with GitHub-style anchors or `{#id}`. */
+/** @module Markdown and MDX pages, read by micromark into mdast (GFM, front matter, MDX, admonitions as container directives): one section per heading with GitHub-style anchors or `{#id}`. */
 import type { Root } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { frontmatterFromMarkdown } from 'mdast-util-frontmatter';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { directiveFromMarkdown } from 'mdast-util-directive';
 import { mdxFromMarkdown } from 'mdast-util-mdx';
 import { Parser } from 'acorn';
+import { directive } from 'micromark-extension-directive';
 import { frontmatter as frontmatterSyntax } from 'micromark-extension-frontmatter';
 import { gfm } from 'micromark-extension-gfm';
 import { mdxExpression } from 'micromark-extension-mdx-expression';
@@ -12,6 +14,7 @@ import { mdxJsx } from 'micromark-extension-mdx-jsx';
 import { mdxMd } from 'micromark-extension-mdx-md';
 import { mdxjsEsm } from 'micromark-extension-mdxjs-esm';
 import { combineExtensions } from 'micromark-util-combine-extensions';
+import type { Construct, Extension } from 'micromark-util-types';
 import { parse as parseYaml } from 'yaml';
 import { blocksText, pieces, type HeadingPiece } from './mdast-text.js';
 import { pageName, type ParsedFile, type Section } from './sections.js';
@@ -25,6 +28,16 @@ import { Anchors } from './slug.js';
  * expression some older MDX accepted, still reads.
  */
 const MDX_SYNTAX = combineExtensions([mdxjsEsm({ acorn: Parser, acornOptions: { ecmaVersion: 'latest', sourceType: 'module' } }), mdxExpression(), mdxJsx(), mdxMd()]);
+
+/**
+ * Container directives alone (`:::tip` … `:::`, Docusaurus' admonitions): micromark-extension-directive's
+ * `directive()` also reads text directives (`:name` in prose) and leaf ones (`::name` on a line),
+ * which would take "key:value" or "localhost:8080" apart. Its package exports no single construct,
+ * so the container is taken from its flow constructs at `:`, the one that holds content (`concrete`).
+ */
+const CONTAINER_DIRECTIVE: Extension = {
+  flow: { [58]: [directive().flow![58]].flat().filter((construct): construct is Construct => Boolean(construct?.concrete)) },
+};
 
 /**
  * The longest run of text without a blank line that micromark reads as one block. Resolving link
@@ -87,10 +100,95 @@ export function boundBlocks(text: string): string {
   return out.join('');
 }
 
+/**
+ * The most characters of a `:::tip Some title` title kept in its label. micromark-extension-directive
+ * reads no label past 999 characters, and a container whose label it cannot read is no container
+ * at all: its `:::` lines would be read as text. A longer title is cut here (real ones are a line).
+ */
+export const MAX_DIRECTIVE_TITLE = 400;
+
+/**
+ * The most container directives open at once. micromark reads a container's content as a document
+ * of its own, so each line costs as many steps as containers are open around it (`':::a\n' × 400`,
+ * each opening one inside the last, took 0.6 s and grew faster than its length). Admonitions nest
+ * two or three deep; an opening line past this one reads as text.
+ */
+export const MAX_DIRECTIVE_DEPTH = 4;
+
+const SPACE = 32;
+const TAB = 9;
+const COLON = 58;
+const isAlpha = (code: number): boolean => (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+/** A character of a directive's name after its first (micromark-extension-directive: letters, digits, `-`, `_`). */
+const isNameChar = (code: number): boolean => isAlpha(code) || (code >= 48 && code <= 57) || code === 45 || code === 95;
+
+/**
+ * Container directives' opening lines as micromark reads them, in one pass over the lines. Hand-written
+ * rather than a micromark construct or a pattern: Docusaurus' admonition title (`:::tip Some title`)
+ * is not directive syntax, so no parser reads it, and each line must be read once, in order.
+ * - A title becomes the generic label, `:::tip[Some title]`, the rewrite Docusaurus itself makes
+ *   before parsing: only on a line that opens a container (up to 3 spaces, 3 or more colons, a
+ *   name, then the title), its `[`, `]` and `\` escaped so it cannot end the label early.
+ * - An opening line past `MAX_DIRECTIVE_DEPTH` open containers (counted after any `>` and blanks,
+ *   closed by a line of colons alone) has its first colon escaped: it reads as text.
+ * Lines inside fenced code are left as written, so a page showing the syntax keeps it.
+ */
+export function directiveLines(text: string): string {
+  const out: string[] = [];
+  let from = 0;
+  let fence = 0;
+  let fenceChar = 0;
+  let depth = 0;
+  for (let start = 0; start < text.length; ) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    let i = start;
+    while (i < end && i - start < 3 && text.charCodeAt(i) === SPACE) i++;
+    const first = text.charCodeAt(i);
+    let run = i;
+    while (run < end && text.charCodeAt(run) === first) run++;
+    if (fence) {
+      // A fence closes at a run of its character at least as long, followed by nothing but blanks.
+      if (first === fenceChar && run - i >= fence && text.slice(run, end).trim() === '') fence = 0;
+    } else if ((first === 96 || first === 126) && run - i >= 3) {
+      fence = run - i;
+      fenceChar = first;
+    } else {
+      // Containers nest inside quotes and list items too: counted after any `>` and blanks.
+      let colons = i;
+      while (colons < end && (text.charCodeAt(colons) === SPACE || text.charCodeAt(colons) === TAB || text.charCodeAt(colons) === 62)) colons++;
+      let name = colons;
+      while (name < end && text.charCodeAt(name) === COLON) name++;
+      if (name - colons >= 3 && isAlpha(text.charCodeAt(name))) {
+        if (depth >= MAX_DIRECTIVE_DEPTH) {
+          out.push(text.slice(from, colons), '\\');
+          from = colons;
+        } else {
+          depth++;
+          while (name < end && isNameChar(text.charCodeAt(name))) name++;
+          let title = name;
+          while (title < end && (text.charCodeAt(title) === SPACE || text.charCodeAt(title) === TAB)) title++;
+          const words = text.slice(title, Math.min(end, title + MAX_DIRECTIVE_TITLE)).trimEnd();
+          const next = words.charCodeAt(0);
+          if (colons === i && title > name && words && next !== 91 && next !== 123) {
+            out.push(text.slice(from, name), '[', words.replace(/[[\]\\]/g, '\\$&'), ']');
+            from = end;
+          }
+        }
+      } else if (name - colons >= 3 && text.slice(name, end).trim() === '') {
+        depth = Math.max(0, depth - 1);
+      }
+    }
+    start = end + 1;
+  }
+  out.push(text.slice(from));
+  return out.join('');
+}
+
 function tree(source: string, mdx: boolean): Root {
-  const text = boundBlocks(source);
-  const extensions = [frontmatterSyntax(['yaml']), gfm()];
-  const mdastExtensions = [frontmatterFromMarkdown(['yaml']), gfmFromMarkdown()];
+  const text = boundBlocks(directiveLines(source));
+  const extensions = [frontmatterSyntax(['yaml']), gfm(), CONTAINER_DIRECTIVE];
+  const mdastExtensions = [frontmatterFromMarkdown(['yaml']), gfmFromMarkdown(), directiveFromMarkdown()];
   if (mdx) {
     try {
       return fromMarkdown(text, { extensions: [...extensions, MDX_SYNTAX], mdastExtensions: [...mdastExtensions, mdxFromMarkdown()] });

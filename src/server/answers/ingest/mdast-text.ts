@@ -1,6 +1,7 @@
 /** @module An mdast tree as the engine reads a section: headings apart, prose as readable Markdown-like text, code blocks apart with their language. */
 import type { Link, Nodes, PhrasingContent, RootContent, List, Table } from 'mdast';
 import type { MdxJsxFlowElement, MdxJsxTextElement } from 'mdast-util-mdx-jsx';
+import type { ContainerDirective } from 'mdast-util-directive';
 import { htmlText } from './html-text.js';
 
 /** A heading as the section builder reads it: its level, its text, and the anchor the page names itself, if any. */
@@ -31,6 +32,23 @@ function componentTitle(node: MdxJsxFlowElement | MdxJsxTextElement): string {
   }
   return '';
 }
+
+/**
+ * A block holding others under a title: a component (`<Accordion title="…">`), or a container
+ * directive, Docusaurus' admonition (`:::tip[Some title]`, its label, or a `{title="…"}`
+ * attribute). Its title is read as a bold line over its content, which is read as the page's.
+ */
+function container(node: MdxJsxFlowElement | ContainerDirective): { title: string; children: RootContent[] } {
+  if (node.type === 'mdxJsxFlowElement') return { title: componentTitle(node), children: node.children };
+  const [first, ...rest] = node.children;
+  if (first?.type === 'paragraph' && (first.data as { directiveLabel?: boolean } | undefined)?.directiveLabel) return { title: phrasingPlain(first.children).trim(), children: rest };
+  const attributes = node.attributes ?? {};
+  const title = Object.keys(attributes).find((name) => TITLE_ATTRIBUTES.has(name));
+  return { title: (title && attributes[title]?.trim()) || '', children: node.children };
+}
+
+/** A container's title as the bold line over its content, or nothing when it has none. */
+const titleBlock = (title: string): RootContent[] => (title ? [{ type: 'paragraph', children: [{ type: 'strong', children: [{ type: 'text', value: title }] }] }] : []);
 
 /**
  * A heading's explicit anchor: `{#id}` at the end of its text (Docusaurus, Pandoc), given as an
@@ -150,17 +168,16 @@ export function phrasing(nodes: readonly PhrasingContent[], base?: string): stri
   return out;
 }
 
-/** Splits a page's tree into headings and the blocks between them; a component's content is read as the page's, its title as a bold line. */
+/** Splits a page's tree into headings and the blocks between them; a container's (a component's, an admonition's) content is read as the page's, its title as a bold line (see `container`). */
 export function pieces(nodes: readonly RootContent[], out: Piece[] = []): Piece[] {
   for (const node of nodes) {
     if (node.type === 'heading') {
       const { id, children } = explicitId(node.children);
       const dataId = (node.data as { id?: string } | undefined)?.id;
       out.push({ heading: { depth: node.depth, text: phrasingPlain(children).trim(), id: id ?? dataId ?? null } });
-    } else if (node.type === 'mdxJsxFlowElement') {
-      const title = componentTitle(node);
-      if (title) out.push({ block: { type: 'paragraph', children: [{ type: 'strong', children: [{ type: 'text', value: title }] }] } });
-      pieces(node.children, out);
+    } else if (node.type === 'mdxJsxFlowElement' || node.type === 'containerDirective') {
+      const { title, children } = container(node);
+      pieces([...titleBlock(title), ...children], out);
     } else if (node.type !== 'yaml' && node.type !== 'mdxjsEsm' && node.type !== 'mdxFlowExpression' && node.type !== 'definition' && node.type !== 'thematicBreak') {
       out.push({ block: node });
     }
@@ -221,10 +238,13 @@ function blockText(node: Nodes, code: BlockText, indent: string, base: string | 
       return tableText(node, base);
     case 'html':
       return htmlText(node.value);
-    case 'mdxJsxFlowElement': {
-      const title = componentTitle(node);
-      const inner = node.children.map((child) => blockText(child, code, indent, base)).filter(Boolean);
-      return [title ? `**${title}**` : '', ...inner].filter(Boolean).join('\n\n');
+    case 'mdxJsxFlowElement':
+    case 'containerDirective': {
+      const { title, children } = container(node);
+      return [...titleBlock(title), ...children]
+        .map((child) => blockText(child, code, indent, base))
+        .filter(Boolean)
+        .join('\n\n');
     }
     case 'yaml':
     case 'mdxjsEsm':

@@ -27,8 +27,13 @@ export const NOTHING_RELATED: Answer = { content: NO_ANSWER, sources: [], isUnce
  * with one of the question's two most specific words held, 12 did (help keywords 0.451 → 0.520).
  */
 const PLAUSIBLE_SHARE = 0.25;
-/** A list or table longer than this is not quoted beside the related pages. */
+/**
+ * The most lines a related page's excerpt holds: its two units when together they are this long at
+ * most, else its answering unit alone; one line more for the blank line `joinUnits` sets after a
+ * list or table, or for a single unit (a list of nine items is still quoted).
+ */
 const EXCERPT_LINES = 8;
+/** The units a related page's excerpt holds: its answering unit and the one beside it. */
 const EXCERPT_UNITS = 2;
 /** How many of the related pages have a sentence quoted, at most. */
 const QUOTED_PAGES = 3;
@@ -439,7 +444,7 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   const said = fresh.filter((unit) => !quoted.has(normalized(unit)));
   // After the best section, a section is quoted only when what it quotes holds a word of the question.
   const matches = (text: string) => tokenize(text).some((t) => terms.has(t));
-  if (rank > 0 && !said.some(matches) && !(excerpt && matches(excerpt))) return { text: '', cited: rank > 0 && fresh.some((unit) => quoted.has(normalized(unit)) && matches(unit)) };
+  if (rank > 0 && !said.some(matches) && !(excerpt && matches(excerpt))) return { text: '', cited: fresh.some((unit) => quoted.has(normalized(unit)) && matches(unit)) };
   const block: string[] = [];
   if (said.length) block.push(joinUnits(said));
   if (excerpt) block.push(fence(excerpt, section.lang));

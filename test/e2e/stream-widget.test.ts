@@ -11,11 +11,10 @@ import type { Browser, BrowserContext } from 'playwright';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSupportProxy, nodeListener } from '../../src/proxy/index.js';
 import { buildWidget } from '../helpers/build-widget.js';
 import { fakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { launch } from './helpers/browser.js';
-import { startWidgetSite, type WidgetSite } from './helpers/site.js';
+import { siteProxy, startWidgetSite, type WidgetSite } from './helpers/site.js';
 import { answers, ask, expectPrefixes as prefixesOf, instrument, open as openPage, recorded, squash, violations } from './helpers/stream-page.js';
 
 const PAGE = '<!doctype html><html lang="en"><title>Shop</title><body><script src="/dist/support-chat.iife.js"></script><support-chat endpoint="/api/support" mode="inline"></support-chat></body></html>';
@@ -48,13 +47,7 @@ beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), 'support-chat-stream-'));
   await buildWidget(out, ['iife']);
   up = await fakeUpstream();
-  const proxy = nodeListener(createSupportProxy({
-      apiBaseUrl: up.url,
-      token: up.token,
-      secret: 'a-visitor-signing-secret-of-32-chars!!',
-      // Every test's browser is one client address: its limits are not what these tests are about.
-      visitorLimits: { perAddress: 10_000, polls: 10_000, newVisitorsPerAddress: 1_000 },
-    }));
+  const proxy = siteProxy(up.url, up.token);
   site = await startWidgetSite({
     out,
     page: PAGE,

@@ -10,7 +10,6 @@ import type { Browser, BrowserContext } from 'playwright';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createSupportProxy, nodeListener } from '../../src/proxy/index.js';
 import { startServer } from '../../src/server/index.js';
 import { silentLogger } from '../../src/server/http/log.js';
 import { createAnswerEngine, type KnowledgeBase } from '../../src/server/answers/index.js';
@@ -19,7 +18,7 @@ import { buildWidget } from '../helpers/build-widget.js';
 import { fakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { openEvents } from '../helpers/sse-reader.js';
 import { launch } from './helpers/browser.js';
-import { startWidgetSite, type WidgetSite } from './helpers/site.js';
+import { siteProxy, startWidgetSite, type WidgetSite } from './helpers/site.js';
 import { answers, ask, expectPrefixes, instrument, open as openPage, recorded, squash, violations } from './helpers/stream-page.js';
 
 const KB = resolve(import.meta.dirname, '../fixtures/kb/docs');
@@ -55,14 +54,7 @@ beforeAll(async () => {
   });
   await (api.server.engine as AnswerEngine & KnowledgeBase).ingest('acme', [KB]);
   token = (await api.server.tokens.create({ orgId: 'acme', name: 'proxy', scopes: ['chat:read', 'chat:write', 'chat:escalate'] })).token;
-  const proxy = nodeListener(
-    createSupportProxy({
-      apiBaseUrl: api.url,
-      token,
-      secret: 'a-visitor-signing-secret-of-32-chars!!',
-      visitorLimits: { perAddress: 10_000, polls: 10_000, newVisitorsPerAddress: 1_000 },
-    }),
-  );
+  const proxy = siteProxy(api.url, token);
   site = await startWidgetSite({
     out,
     page: PAGE,

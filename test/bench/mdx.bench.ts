@@ -18,7 +18,7 @@ import { frontmatter, frontmatterHtml } from 'micromark-extension-frontmatter';
 import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { mdxjs } from 'micromark-extension-mdxjs';
 import { createAnswerEngine } from '../../src/server/answers/index.js';
-import { parseMarkdown } from '../../src/server/answers/ingest/markdown.js';
+import { parseMarkdown } from '../../src/server/knowledge/ingest/markdown.js';
 import { migrations } from '../../src/server/schema.js';
 import { migrate } from '../../src/server/store/migrate.js';
 import { openSql } from '../../src/server/store/sql.js';

@@ -3,7 +3,7 @@ import { isWorkerConcurrency, SERVER_ROLES, ServerConfigError, startServer, type
 import { CliError, parse, PROGRAM } from '../args.js';
 import { openDatabase } from '../database.js';
 import type { AnswerEngine, KnowledgeBase } from '../../server/answers/index.js';
-import { SiteSync } from '../../server/answers/ingest/site-sync.js';
+import { SiteSync } from '../../server/knowledge/sources/site-sync.js';
 import type { Sql } from '../../server/store/sql.js';
 
 /** `--kb-sync-every`: a duration such as `90s`, `30m`, `6h` or `1d`, from a minute to 30 days; else a CliError. */

@@ -1,11 +1,11 @@
 /** @module Answers and summaries built only from the sources' own sentences: nothing the sources don't say. */
 import type { Message } from '../../protocol/index.js';
 import { answerSignals, decide } from './decision.js';
-import type { SearchHit, Vocabulary } from './knowledge-base.js';
+import type { SearchHit, Vocabulary } from '../knowledge/knowledge-base.js';
 import { relatedHits, relevantHits, toSource } from './sources.js';
 import type { Answer } from './types.js';
-import { specificity } from './specificity.js';
-import { sentences, tokenize } from './text.js';
+import { specificity } from '../knowledge/text/specificity.js';
+import { sentences, tokenize } from '../knowledge/text/text.js';
 
 /** How much a question word already quoted counts when choosing the next unit to quote. */
 const COVERED_WEIGHT = 0.3;

@@ -1,8 +1,8 @@
 /** @module Whether to answer at all: signals of how well the best sections fit the question, and the decision over them. */
-import { runInLabels, type SearchHit, type Vocabulary } from './knowledge-base.js';
-import { MAX_QUERY_WORDS } from './search-index.js';
-import { specificity } from './specificity.js';
-import { isQuestionFraming, tokenize } from './text.js';
+import { runInLabels, type SearchHit, type Vocabulary } from '../knowledge/knowledge-base.js';
+import { MAX_QUERY_WORDS } from '../knowledge/ranking/search-index.js';
+import { specificity } from '../knowledge/text/specificity.js';
+import { isQuestionFraming, tokenize } from '../knowledge/text/text.js';
 
 /** What the decision to answer reads: how well the best section fits the question, in several ways. */
 export interface AnswerSignals {

@@ -7,17 +7,17 @@ import type { Message } from '../../protocol/index.js';
 import type { Sql } from '../store/sql.js';
 import { composeAnswer, extractiveSummary, extractiveTitle, NOTHING_RELATED, RELATED_INTRO } from './compose.js';
 import { answerSignals, THRESHOLDS } from './decision.js';
-import { KnowledgeStore, type EmbedPendingOptions, type IngestOptions, type IngestReport, type SearchHit, type TicketDocument, type Vocabulary } from './knowledge-base.js';
-import { sentenceEncoder, type Embedder } from './embeddings.js';
-import type { KnowledgeSource } from './ingest/source-registry.js';
+import { KnowledgeStore, type EmbedPendingOptions, type IngestOptions, type IngestReport, type SearchHit, type TicketDocument, type Vocabulary } from '../knowledge/knowledge-base.js';
+import { sentenceEncoder, type Embedder } from '../knowledge/ranking/embeddings.js';
+import type { KnowledgeSource } from '../knowledge/sources/source-registry.js';
 import { complete, llmConfigFromEnv, LlmError, streamCompletion, type ChatMessage, type LlmConfig } from './llm.js';
 import { NOT_ANSWERED, StreamedReply } from './streamed-reply.js';
 import { relatedHits, relevantHits, toSource } from './sources.js';
-import { loadSpecificity } from './specificity.js';
+import { loadSpecificity } from '../knowledge/text/specificity.js';
 import type { Answer, AnswerEngine, AnswerRequest, SummaryRequest } from './types.js';
 
-export { kbMigrations, IngestError, type EmbedPendingOptions, type IngestReport, type SearchHit } from './knowledge-base.js';
-export type { KnowledgeSource } from './ingest/source-registry.js';
+export { kbMigrations, IngestError, type EmbedPendingOptions, type IngestReport, type SearchHit } from '../knowledge/knowledge-base.js';
+export type { KnowledgeSource } from '../knowledge/sources/source-registry.js';
 export type { AnswerEngine } from './types.js';
 export { mapCitations, NOT_ANSWERED } from './streamed-reply.js';
 

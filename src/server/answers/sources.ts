@@ -1,8 +1,8 @@
 /** @module The sources an answer cites: which hits, and their titles as a person reads them. */
 import type { Source } from '../../protocol/index.js';
 import { termsOfSection } from './decision.js';
-import type { SearchHit } from './knowledge-base.js';
-import { tokenize } from './text.js';
+import type { SearchHit } from '../knowledge/knowledge-base.js';
+import { tokenize } from '../knowledge/text/text.js';
 
 /**
  * Another page's section is cited beside the answer's own page only when it matches at least this

@@ -1,13 +1,13 @@
 /**
  * @module Unanswered questions grouped by similarity: two questions belong together when their
- * terms overlap enough (Dice coefficient, 2·shared / (terms of one + terms of the other)). Terms come from the retrieval tokenizer (`answers/text.ts`), so
+ * terms overlap enough (Dice coefficient, 2·shared / (terms of one + terms of the other)). Terms come from the retrieval tokenizer (`knowledge/text/text.ts`), so
  * questions are compared with the same stemming, stopwords and identifier splitting the search used
  * when it found nothing: "reset password", "How do I reset my passwords?" and "password_reset"
  * share their terms. No library is needed for this, and none would know the search's vocabulary.
  */
 import { setImmediate } from 'node:timers/promises';
-import { MAX_QUERY_WORDS } from '../answers/search-index.js';
-import { isQuestionFraming, tokenize } from '../answers/text.js';
+import { MAX_QUERY_WORDS } from '../knowledge/ranking/search-index.js';
+import { isQuestionFraming, tokenize } from '../knowledge/text/text.js';
 
 export interface Question {
   text: string;

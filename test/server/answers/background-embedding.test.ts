@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAnswerEngine, type KnowledgeBase } from '../../../src/server/answers/index.js';
-import { sentenceEncoder, type Embedder } from '../../../src/server/answers/embeddings.js';
+import { sentenceEncoder, type Embedder } from '../../../src/server/knowledge/ranking/embeddings.js';
 import type { AnswerEngine } from '../../../src/server/answers/types.js';
 import type { Sql } from '../../../src/server/store/sql.js';
 import type { LogFields } from '../../../src/server/http/log.js';

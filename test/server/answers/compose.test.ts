@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { answersAsCode, bestSentences, codeExcerpt, RELATED_INTRO, relatedReply } from '../../../src/server/answers/compose.js';
-import { parseMarkdown } from '../../../src/server/answers/ingest/markdown.js';
+import { parseMarkdown } from '../../../src/server/knowledge/ingest/markdown.js';
 import { openTestEngine } from '../../helpers/answer-engine.js';
-import { tokenize } from '../../../src/server/answers/text.js';
+import { tokenize } from '../../../src/server/knowledge/text/text.js';
 
 const terms = (question: string) => new Set(tokenize(question));
 

@@ -1,7 +1,7 @@
 /** @module Dense retrieval by sign scan and exact rescoring, against exact cosine over every vector. */
 import { describe, expect, it } from 'vitest';
-import { DenseIndex } from '../../../src/server/answers/dense-index.js';
-import { cosine } from '../../../src/server/answers/embeddings.js';
+import { DenseIndex } from '../../../src/server/knowledge/ranking/dense-index.js';
+import { cosine } from '../../../src/server/knowledge/ranking/embeddings.js';
 
 function random(seed: number) {
   return () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);

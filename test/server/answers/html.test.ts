@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseHtml, readHtml } from '../../../src/server/answers/ingest/html.js';
+import { parseHtml, readHtml } from '../../../src/server/knowledge/ingest/html.js';
 import { leastTime as time } from '../../helpers/least-time.js';
 
 const url = 'https://docs.acme.test/limits';

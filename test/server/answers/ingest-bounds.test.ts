@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseCode } from '../../../src/server/answers/ingest/code.js';
-import { parseMarkdown } from '../../../src/server/answers/ingest/markdown.js';
+import { parseCode } from '../../../src/server/knowledge/ingest/code.js';
+import { parseMarkdown } from '../../../src/server/knowledge/ingest/markdown.js';
 import { leastTime as time } from '../../helpers/least-time.js';
 import { mainThreadCpuMs } from '../../helpers/main-thread-cpu.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseMarkdown } from '../../../src/server/answers/ingest/markdown.js';
-import { slug } from '../../../src/server/answers/ingest/slug.js';
-import { slugify } from '../../../src/server/answers/text.js';
+import { parseMarkdown } from '../../../src/server/knowledge/ingest/markdown.js';
+import { slug } from '../../../src/server/knowledge/ingest/slug.js';
+import { slugify } from '../../../src/server/knowledge/text/text.js';
 import { leastTime as time } from '../../helpers/least-time.js';
 
 const parse = (text: string) => parseMarkdown(text, { url: 'https://docs.example.com/page', fallbackTitle: 'page' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_QUERY_WORDS, SearchIndex, uniqueLines } from '../../../src/server/answers/search-index.js';
-import { isQuestionFraming, tokenize } from '../../../src/server/answers/text.js';
+import { MAX_QUERY_WORDS, SearchIndex, uniqueLines } from '../../../src/server/knowledge/ranking/search-index.js';
+import { isQuestionFraming, tokenize } from '../../../src/server/knowledge/text/text.js';
 
 const section = (id: number, title: string, body: string) => ({ id, title, context: '', body, code: '' });
 

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAnswerEngine } from '../../../src/server/answers/index.js';
-import { cosine, fromBytes, quantize, sectionText, sentenceEncoder, toBytes, type Embedder } from '../../../src/server/answers/embeddings.js';
+import { cosine, fromBytes, quantize, sectionText, sentenceEncoder, toBytes, type Embedder } from '../../../src/server/knowledge/ranking/embeddings.js';
 import { answerOdds, answerSignals, decide, MEANING_NEUTRAL, shouldAnswer, THRESHOLDS, type AnswerSignals } from '../../../src/server/answers/decision.js';
 import { openTestSql } from '../../helpers/database.js';
 import { turnsDuring } from '../../helpers/event-loop.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TOKEN_CHARS, sentences, stem, tokenize, words } from '../../../src/server/answers/text.js';
+import { MAX_TOKEN_CHARS, sentences, stem, tokenize, words } from '../../../src/server/knowledge/text/text.js';
 
 describe('words as users say them', () => {
   it('stems inflected, irregular and derived forms to the same term', () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
-import { crawl, CrawlError } from '../../../src/server/answers/crawl/crawler.js';
+import { crawl, CrawlError } from '../../../src/server/knowledge/crawl/crawler.js';
 import { CHROME_SENTENCES, serveDocsSite, type DocsSite, type SiteOptions } from '../../helpers/docs-site.js';
 
 const PAGES: SiteOptions['pages'] = {

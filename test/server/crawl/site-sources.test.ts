@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAnswerEngine } from '../../../src/server/answers/index.js';
-import { SiteSync } from '../../../src/server/answers/ingest/site-sync.js';
+import { SiteSync } from '../../../src/server/knowledge/sources/site-sync.js';
 import { CHROME_SENTENCES, serveDocsSite, type DocsSite, type SiteOptions } from '../../helpers/docs-site.js';
 import { testDatabases } from '../../helpers/database.js';
 

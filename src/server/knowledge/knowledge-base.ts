@@ -10,11 +10,11 @@ import { parseHtml } from './ingest/html.js';
 import { parseMarkdown } from './ingest/markdown.js';
 import { parseText } from './ingest/text.js';
 import type { ParsedFile, Section } from './ingest/sections.js';
-import { DenseIndex } from './dense-index.js';
-import { listSources, recordSync, rootOf, sourceMigrations, type KnowledgeSource, type SourceFailure, type SourceOptions } from './ingest/source-registry.js';
+import { DenseIndex } from './ranking/dense-index.js';
+import { listSources, recordSync, rootOf, sourceMigrations, type KnowledgeSource, type SourceFailure, type SourceOptions } from './sources/source-registry.js';
 import { crawl, CrawlError, type CrawlOptions, type CrawlProgress, type KnownPage } from './crawl/crawler.js';
-import { BATCH, cosine, fromBytes, sectionText, toBytes, type Embedder } from './embeddings.js';
-import { SearchIndex, type Hit } from './search-index.js';
+import { BATCH, cosine, fromBytes, sectionText, toBytes, type Embedder } from './ranking/embeddings.js';
+import { SearchIndex, type Hit } from './ranking/search-index.js';
 
 export const kbMigrations: Migration[] = [
   {

@@ -10,8 +10,8 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { Section } from './ingest/sections.js';
-import { identifierParts } from './text.js';
+import type { Section } from '../ingest/sections.js';
+import { identifierParts } from '../text/text.js';
 
 export interface Embedder {
   /**

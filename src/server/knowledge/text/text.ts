@@ -1,7 +1,7 @@
 /** @module Tokenizing for retrieval: identifiers split (camelCase, snake_case, kebab-case), stopwords dropped, words stemmed. */
 import lemmatizer from 'wink-lemmatizer';
 import porter2 from 'wink-porter2-stemmer';
-import { LruCache } from '../lru.js';
+import { LruCache } from '../../lru.js';
 
 /**
  * Longest token read, in UTF-16 units: a longer one (a pasted hash, a visitor's `x` × 16,000) is

@@ -2,9 +2,9 @@
  * @module An in-memory BM25F index over sections: fields title, context (page title and parent
  * headings), body and code, each with its own weight and length normalisation.
  */
-import { isEverydayWord, specificity } from './specificity.js';
-import { LruCache } from '../lru.js';
-import { isQuestionFraming, stem, tokenize, words } from './text.js';
+import { isEverydayWord, specificity } from '../text/specificity.js';
+import { LruCache } from '../../lru.js';
+import { isQuestionFraming, stem, tokenize, words } from '../text/text.js';
 
 export interface IndexedSection {
   id: number;

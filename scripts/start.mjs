@@ -4,11 +4,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** Pages of docs/ that are not for the product's users: left out of the demo's knowledge base. */
+const NOT_USER_DOCS = new Set(['benchmarks.md']);
 // `npm start -- --port 4000 [--api-port 4001]` works in every shell; PORT and API_PORT in the environment too.
 let flags;
 try {
@@ -78,10 +80,22 @@ function cliJson(args) {
 // 3. The knowledge base: this project's own README, docs and source. Unchanged files are skipped.
 const publicUrl = `http://localhost:${port}`;
 // SUPPORT_CHAT_KB (paths separated by ':', ';' on Windows) replaces the default README, docs and src.
-const kbPaths = process.env.SUPPORT_CHAT_KB ? process.env.SUPPORT_CHAT_KB.split(delimiter).filter(Boolean) : ['README.md', 'docs', 'src'];
-const sourceRoots = kbPaths.map((p) => resolve(repoRoot, p)).filter((p) => existsSync(p));
-console.log(`Indexing the knowledge base (${kbPaths.join(', ')})…`);
-run(process.execPath, [cli, 'kb', 'ingest', ...sourceRoots, '--org', org, '--base-url', `${publicUrl}/source/`, '--data', dataDir], { env: cliEnv });
+// The docs are the user docs: docs/benchmarks.md (measurements and their history) is for the
+// project's developers, not an answer to a visitor, so the docs pages are ingested one by one
+// without it, under the same addresses (`/source/docs/<page>`) as the folder would give them.
+const ingested = [];
+if (process.env.SUPPORT_CHAT_KB) {
+  const kbPaths = process.env.SUPPORT_CHAT_KB.split(delimiter).filter(Boolean).map((p) => resolve(repoRoot, p)).filter((p) => existsSync(p));
+  ingested.push({ paths: kbPaths, baseUrl: `${publicUrl}/source/` });
+} else {
+  const userDocs = readdirSync(join(repoRoot, 'docs'))
+    .filter((name) => /\.mdx?$/.test(name) && !NOT_USER_DOCS.has(name))
+    .map((name) => join(repoRoot, 'docs', name));
+  ingested.push({ paths: ['README.md', 'src'].map((p) => resolve(repoRoot, p)), baseUrl: `${publicUrl}/source/` }, { paths: userDocs, baseUrl: `${publicUrl}/source/docs/` });
+}
+const sourceRoots = ingested.flatMap((part) => part.paths);
+console.log(`Indexing the knowledge base (${sourceRoots.map((p) => relative(repoRoot, p)).join(', ')})…`);
+for (const { paths, baseUrl } of ingested) run(process.execPath, [cli, 'kb', 'ingest', ...paths, '--org', org, '--base-url', baseUrl, '--data', dataDir], { env: cliEnv });
 
 // 4. A development token for the proxy, reused while it is listed.
 const tokens = cliJson(['token', 'list', '--org', org, '--json']);

@@ -4,6 +4,7 @@ import { answerSignals, decide } from './decision.js';
 import type { SearchHit, Vocabulary } from '../knowledge/knowledge-base.js';
 import { relatedHits, relevantHits, toSource } from './sources.js';
 import type { Answer } from './types.js';
+import { asksForCode, isNavigation, onlyLinks, PROSE_BUDGET, proseLength, saysNothing } from './reply-shape.js';
 import { specificity } from '../knowledge/text/specificity.js';
 import { sentences, tokenize } from '../knowledge/text/text.js';
 
@@ -35,8 +36,6 @@ const PLAUSIBLE_SHARE = 0.25;
 const EXCERPT_LINES = 8;
 /** The units a related page's excerpt holds: its answering unit and the one beside it. */
 const EXCERPT_UNITS = 2;
-/** How many of the related pages have a sentence quoted, at most. */
-const QUOTED_PAGES = 3;
 /** How many of the question's most specific words name its subject (see `relatedReply`). */
 const SUBJECT_WORDS = 2;
 
@@ -150,6 +149,9 @@ function withAnswers(said: string[], lines: Set<string>): string[] {
   return out;
 }
 
+/** The most rows of a list or table a sentence ending in a colon takes with it (see `units`). */
+const INTRODUCED_ROWS = 15;
+
 /** Longer than this, a sentence is too long to quote (see `bestSentences`). */
 const LONGEST_SENTENCE = 600;
 /** A sentence end whose space a site export lost ("product teams.Content Generation"). */
@@ -171,8 +173,13 @@ function units(text: string): Unit[] {
   let pending = null as { rows: string[]; kind: 'list' | 'table' } | null;
   const flush = () => {
     if (!pending) return;
-    if (pending.kind === 'table') out.push({ text: readable(tableMarkdown(pending.rows)), i: out.length, block: true });
-    else for (const item of listUnits(pending.rows)) out.push({ text: readable(item), i: out.length, block: true });
+    const block = pending.kind === 'table' ? [tableMarkdown(pending.rows)] : listUnits(pending.rows);
+    // A sentence that ends in a colon introduces what follows ("When several people sign:"): the
+    // list or table is its answer, so the two are one unit, quoted whole.
+    const intro = out.at(-1);
+    if (intro && !intro.block && intro.text.endsWith(':') && pending.rows.length <= INTRODUCED_ROWS) {
+      out[out.length - 1] = { text: `${intro.text}\n\n${readable(block.join('\n'))}`, i: intro.i, block: true };
+    } else for (const item of block) out.push({ text: readable(item), i: out.length, block: true });
     pending = null;
   };
   for (const block of blocks) {
@@ -224,9 +231,21 @@ function units(text: string): Unit[] {
  * language switcher.
  */
 export function bestSentences(text: string, terms: Set<string>, max: number): string[] {
+  return bestPassage(text, terms, max).units;
+}
+
+/**
+ * `bestSentences` with where the answering unit is among them (`answer`: the one chosen first,
+ * quoted whatever the reply's size), and whether the last unit quoted is the section's last and
+ * ends in a colon (`introducesCode`: it introduces the code block that follows it).
+ */
+export function bestPassage(text: string, terms: Set<string>, max: number): { units: string[]; answer: number; introducesCode: boolean } {
+  const all = units(text);
+  const last = all.at(-1);
+  const shaped = (quoted: string[], answer: number) => ({ units: quoted, answer, introducesCode: Boolean(last && quoted.includes(last.text) && /:\s*$/.test(last.text)) });
   const seen = new Set<string>();
-  const candidates = units(text).filter((u) => {
-    if (u.text.length <= 20 || (!u.block && u.text.length >= LONGEST_SENTENCE) || DOC_TAG.test(u.text)) return false;
+  const candidates = all.filter((u) => {
+    if (u.text.length <= 20 || (!u.block && u.text.length >= LONGEST_SENTENCE) || DOC_TAG.test(u.text) || onlyLinks(u.text)) return false;
     const key = normalized(u.text);
     if (seen.has(key)) return false;
     seen.add(key);
@@ -267,7 +286,7 @@ export function bestSentences(text: string, terms: Set<string>, max: number): st
   }
   if (chosen.length === 0) {
     const opening = scored.find((c) => !refersBack(c));
-    return opening ? [opening.text] : [];
+    return shaped(opening ? [opening.text] : [], 0);
   }
   // The answering unit first, with the units beside it when fewer than asked for match: they give
   // its context ("Unable to connect to server. On iOS, this message displays as…"). The rest follow
@@ -287,7 +306,7 @@ export function bestSentences(text: string, terms: Set<string>, max: number): st
     if (before.length === 0 || refersBack(before[0]!)) chosen.splice(chosen.indexOf(c), 1);
     else chosen.splice(chosen.indexOf(c), 0, ...before.filter((o) => !chosen.includes(o)));
   }
-  if (chosen.length === 0) return [];
+  if (chosen.length === 0) return shaped([], 0);
   const [first, ...rest] = chosen;
   const lead = [first!];
   for (const n of [first!.i - 1, first!.i + 1]) {
@@ -299,7 +318,7 @@ export function bestSentences(text: string, terms: Set<string>, max: number): st
     if (n < first!.i) lead.unshift(beside);
     else lead.push(beside);
   }
-  return [...lead, ...rest.sort((a, b) => a.i - b.i)].map((c) => c.text);
+  return shaped([...lead, ...rest.sort((a, b) => a.i - b.i)].map((c) => c.text), lead.indexOf(first!));
 }
 
 /** A long table as its header and the (at most three) rows that match the question best, in their order. */
@@ -421,21 +440,50 @@ function fence(code: string, lang: string): string {
 const HOW_TO = /^\s*(?:how|can|could|where|is there a way)\b|\bhow (?:do|can|to|should)\b/i;
 
 
+/** What a reply quotes: code or prose, and how much prose is left (see reply-shape.ts). */
+interface Shape {
+  /** The question asks for code (`asksForCode`): a source file's code is quoted only then. */
+  code: boolean;
+  /** The question asks how to do something: the best doc section's example is quoted too (else only code its passage introduces). */
+  howTo: boolean;
+  /** Characters of prose left; the answering unit of the first section is quoted whatever it says. */
+  budget: number;
+}
+
 /**
  * What one section contributes to an answer: its sentences that answer best (more for the best
- * section), and for code its excerpt; nothing when (after the first section) what it would quote
- * holds no word of the question. `cited` without `text` when all it would quote was quoted
- * already from another section (a passage two pages share): it is a source of that quote too.
+ * section), as many as `shape.budget` holds (its answering unit always), and its code when the
+ * question asks for code or the passage introduces it ("add this:"); nothing when (after the first
+ * section) what it would quote holds no word of the question, or the section is navigation or
+ * history (see `isNavigation`). `cited` without `text` when all it would quote was quoted already
+ * from another section (a passage two pages share): it is a source of that quote too. `cut` when
+ * units were left out for space.
  * (Holding such a section to a quarter of the question's weight was measured: help's figures
  * unchanged, replies a little shorter, but docs Recall@5 0.813 → 0.786.)
  */
-function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: Set<string>): { text: string; cited: boolean } {
+function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: Set<string>, shape: Shape): { text: string; cited: boolean; cut: boolean } {
   const section = hit.under ?? hit.section;
+  if (isNavigation(section.title)) return { text: '', cited: false, cut: false };
   const max = rank === 0 ? 3 : rank < 3 ? 2 : 1;
-  const best = bestSentences(section.body, terms, max);
-  // A doc section's code is shown when it is the best section, or when its prose says nothing that
-  // stands alone ("Each of the four is tested…" under the four mounting examples).
-  const showCode = Boolean(section.code) && (section.kind === 'code' || rank === 0 || !section.body.trim() || best.length === 0);
+  const passage = bestPassage(section.body, terms, max);
+  // The answering unit, then the others in their order while the budget holds them.
+  let room = shape.budget - (passage.units[passage.answer]?.length ?? 0);
+  const best = passage.units.filter((unit, i) => {
+    if (i === passage.answer) return true;
+    if (unit.length + 1 > room) return false;
+    room -= unit.length + 1;
+    return true;
+  });
+  const cut = best.length < passage.units.length;
+  // A doc section's example is shown to a how-to or code question when it is the best section, or
+  // when its prose says nothing that stands alone ("Each of the four is tested…" under the four
+  // mounting examples); to any question when the passage introduces it. A source file's code only
+  // to a question that asks for code.
+  const wanted =
+    section.kind === 'code'
+      ? shape.code
+      : ((shape.code || shape.howTo) && (rank === 0 || !section.body.trim() || best.length === 0)) || (passage.introducesCode && best.length === passage.units.length);
+  const showCode = Boolean(section.code) && wanted;
   let excerpt = showCode ? codeExcerpt(section.code, section.kind === 'code' ? (rank < 3 ? 14 : 6) : 10, terms) : '';
   if (excerpt && !answersAsCode(excerpt)) excerpt = '';
   // A code piece's doc comment is its text: quoted once, in the excerpt, when the excerpt shows it.
@@ -444,20 +492,22 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   const said = fresh.filter((unit) => !quoted.has(normalized(unit)));
   // After the best section, a section is quoted only when what it quotes holds a word of the question.
   const matches = (text: string) => tokenize(text).some((t) => terms.has(t));
-  if (rank > 0 && !said.some(matches) && !(excerpt && matches(excerpt))) return { text: '', cited: fresh.some((unit) => quoted.has(normalized(unit)) && matches(unit)) };
+  if (rank > 0 && !said.some(matches) && !(excerpt && matches(excerpt))) return { text: '', cited: fresh.some((unit) => quoted.has(normalized(unit)) && matches(unit)), cut };
   const block: string[] = [];
   if (said.length) block.push(joinUnits(said));
   if (excerpt) block.push(fence(excerpt, section.lang));
   for (const unit of said) quoted.add(normalized(unit));
-  return { text: block.join('\n\n'), cited: block.length > 0 };
+  return { text: block.join('\n\n'), cited: block.length > 0, cut };
 }
 
 /**
- * The reply: a Markdown answer quoting each relevant section (three units of the best, two of the
- * next two, one of the others) and citing the sections it quotes, only those, docs first for a
- * how-to question; when the best hits fit the question too loosely
- * to answer from, the related pages (see `relatedReply`); when nothing is related, the no-answer
- * reply, citing nothing.
+ * The reply: a Markdown answer quoting the relevant sections (three units of the best, two of the
+ * next two, one of the others) within about `PROSE_BUDGET` characters of prose, then "More on
+ * <page>" when some was left out; it cites the sections it quotes or left out for space, docs first
+ * for a how-to question and for one that does not ask for code (a source file's code is then never
+ * quoted, and its doc comment only when no doc page says anything). When the best hits fit the
+ * question too loosely to answer from, or all the answer would say is links, the related pages
+ * (see `relatedReply`); when nothing is related, the no-answer reply, citing nothing.
  */
 export function composeAnswer(question: string, hits: SearchHit[], vocabulary: Vocabulary, earlier: string[] = []): Answer {
   const outcome = decide(answerSignals(question, hits, vocabulary, earlier));
@@ -465,25 +515,48 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
   const terms = new Set(vocabulary.terms(question));
   const cited = outcome === 'answer' ? relevantHits(hits, question) : [];
   if (cited.length === 0) return relatedReply(hits, terms);
-  const ordered = HOW_TO.test(question) ? [...cited.filter((h) => h.section.kind !== 'code'), ...cited.filter((h) => h.section.kind === 'code')] : cited;
+  const code = asksForCode(question);
+  const howTo = HOW_TO.test(question);
+  const docsFirst = howTo || !code;
+  const ordered = docsFirst ? [...cited.filter((h) => h.section.kind !== 'code'), ...cited.filter((h) => h.section.kind === 'code')] : cited;
   const parts: string[] = [];
   const sources: SearchHit[] = [];
   const quoted = new Set<string>();
+  let budget = PROSE_BUDGET;
+  let cut = false;
   for (const hit of ordered) {
-    const part = quoteSection(hit, terms, sources.length, quoted);
-    if (part.text) parts.push(part.text);
+    // To a prose question, a source file says nothing once a doc page has answered.
+    if (!code && hit.section.kind === 'code' && parts.length > 0) continue;
+    const part = quoteSection(hit, terms, sources.length, quoted, { code, howTo, budget });
+    cut ||= part.cut;
+    if (part.text && parts.length > 0 && proseLength(part.text) > budget) {
+      // Left out for space: still a source, where the visitor reads on.
+      cut = true;
+      sources.push(hit);
+      continue;
+    }
+    if (part.text) {
+      parts.push(part.text);
+      budget -= proseLength(part.text);
+    }
     if (part.cited) sources.push(hit);
   }
-  if (parts.length === 0) return relatedReply(hits, terms);
+  if (parts.length === 0 || saysNothing(parts.join('\n\n'))) return relatedReply(hits, terms);
+  const best = toSource(sources[0]!);
+  if (cut) parts.push(moreOn(best));
   return { content: parts.join('\n\n'), sources: sources.map(toSource), isUncertain: false };
 }
 
+/** The link to the rest of an answer's page: "More on [Refunds — Billing](…)". */
+const moreOn = (source: { title: string; url: string }) => `More on [${source.title.replace(/[[\]]/g, '')}](${source.url.replace(/\(/g, '%28').replace(/\)/g, '%29')}).`;
+
 /**
- * The reply that is not an answer: it says so, and its sources are the related pages, best first.
- * Of those pages, the ones with a passage that may answer (a sentence, list or table holding a
- * quarter of the question's weight and one of its two most specific words) have it quoted as what
- * that page says ("“Refunds — Billing” says: > …"), never as the answer, as a search result's
- * excerpt: the (at most three) that hold most of the question, in the pages' order.
+ * The reply that is not an answer: it says so, quotes what the best related page says, and its
+ * sources are the related pages, best first (the widget lists them as links). The page quoted is
+ * the one whose passage holds most of the question (a quarter of its weight and one of its two
+ * most specific words: "“Refunds — Billing” says: > …"), else the first related page's passage
+ * that answers best: never a reply of links alone. Its passage is quoted whole, a sentence ending
+ * in a colon with the list, table or code block after it; never as the answer.
  */
 export function relatedReply(hits: SearchHit[], terms: Set<string>): Answer {
   const related = relatedHits(hits);
@@ -491,22 +564,26 @@ export function relatedReply(hits: SearchHit[], terms: Set<string>): Answer {
   const weight = [...terms].reduce((sum, t) => sum + specificity(t), 0);
   // What the question is about: its most specific words, of which a passage that may answer holds one.
   const subject = [...terms].sort((a, b) => specificity(b) - specificity(a)).slice(0, SUBJECT_WORDS);
-  const seen = new Set<string>();
-  const excerpts = (weight > 0 ? related : []).flatMap((hit, at) => {
+  const excerpts = related.flatMap((hit, at) => {
     const section = hit.under ?? hit.section;
-    if (section.kind === 'code') return [];
-    const units = bestSentences(section.body, terms, EXCERPT_UNITS);
-    const passage = units.length > 1 && units.join('\n').split('\n').length <= EXCERPT_LINES ? joinUnits(units) : units[0];
-    if (!passage || passage.split('\n').length > EXCERPT_LINES + 1 || seen.has(normalized(passage))) return [];
-    seen.add(normalized(passage));
+    if (section.kind === 'code' || isNavigation(section.title)) return [];
+    const found = bestPassage(section.body, terms, EXCERPT_UNITS);
+    const units = found.units;
+    let passage = units.length > 1 && units.join('\n').split('\n').length <= EXCERPT_LINES ? joinUnits(units) : units[found.answer];
+    if (!passage || passage.split('\n').length > INTRODUCED_ROWS + 3) return [];
+    // A passage that introduces the section's code ("Add this:") comes with it.
+    const excerpt = section.code && found.introducesCode && /:\s*$/.test(passage) ? codeExcerpt(section.code, 10, terms) : '';
+    if (excerpt && answersAsCode(excerpt)) passage = `${passage}\n\n${fence(excerpt, section.lang)}`;
     // Judged by the unit that answers best alone: the unit beside it is context, not evidence.
-    const words = new Set(tokenize(bestSentences(section.body, terms, 1)[0] ?? ''));
-    const held = [...terms].filter((t) => words.has(t)).reduce((sum, t) => sum + specificity(t), 0) / weight;
-    return held >= PLAUSIBLE_SHARE && subject.some((t) => words.has(t)) ? [{ hit, at, passage, held }] : [];
+    const words = new Set(tokenize(units[found.answer] ?? ''));
+    const held = weight > 0 ? [...terms].filter((t) => words.has(t)).reduce((sum, t) => sum + specificity(t), 0) / weight : 0;
+    const plausible = held >= PLAUSIBLE_SHARE && subject.some((t) => words.has(t));
+    return [{ hit, at, passage, held: plausible ? held : -1 }];
   });
-  const quoted = excerpts.sort((a, b) => b.held - a.held || a.at - b.at).slice(0, QUOTED_PAGES).sort((a, b) => a.at - b.at);
-  const content = [RELATED_INTRO, ...quoted.map(({ hit, passage }) => `“${toSource(hit).title}” says:\n\n${passage.split('\n').map((line) => `> ${line}`).join('\n')}`)].join('\n\n');
-  return { content, sources: related.map(toSource), isUncertain: true };
+  // The most plausible passage, else the first page's.
+  const best = excerpts.sort((a, b) => b.held - a.held || a.at - b.at)[0];
+  const quote = best ? `“${toSource(best.hit).title}” says:\n\n${best.passage.split('\n').map((line) => (line ? `> ${line}` : '>')).join('\n')}` : '';
+  return { content: [RELATED_INTRO, quote].filter(Boolean).join('\n\n'), sources: related.map(toSource), isUncertain: true };
 }
 
 function clip(text: string, max: number): string {

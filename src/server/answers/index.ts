@@ -13,6 +13,9 @@ import type { KnowledgeSource } from '../knowledge/sources/source-registry.js';
 import { complete, llmConfigFromEnv, LlmError, streamCompletion, type ChatMessage, type LlmConfig } from './llm.js';
 import { NOT_ANSWERED, StreamedReply } from './streamed-reply.js';
 import { relatedHits, relevantHits, toSource } from './sources.js';
+import { conversationContext } from './follow-up.js';
+import { expansion } from './synonyms.js';
+import { tokenize } from '../knowledge/text/text.js';
 import { loadSpecificity } from '../knowledge/text/specificity.js';
 import type { Answer, AnswerEngine, AnswerRequest, SummaryRequest } from './types.js';
 
@@ -53,6 +56,11 @@ export interface AnswerEngineOptions {
    * ranks by words alone. @default the Universal Sentence Encoder, on a thread of the process (see embeddings.ts)
    */
   embedder?: Embedder | null;
+  /**
+   * Expand each question with WordNet's synonyms of its words, weighed below them (see synonyms.ts;
+   * measured on the bench sets: docs/benchmarks.md). @default env SUPPORT_CHAT_QUERY_EXPANSION=wordnet, else false
+   */
+  synonyms?: boolean;
 }
 
 const SYSTEM_PROMPT = `You are the support assistant of a software product. Answer the customer's question using only the numbered sources below.
@@ -102,6 +110,7 @@ function clip(text: string, start: number, end: number): string {
 export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine & KnowledgeBase {
   const store = new KnowledgeStore(options.sql, options.embedder !== undefined ? options.embedder : sentenceEncoder);
   const llm = options.llm !== undefined ? options.llm : llmConfigFromEnv(options.env ?? process.env, options.fetch);
+  const synonyms = options.synonyms ?? (options.env ?? process.env).SUPPORT_CHAT_QUERY_EXPANSION === 'wordnet';
 
   /**
    * The LLM's answer, streamed as it is written (`request.stream`): each piece is final when
@@ -162,8 +171,10 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
       // With an LLM, a follow-up is condensed to a standalone question before retrieval.
       const standalone = llm ? await condensed(llm, request) : null;
       const query = standalone ?? question;
-      const context = standalone ? [] : earlier;
-      const hits = kb.search(query, { history: context, limit: 10, vector: await store.embedQuestion(query) });
+      const context = standalone ? [] : conversationContext(request.messages, question, earlier, kb.vocabulary);
+      // WordNet's synonyms of the question's words, below the earlier turns (see synonyms.ts).
+      const expanded = synonyms ? await expansion(query, (words) => tokenize(words).every((t) => kb.vocabulary.has(t))) : '';
+      const hits = kb.search(query, { history: expanded ? [expanded, ...context] : context, limit: 10, vector: await store.embedQuestion(query) });
       // Retrieval and composition are each a few milliseconds of work: other requests go between them.
       await setImmediate();
       if (llm) {

@@ -1,0 +1,151 @@
+/**
+ * @module What a reply holds, sized for a chat panel: the answering passage and about
+ * `PROSE_BUDGET` characters of prose, code only when the question asks for code or the passage
+ * introduces it, never navigation (a "See also" list, links glued into a line) or a changelog.
+ */
+import type { Nodes } from 'mdast';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
+
+/**
+ * About how much prose a reply quotes: what a 400 px panel shows in a screen or two. The answering
+ * passage is quoted whole even when longer; what does not fit is behind a "More on <page>" link.
+ */
+export const PROSE_BUDGET = 600;
+
+/**
+ * Headings of what a page is around its content rather than its content: its navigation and its
+ * history. Their sections are still found and cited, never quoted.
+ */
+const NOT_CONTENT = new Set([
+  'see also',
+  'related',
+  'related pages',
+  'related articles',
+  'related topics',
+  'related links',
+  'further reading',
+  'next steps',
+  'learn more',
+  'changelog',
+  'change log',
+  'release notes',
+  'version history',
+  "what's new",
+  'history',
+]);
+
+/** Whether a section's heading names navigation or history (see `NOT_CONTENT`). */
+export function isNavigation(title: string): boolean {
+  return NOT_CONTENT.has(title.trim().toLowerCase().replace(/[’]/g, "'").replace(/[:.]$/, ''));
+}
+
+/** Words of a question that ask about code rather than how to use the product. */
+const CODE_WORDS = new Set([
+  'code',
+  'snippet',
+  'function',
+  'method',
+  'class',
+  'struct',
+  'trait',
+  'interface',
+  'enum',
+  'closure',
+  'macro',
+  'constant',
+  'variable',
+  'implementation',
+  'implemented',
+  'implement',
+  'source',
+  'sdk',
+  'import',
+  'typescript',
+  'javascript',
+  'python',
+  'rust',
+  'signature',
+  'constructor',
+  'instance',
+]);
+
+/**
+ * An identifier as a question names it: `run_target`, `DiffExecutor`, `createSupportProxy()`,
+ * `llm.ts`, `--base-url`, anything in backticks (a name such as "OpenAI" or "iOS" is not one).
+ * Tested word by word, each test bounded by the word.
+ */
+const IDENTIFIER = /`|\(\)|_|\p{Ll}\p{Lu}\p{Ll}|^--?\p{L}|\.(?:[cm]?[jt]sx?|py|rs|go|java|rb|json|ya?ml|toml)$/u;
+
+/**
+ * Whether a question asks for code: it names an identifier or a file, or speaks of code (a
+ * function, a class, the implementation). Other questions are prose questions, answered in prose:
+ * a code block only where the docs introduce one ("add this:").
+ */
+export function asksForCode(question: string): boolean {
+  return question.split(/\s+/).some((word) => {
+    if (!word) return false;
+    if (IDENTIFIER.test(word)) return true;
+    return CODE_WORDS.has(word.toLowerCase().replace(/[^\p{L}]/gu, ''));
+  });
+}
+
+/**
+ * The most of a text read as Markdown here: a run of unclosed link openings costs the parser time
+ * quadratic in its length (50,000 of them took a minute and a half), and a reply is read for its
+ * first screens only. 3,000 characters parse in a few milliseconds whatever they hold.
+ */
+const PARSED_CHARS = 3_000;
+
+/** Parses (the start of) Markdown as the knowledge base does (CommonMark with GFM: tables, autolinks). */
+const parse = (markdown: string) => fromMarkdown(markdown.slice(0, PARSED_CHARS), { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+
+/** How many letters and digits a text holds. */
+const letters = (text: string) => {
+  let n = 0;
+  for (const char of text) if (/[\p{L}\p{N}]/u.test(char)) n++;
+  return n;
+};
+
+/** The letters of Markdown inside links and outside them (code counts as outside: it says something). */
+function linkShare(markdown: string): { inside: number; outside: number } {
+  const count = { inside: 0, outside: 0 };
+  // An explicit stack rather than recursion: a deeply nested list cannot exhaust the call stack.
+  const stack: { node: Nodes; link: boolean }[] = [{ node: parse(markdown), link: false }];
+  while (stack.length) {
+    const { node, link } = stack.pop()!;
+    if (node.type === 'text' || node.type === 'inlineCode' || node.type === 'code') {
+      count[link ? 'inside' : 'outside'] += letters(node.value);
+      continue;
+    }
+    if ('children' in node) for (const child of node.children) stack.push({ node: child as Nodes, link: link || node.type === 'link' || node.type === 'linkReference' });
+  }
+  return count;
+}
+
+/**
+ * Whether Markdown says next to nothing outside its links: a list of links ("See also", a
+ * page's table of contents), links glued into one line, a label and its links ("More: [A](…) [B](…)").
+ * Such text is navigation: quoted, it answers nothing, and a reply of it alone is no answer.
+ */
+export function onlyLinks(markdown: string): boolean {
+  // Without two links there is no list of them (and nothing to parse).
+  if (markdown.split('](').length < 3 && markdown.split('[[').length < 3) return false;
+  const { inside, outside } = linkShare(markdown);
+  return inside > 0 && outside <= Math.max(12, inside * 0.25);
+}
+
+/** Whether a whole reply is links and nothing else worth reading (see `onlyLinks`), with no code. */
+export function saysNothing(markdown: string): boolean {
+  const { inside, outside } = linkShare(markdown);
+  return outside < 12 || (inside > 0 && outside <= inside * 0.25);
+}
+
+/** The prose of a reply part: its length without its code blocks (what the budget counts). */
+export function proseLength(markdown: string): number {
+  let code = 0;
+  for (const node of parse(markdown).children) if (node.type === 'code') code += (node.position?.end.offset ?? 0) - (node.position?.start.offset ?? 0);
+  // Past what is parsed, all counts as prose: a longer part is over the budget either way.
+  return markdown.length - code;
+}

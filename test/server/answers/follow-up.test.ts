@@ -1,0 +1,58 @@
+/** A follow-up keeps its subject without an LLM: the page of the previous answer weighs in when the question points back. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Message } from '../../../src/protocol/index.js';
+import { conversationContext, leansBack } from '../../../src/server/answers/follow-up.js';
+import { openTestEngine } from '../../helpers/answer-engine.js';
+
+const folders: string[] = [];
+afterEach(() => {
+  for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const PAGES = {
+  'reminders.md': '# Signing reminders\n\n## Reminder schedule\n\nWhen a signer has not signed yet, we email them again. By default this happens every 3 days, up to 5 times; the sender can change how often in the document settings.\n',
+  'expiry.md': '# Document expiry\n\n## Expiry by default\n\n| Plan | Expires after |\n| --- | --- |\n| Free | 14 days by default |\n| Team | 30 days by default |\n\nHow often a document expires depends on the plan.\n',
+  'senders.md': '# Senders\n\n## Sending a document\n\nA sender uploads a document, adds the signers and sends it. Signers get an email with a link.\n',
+};
+
+describe('a follow-up', () => {
+  it('that points back is answered from the page of the previous answer', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'support-chat-followup-'));
+    folders.push(dir);
+    for (const [name, text] of Object.entries(PAGES)) writeFileSync(join(dir, name), text);
+    const engine = await openTestEngine();
+    await engine.ingest('acme', [dir], { baseUrl: 'https://docs.acme.test/' });
+    const signal = new AbortController().signal;
+    const first = 'will people who have not signed get emailed again?';
+    const earlier = await engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: first, sources: [] }], signal });
+    expect(earlier.sources[0]!.url).toContain('reminders');
+    const messages: Message[] = [
+      { role: 'user', content: first, sources: [] },
+      { role: 'assistant', content: earlier.content, sources: earlier.sources, is_uncertain: earlier.isUncertain },
+      { role: 'user', content: 'how often does it send those by default?', sources: [] },
+    ];
+    const followUp = await engine.answer({ orgId: 'acme', messages, signal });
+    expect(followUp.sources[0]!.url).toContain('reminders');
+    expect(followUp.content).toContain('every 3 days');
+  });
+
+  it('reads a question that points back or names no subject as leaning on the conversation, and adds the previous page only then', async () => {
+    const vocabulary = { has: () => true, terms: (text: string) => text.toLowerCase().split(/\W+/).filter((w) => w.length > 2 && !['how', 'does', 'what', 'about'].includes(w)) };
+    expect(leansBack('how often does it send those by default?', vocabulary)).toBe(true);
+    expect(leansBack('what about default?', vocabulary)).toBe(true);
+    expect(leansBack('how do I change the expiry of a document?', vocabulary)).toBe(false);
+    const messages: Message[] = [
+      { role: 'user', content: 'reminders?', sources: [] },
+      { role: 'assistant', content: 'Every 3 days.', sources: [{ title: 'Reminder schedule — Signing reminders', url: 'https://docs.acme.test/reminders' }] },
+      { role: 'user', content: 'and can I change it?', sources: [] },
+    ];
+    expect(conversationContext(messages, 'and can I change it?', ['reminders?'], vocabulary)).toEqual(['reminders?\nReminder schedule — Signing reminders']);
+    expect(conversationContext(messages, 'how do I change the expiry of a document?', ['reminders?'], vocabulary)).toEqual(['reminders?']);
+    // Related pages were a guess, not a subject.
+    messages[1] = { ...messages[1]!, is_uncertain: true };
+    expect(conversationContext(messages, 'and can I change it?', ['reminders?'], vocabulary)).toEqual(['reminders?']);
+  });
+});

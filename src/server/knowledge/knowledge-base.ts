@@ -310,12 +310,16 @@ export function servesFiles(baseUrl: string): boolean {
   return new URL(baseUrl).pathname.split('/').includes('blob');
 }
 
+/** A page path as a docs site serves it: `guides/index` as its folder, `guides/`; the root `index` as `` (the base URL). */
+const folderIndex = (page: string) => (page === 'index' ? '' : page.endsWith('/index') ? page.slice(0, -'index'.length) : page);
+
 /** Parses one file by its kind; null for kinds we do not index. */
 export function parseFile(text: string, relPath: string, baseUrl: string): ParsedFile | null {
   const ext = extname(relPath).toLowerCase();
   const fallbackTitle = basename(relPath, ext);
   if (ext === '.md' || ext === '.markdown' || ext === '.mdx') {
-    const page = servesFiles(baseUrl) ? relPath : relPath.slice(0, -ext.length);
+    // A docs site serves a folder's index page at the folder's own address (`guides/`, not `guides/index`).
+    const page = servesFiles(baseUrl) ? relPath : folderIndex(relPath.slice(0, -ext.length));
     return parseMarkdown(text, { url: joinUrl(baseUrl, page), fallbackTitle, mdx: ext === '.mdx' });
   }
   if (ext === '.html' || ext === '.htm') return parseHtml(text, { url: joinUrl(baseUrl, relPath), fallbackTitle });

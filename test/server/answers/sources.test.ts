@@ -64,6 +64,15 @@ describe('Markdown page URLs', () => {
     expect(parseFile(text, 'docs/billing.md', 'https://gitlab.com/acme/app/-/blob/main/')!.sections[0]!.url).toBe('https://gitlab.com/acme/app/-/blob/main/docs/billing.md');
     expect(parseFile(text, 'docs/billing.md', 'https://docs.acme.dev/')!.sections[0]!.url).toBe('https://docs.acme.dev/docs/billing');
   });
+
+  it("link a folder's index page to the folder under a docs site, and keep index.md under a repository", () => {
+    const text = '# Guides\n\nEvery guide, by topic.\n';
+    expect(parseFile(text, 'docs/guides/index.md', 'https://docs.acme.dev/')!.sections[0]!.url).toBe('https://docs.acme.dev/docs/guides/');
+    expect(parseFile(text, 'docs/index.mdx', 'https://docs.acme.dev/')!.sections[0]!.url).toBe('https://docs.acme.dev/docs/');
+    expect(parseFile(text, 'index.md', 'https://docs.acme.dev/')!.sections[0]!.url).toBe('https://docs.acme.dev/');
+    expect(parseFile(text, 'docs/reindex.md', 'https://docs.acme.dev/')!.sections[0]!.url).toBe('https://docs.acme.dev/docs/reindex');
+    expect(parseFile(text, 'docs/guides/index.md', 'https://github.com/acme/app/blob/main/')!.sections[0]!.url).toBe('https://github.com/acme/app/blob/main/docs/guides/index.md');
+  });
 });
 
 describe('the sections an answer may cite', () => {

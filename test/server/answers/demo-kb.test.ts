@@ -28,7 +28,7 @@ const questions = () => {
     ['Can conversations be escalated to Linear?', 'docs/integrations#escalation', /Linear/],
     ['What are the rate limits?', 'docs/server#rate-limits', /X-RateLimit-Limit/],
     ['Does it support dark mode?', 'README#embed-the-widget', /`theme` \(`light` \| `dark` \| `auto`\)/],
-    ['Which languages does it support?', 'docs/widget#languages-and-your-own-wording', /`lang`/],
+    ['Which languages does it support?', 'docs/widget#languages-and-your-own-wording', /Spanish, French and Arabic/],
     ['How do I configure an LLM?', 'docs/engine#answers-with-an-llm', /SUPPORT_CHAT_LLM_BASE_URL/],
     ['How do I add my own docs?', 'docs/engine#add-your-own-docs', /npx support-chat-kit kb ingest/],
     ['Where is the data stored?', 'README#where-the-data-is-stored', /Data lives in `--data DIR`/],

@@ -5,6 +5,12 @@ import { createServer } from 'node:http';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFile, writeFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { toString } from 'mdast-util-to-string';
+import { gfm } from 'micromark-extension-gfm';
+import { toHast } from 'mdast-util-to-hast';
+import { toHtml } from 'hast-util-to-html';
 
 /** Served with every demo page: the strict policy the widget must work under. */
 export const DEMO_CSP = [
@@ -51,6 +57,38 @@ function sourcePage(path, text, markdown) {
     return `<span class="line" id="L${i + 1}">${anchor}${escapeHtml(line)}</span>`;
   });
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(path)}</title><link rel="stylesheet" href="/demo/demo.css"><script src="/demo/source.js" defer></script></head><body class="source"><main><h1>${escapeHtml(path)}</h1><pre tabindex="0"><code>${lines.join('\n')}</code></pre></main></body></html>`;
+}
+
+/** A heading's anchor as the knowledge base makes it (src/server/knowledge/ingest/slug.ts): lowercase; letters, digits, `_`, `-`; whitespace as `-`. */
+const anchor = (text) => {
+  let out = '';
+  for (const char of text.trim().toLowerCase()) {
+    if (char === '_' || char === '-' || /[\p{L}\p{N}]/u.test(char)) out += char;
+    else if (/\s/.test(char)) out += '-';
+  }
+  return out;
+};
+
+/**
+ * A Markdown file as the page a reader expects: rendered to HTML (CommonMark with GFM; raw HTML
+ * in it is dropped, not passed through), each heading with the id the knowledge base cites
+ * (`#embed-the-widget`), so a source link opens at its section.
+ */
+function markdownPage(path, text) {
+  const tree = fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  const used = new Map();
+  const stack = [tree];
+  while (stack.length) {
+    const node = stack.pop();
+    if (node.type === 'heading') {
+      const base = anchor(toString(node));
+      const count = used.get(base) ?? 0;
+      used.set(base, count + 1);
+      node.data = { ...node.data, hProperties: { id: count ? `${base}-${count}` : base } };
+    } else if (node.children) stack.push(...[...node.children].reverse());
+  }
+  const body = toHtml(toHast(tree));
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(path)}</title><link rel="stylesheet" href="/demo/demo.css"></head><body class="source doc"><main><p class="path">${escapeHtml(path)}</p>${body}</main></body></html>`;
 }
 
 const TYPES = {
@@ -140,7 +178,7 @@ export async function startDemoServer({ port, host = '127.0.0.1', repoRoot, data
     return Response.json({ id: ticket.id, url: `${publicUrl}/inbox.html#${encodeURIComponent(ticket.id)}` });
   }
 
-  /** Source links in answers point here: the project's files as plain text (never rendered as HTML). */
+  /** Source links in answers point here: the project's Markdown rendered (its raw HTML dropped), other files as numbered lines. */
   async function serveSource(path, request) {
     const decoded = decodeURIComponent(path);
     for (const root of [repoRoot, ...sourceRoots]) {
@@ -152,7 +190,9 @@ export async function startDemoServer({ port, host = '127.0.0.1', repoRoot, data
           // Browsers get a page whose lines and headings have ids, so a source link's anchor
           // (`#L12-L30`, `#a-heading`) opens the file where the answer came from.
           if (!(request.headers.get('accept') ?? '').includes('text/html')) return serveFile(candidate, { 'content-type': 'text/plain; charset=utf-8' });
-          return new Response(sourcePage(decoded, await readFile(candidate, 'utf8'), candidate.endsWith('.md') || candidate.endsWith('.mdx')), {
+          const text = await readFile(candidate, 'utf8');
+          const page = candidate.endsWith('.md') ? markdownPage(decoded, text) : sourcePage(decoded, text, candidate.endsWith('.mdx'));
+          return new Response(page, {
             headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': DEMO_CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' },
           });
         }

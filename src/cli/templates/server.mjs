@@ -3,6 +3,7 @@
 // Settings come from .env (written by npx support-chat-kit init); nothing secret reaches the browser.
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
+import { extname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSupportProxy, nodeListener } from 'support-chat-kit/proxy';
 import { verifyWebhookSignature } from 'support-chat-kit/server';
@@ -59,12 +60,27 @@ async function escalation(req, res) {
   res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
 }
 
-createServer((req, res) => {
+// Without SUPPORT_CHAT_BASE_URL, answers cite your docs by their path (docs/billing#refunds), which
+// the widget opens on this site: serve each page at that path (a docs site serves them once you set it).
+const docs = resolve('docs');
+const DOC_TYPES = { '.md': 'text/markdown; charset=utf-8', '.mdx': 'text/markdown; charset=utf-8', '.html': 'text/html; charset=utf-8', '.txt': 'text/plain; charset=utf-8' };
+async function docPage(path, res) {
+  const base = resolve(decodeURIComponent(path.slice(1)));
+  if (!base.startsWith(docs + sep)) return false;
+  for (const file of [base, `${base}.md`, `${base}.mdx`, `${base}.html`, `${base}/index.md`]) {
+    const text = await readFile(file).catch(() => null);
+    if (text) return res.writeHead(200, { 'content-type': DOC_TYPES[extname(file)] ?? 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }).end(text), true;
+  }
+  return false;
+}
+
+createServer(async (req, res) => {
   const path = new URL(req.url, 'http://localhost').pathname;
   if (path.startsWith('/api/support/')) return proxy(req, res);
   if (path === '/support-chat.iife.js') return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(widget);
   if (Object.hasOwn(modules, path)) return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(modules[path]);
   if (path === '/escalations' && req.method === 'POST') return void escalation(req, res);
   if (path === '/') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+  if (!env.SUPPORT_CHAT_BASE_URL && path.startsWith('/docs/') && (await docPage(path, res))) return;
   res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
 }).listen(port, () => console.log(`Your site with the support widget: http://localhost:${port}/`));

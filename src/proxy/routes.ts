@@ -169,6 +169,8 @@ async function events(ctx: ProxyContext): Promise<Response> {
     if (left > 0) state.streams.set(key, left);
     else state.streams.delete(key);
   };
+  // A visitor who leaves frees the place at once, whether or not the body was ever read again.
+  ctx.request.signal.addEventListener('abort', release, { once: true });
   let result;
   try {
     result = await upstream.stream(`/v0/chat/${ctx.params.id!}/events`, { lastEventId: resume, signal: ctx.request.signal });

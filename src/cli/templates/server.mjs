@@ -59,7 +59,7 @@ async function escalation(req, res) {
   res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
 }
 
-createServer((req, res) => {
+const server = createServer((req, res) => {
   const path = new URL(req.url, 'http://localhost').pathname;
   if (path.startsWith('/api/support/')) return proxy(req, res);
   if (path === '/support-chat.iife.js') return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(widget);
@@ -67,4 +67,11 @@ createServer((req, res) => {
   if (path === '/escalations' && req.method === 'POST') return void escalation(req, res);
   if (path === '/') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
   res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
-}).listen(port, () => console.log(`Your site with the support widget: http://localhost:${port}/`));
+});
+// A client that stalls is let go: a request must arrive whole within 30 s (its headers within 10 s),
+// and a connection with nothing going through for 60 s is closed; a client that stops reading a
+// stream is one (answer streams send a keepalive every 15 s, so a reader is never idle that long).
+server.requestTimeout = 30_000;
+server.headersTimeout = 10_000;
+server.timeout = 60_000;
+server.listen(port, () => console.log(`Your site with the support widget: http://localhost:${port}/`));

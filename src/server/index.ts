@@ -284,7 +284,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     ...feedbackRoutes({ feedback: new FeedbackStore(sql, now) }),
     ...insightsRoutes({ sql }),
     // Search reads the knowledge base in this process (every role): the index is built from the database, as the worker's is.
-    ...searchRoutes({ knowledge: 'search' in engine ? (engine as AnswerEngine & KnowledgeBase) : null }),
+    ...searchRoutes({ knowledge: knowledge ?? null }),
     ...dashboardRoutes(),
   ]);
   // Several processes behind one address share their limits through Redis; one process counts in memory.

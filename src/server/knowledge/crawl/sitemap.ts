@@ -135,13 +135,13 @@ async function readBody(body: ReadableStream<Uint8Array>, reader: LocReader, tot
 }
 
 /**
- * The page addresses of the sitemaps at `urls`, following sitemap indexes (a sitemap already read is
+ * The page addresses of the sitemaps at `urls` (on the crawl's origin: see `Robots.sitemaps`), following sitemap indexes (a sitemap already read is
  * not read again), within the caps above; at most `limit` pages. With a request budget, sitemaps
  * stop once half of it is spent: the rest is the pages'.
  */
 export async function readSitemaps(urls: string[], options: SitemapOptions): Promise<SitemapResult> {
   const result: SitemapResult = { pages: [], requests: 0, failed: [] };
-  const queue = [...new Set(urls)].filter(options.allowed);
+  const queue = [...new Set(urls)];
   const read = new Set<string>();
   const totals: Totals = { bytes: 0, locs: 0 };
   while (queue.length > 0 && read.size < MAX_SITEMAPS && result.pages.length < options.limit && totals.locs < MAX_SITEMAP_LOCS && totals.bytes < MAX_SITEMAP_BYTES) {

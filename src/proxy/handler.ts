@@ -20,13 +20,16 @@ export { escalationKey } from './routes.js';
 
 /** Most bytes of settled conversations the cache holds, whatever `cacheSize` says. */
 const CACHE_MAX_BYTES = 32 * 1024 * 1024;
+/** Most bytes of search results the search cache holds, whatever `searchCacheSize` says. */
+const SEARCH_CACHE_MAX_BYTES = 8 * 1024 * 1024;
 
 type Handler = (request: Request, info?: { remoteAddress?: string }) => Promise<Response>;
 
 /**
  * Creates the proxy's fetch handler. It serves `POST {basePath}/chat`, `GET {basePath}/chat`,
  * `GET {basePath}/chat/:id`, `GET {basePath}/chat/:id/events` (the answer as it is written, relayed
- * unbuffered), `POST {basePath}/chat/:id/escalate` and `POST {basePath}/chat/:id/feedback`, and nothing else.
+ * unbuffered), `POST {basePath}/chat/:id/escalate`, `POST {basePath}/chat/:id/feedback` and
+ * `GET {basePath}/search` (the docs' search, shared by visitors asking the same), and nothing else.
  *
  * @example
  * const proxy = createSupportProxy({ apiBaseUrl: 'http://127.0.0.1:8787', token: process.env.SUPPORT_API_TOKEN!, secret: process.env.SUPPORT_PROXY_SECRET! });
@@ -42,6 +45,8 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
     limiter: new FixedWindowLimiter(),
     inflight: new Map(),
     cache: new TtlLruCache({ ttlMs: opts.cacheTtlMs, maxEntries: opts.cacheSize, maxBytes: CACHE_MAX_BYTES }),
+    searches: new TtlLruCache({ ttlMs: opts.searchCacheTtlMs, maxEntries: opts.searchCacheSize, maxBytes: SEARCH_CACHE_MAX_BYTES }),
+    searching: new Map(),
     longPoll: undefined,
     streams: new Map(),
     warnedNoAddress: false,

@@ -149,12 +149,17 @@ export const identify: ProxyStage = async (ctx, next) => {
   return next();
 };
 
-/** The visitor's limit of the route's kind; a new visitor's first message also counts in its address's new-visitor limit. */
+/**
+ * The visitor's limit of the route's kind; a new visitor's first message also counts in its
+ * address's new-visitor limit. A search sets no cookie, so a visitor without one is counted by
+ * their address (a new random visitor each time would never be limited).
+ */
 export const limitVisitor: ProxyStage = (ctx, next) => {
   const { opts } = ctx.state;
   const route = ctx.route!;
   if (route.name === 'send' && ctx.visitorIsNew && ctx.address) count(ctx, [{ key: `new:${ctx.address}`, limit: opts.visitorLimits.newVisitorsPerAddress }]);
-  count(ctx, [{ key: `${route.visitorLimit}:${ctx.visitor.id}`, limit: opts.visitorLimits[route.visitorLimit] }]);
+  const who = route.name === 'search' && ctx.visitorIsNew && ctx.address ? `addr:${ctx.address}` : ctx.visitor.id;
+  count(ctx, [{ key: `${route.visitorLimit}:${who}`, limit: opts.visitorLimits[route.visitorLimit] }]);
   return next();
 };
 

@@ -28,7 +28,7 @@ export interface KnowledgeBase {
   sources(orgId: string): Promise<KnowledgeSource[]>;
   /** Ingests the organization's sources again (`kinds: ['url']`: its docs sites only). */
   sync(orgId: string, options?: Parameters<KnowledgeStore['sync']>[1]): Promise<IngestReport & { sources: number }>;
-  search(orgId: string, query: string, options?: { history?: string[]; limit?: number; includeTickets?: boolean }): Promise<SearchHit[]>;
+  search(orgId: string, query: string, options?: { history?: string[]; limit?: number; includeTickets?: boolean; pageUrl?: string }): Promise<SearchHit[]>;
   indexTicket(orgId: string, ticket: TicketDocument): Promise<void>;
   stats(orgId: string): Promise<{ documents: number; sections: number; prose: number; embedded: number }>;
   /** What the organization's knowledge base knows of a term (as the tokenizer returns it). */
@@ -72,6 +72,15 @@ function sourceBlock(hits: SearchHit[]): string {
       return `[${i + 1}] ${toSource(hit).title} (${hit.section.url})\n${body}${code}`;
     })
     .join('\n\n');
+}
+
+/** What the LLM is told of where the last question was asked: the page, and the text the visitor selected there (for this question only). */
+function whereAsked(request: AnswerRequest): string {
+  const { pageUrl, pageTitle, selection } = request.context ?? {};
+  let out = '';
+  if (pageUrl) out += `\n\nThe customer asked from the page ${pageTitle ? `"${pageTitle}" ` : ''}(${pageUrl}); "it" or "this" may mean what that page is about.`;
+  if (selection) out += `\n\nWith the last question, the customer selected this text on the page:\n"""\n${selection}\n"""`;
+  return out;
 }
 
 /**
@@ -118,7 +127,7 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
       request.stream?.delta(text);
     };
     request.stream?.status('writing');
-    await streamCompletion(config, [{ role: 'system', content: `${SYSTEM_PROMPT}\n\nSources:\n\n${sourceBlock(hits) || '(none found)'}` }, ...conversation], {
+    await streamCompletion(config, [{ role: 'system', content: `${SYSTEM_PROMPT}${whereAsked(request)}\n\nSources:\n\n${sourceBlock(hits) || '(none found)'}` }, ...conversation], {
       signal: request.signal,
       onText: (piece) => send(reply.push(piece)),
     });
@@ -163,7 +172,9 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
       const standalone = llm ? await condensed(llm, request) : null;
       const query = standalone ?? question;
       const context = standalone ? [] : earlier;
-      const hits = kb.search(query, { history: context, limit: 10, vector: await store.embedQuestion(query) });
+      // The page asked from weighs its sections and its neighbours'; a selection is read as an earlier turn, for this question only.
+      const { pageUrl, selection } = request.context ?? {};
+      const hits = kb.search(query, { history: selection ? [...context, selection] : context, limit: 10, vector: await store.embedQuestion(query), pageUrl });
       // Retrieval and composition are each a few milliseconds of work: other requests go between them.
       await setImmediate();
       if (llm) {

@@ -15,6 +15,7 @@ import { listSources, recordSync, rootOf, sourceMigrations, type KnowledgeSource
 import { crawl, CrawlError, type CrawlOptions, type CrawlProgress, type KnownPage } from './crawl/crawler.js';
 import { BATCH, cosine, fromBytes, sectionText, toBytes, type Embedder } from './ranking/embeddings.js';
 import { SearchIndex, type Hit } from './ranking/search-index.js';
+import { pageBoost, pagePlace } from './ranking/page-boost.js';
 
 export const kbMigrations: Migration[] = [
   {
@@ -98,6 +99,8 @@ export interface SearchOptions {
   includeTickets?: boolean;
   /** The question's sentence embedding: the best doc sections are reordered by what they mean too (see `SEMANTIC_RERANK`). */
   vector?: Int8Array | null;
+  /** The page the reader is on: its sections and its neighbours' rank higher (see page-boost.ts). */
+  pageUrl?: string;
 }
 
 /** One organization's knowledge base at one version. */
@@ -829,10 +832,13 @@ export class KnowledgeStore {
     const bestSection = hits[0]?.score ?? 1;
     const bestPage = pageHits[0]?.score ?? 1;
     const pageScore = new Map(pageHits.map((h) => [h.index, h.score / bestPage]));
+    const place = pagePlace(options.pageUrl);
     const ranked = hits
       .map((hit) => ({
         ...hit,
-        score: (hit.score / bestSection + PAGE_WEIGHT * (pageScore.get(pageOf[hit.index]!) ?? 0)) * (sections[hit.index]!.kind === 'code' ? CODE_PRIOR : 1),
+        score:
+          (hit.score / bestSection + PAGE_WEIGHT * (pageScore.get(pageOf[hit.index]!) ?? 0) + (place ? pageBoost(sections[hit.index]!.url, place) : 0)) *
+          (sections[hit.index]!.kind === 'code' ? CODE_PRIOR : 1),
       }))
       .sort((a, b) => b.score - a.score)
       .map((hit) => ({ ...hit, section: sections[hit.index]! }))

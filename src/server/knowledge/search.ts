@@ -11,7 +11,7 @@ import { gfm } from 'micromark-extension-gfm';
 import { SEARCH_EXCERPT_MAX_LENGTH, SEARCH_LIMIT_DEFAULT, SEARCH_RESULTS_PER_PAGE } from '../../protocol/limits.js';
 import type { SearchResult } from '../../protocol/schemas/responses.js';
 import { boundBlocks } from './ingest/markdown.js';
-import type { SearchHit, StoredSection } from './knowledge-base.js';
+import type { SearchHit, StoredSection } from './index.js';
 import { tokenize, wordSpans } from './text/text.js';
 
 export type { SearchResult } from '../../protocol/schemas/responses.js';

@@ -5,7 +5,7 @@
  * shapes that make Markdown parsing slow) read in bounded time.
  */
 import { describe, expect, it } from 'vitest';
-import type { SearchHit, StoredSection } from '../../../src/server/knowledge/knowledge-base.js';
+import type { SearchHit, StoredSection } from '../../../src/server/knowledge/index.js';
 import { plainText, searchDocs, type Ranking } from '../../../src/server/knowledge/search.js';
 import { mainThreadCpuMs } from '../../helpers/main-thread-cpu.js';
 

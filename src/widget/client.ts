@@ -23,6 +23,27 @@ export interface VisitorInfo {
   email?: string;
 }
 
+/** `GET {basePath}/search`: one ranked section; `highlights` are `[start, end)` UTF-16 offsets of matched words in `excerpt`. */
+export interface SearchResult {
+  url: string;
+  title: string;
+  section: string | null;
+  excerpt: string;
+  highlights: [number, number][];
+}
+
+/** Longest `page_url` sent (longer ones are left out: the proxy would refuse them). */
+const PAGE_URL_MAX = 2_000;
+
+/** The first `max` code points of `text` (an emoji counts one; a pair is never cut in two). */
+export const codePoints = (text: string, max: number): string => [...text.slice(0, 2 * max)].slice(0, max).join('');
+
+/** Where the visitor is: this page's URL when it is an http(s) one the proxy accepts, else undefined. */
+function pageUrl(): string | undefined {
+  const url = location.href;
+  return /^https?:/.test(url) && url.length <= PAGE_URL_MAX ? url : undefined;
+}
+
 export class ProxyClient {
   private readonly _base: string;
   /** The visitor token (`identityToken`), sent with every request. */
@@ -80,9 +101,23 @@ export class ProxyClient {
     return { data: data as T, response };
   }
 
-  async send(message: string, conversationId: string | undefined, signal?: AbortSignal): Promise<SendMessageResult> {
-    // Absent fields are left out (JSON drops undefined).
-    return (await this._request<SendMessageResult>('POST', '/chat', { body: { message, conversation_id: conversationId }, signal })).data;
+  /**
+   * Sends a message with where the visitor is (`context`: this page's URL and title, and `selection`,
+   * text they selected on it, for this one message).
+   */
+  async send(message: string, conversationId: string | undefined, selection?: string, signal?: AbortSignal): Promise<SendMessageResult> {
+    const page_url = pageUrl();
+    // Absent fields are left out (JSON drops undefined); the bounds are the proxy's (title 300, selection 1,000 code points).
+    const context = page_url && { page_url, page_title: codePoints(document.title, 300), selection: selection && codePoints(selection, 1_000) };
+    return (await this._request<SendMessageResult>('POST', '/chat', { body: { message, conversation_id: conversationId, context }, signal })).data;
+  }
+
+  /** Searches the docs: ranked sections for `q` (at most `limit`), the page the visitor is on weighed first. */
+  async search(q: string, limit: number, signal: AbortSignal): Promise<SearchResult[]> {
+    const query = new URLSearchParams({ q, limit: String(limit) });
+    const page_url = pageUrl();
+    if (page_url) query.set('page_url', page_url);
+    return (await this._request<{ results: SearchResult[] }>('GET', `/search?${query}`, { signal })).data.results;
   }
 
   /** The visitor's conversations, newest first (signed in: from any device). */

@@ -70,6 +70,10 @@ const KEYS = [
   'signIn',
   'recent',
   'escalateKnown',
+  'search',
+  'askAi',
+  'searchEmpty',
+  'searchFailed',
 ] as const satisfies readonly (keyof Strings)[];
 
 /**
@@ -146,6 +150,10 @@ const en = lines`
   Sign in to chat with support.
   Your recent conversations
   Someone from the team will follow up with this conversation by email at {email}.
+  Search the docs
+  Ask AI: {query}
+  No pages match “{query}”.
+  Search failed.
 `;
 
 LOCALES['en'] = en satisfies Strings;

@@ -58,4 +58,8 @@ export default `
   Inicia sesión para hablar con soporte.
   Tus conversaciones recientes
   Alguien del equipo continuará esta conversación por correo electrónico en {email}.
+  Buscar en la documentación
+  Preguntar a la IA: {query}
+  Ninguna página coincide con «{query}».
+  La búsqueda falló.
 `;

@@ -58,4 +58,8 @@ export default `
   Connectez-vous pour discuter avec l’assistance.
   Vos conversations récentes
   Quelqu’un de l’équipe reprendra cette conversation par e-mail à {email}.
+  Rechercher dans la documentation
+  Demander à l'IA : {query}
+  Aucune page ne correspond à « {query} ».
+  La recherche a échoué.
 `;

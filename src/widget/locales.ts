@@ -70,6 +70,7 @@ const KEYS = [
   'signIn',
   'recent',
   'escalateKnown',
+  'ticketCreatedEmail',
   'search',
   'askAi',
   'searchEmpty',
@@ -117,7 +118,7 @@ const en = lines`
   Cancel
   Enter your name.
   Enter a valid email address, like name@example.com.
-  Thanks! The team has your conversation and will reply by email.
+  Thanks! The team has your conversation.
   Ticket {id}
   This conversation is already with the team.
   New conversation
@@ -150,6 +151,7 @@ const en = lines`
   Sign in to chat with support.
   Your recent conversations
   Someone from the team will follow up with this conversation by email at {email}.
+  Thanks! The team has your conversation and will reply by email.
   Search the docs
   Ask AI: {query}
   No pages match “{query}”.

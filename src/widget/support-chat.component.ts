@@ -24,7 +24,7 @@ import { errorDetail } from './events.js';
 import { LOCALES, localeFor, type Strings } from './strings.js';
 import { storageKey } from './storage.js';
 import { styles } from './support-chat.styles.js';
-import { escalationArea, escalationForm } from './templates/escalation.js';
+import { escalationArea, escalationForm, ticketCreated } from './templates/escalation.js';
 import { answerMarkdown, message } from './templates/message.js';
 import { recentList } from './templates/recent.js';
 import { composer, header, launcher, notices, parseStarters, pending, status, welcome } from './templates/panel.js';
@@ -65,7 +65,9 @@ let instances = 0;
  * @csspart input - The message field.
  * @csspart send-button - The send button.
  * @csspart counter - The character counter near the limit.
- * @csspart escalation - The "talk to a human" area.
+ * @csspart escalation - The "talk to a human" area, above the composer.
+ * @csspart talk-to-human - The one offer to talk to a human (in the `escalation` area; the primary
+ * action when the last reply found no direct answer).
  * @csspart escalation-form - The name and email form.
  * @csspart ticket - The created ticket.
  * @csspart error - An error notice.
@@ -248,7 +250,7 @@ export class SupportChat extends LitElement {
   private readonly _escalation = new EscalationController(this, this._chat, () => ({ t: this._text, lang: this._locale.code }), {
     formOpened: () => this._scroll.toEnd(),
     done: (conversationId, escalation) => {
-      this._notices.announce(escalation === 'already' ? this._text.alreadyEscalated : this._text.ticketCreated);
+      this._notices.announce(escalation === 'already' ? this._text.alreadyEscalated : ticketCreated(this._text, escalation));
       if (escalation !== 'already') this._emit('support-chat-escalate', { conversationId, ticketId: escalation.ticketId, ticketUrl: escalation.ticketUrl || null });
     },
     failed: (error) => this._notices.fail(error, () => this.renderRoot.querySelector<HTMLFormElement>('form.escalation-form')?.requestSubmit()),
@@ -520,8 +522,6 @@ export class SupportChat extends LitElement {
             commentError: this._feedback.error,
             onRate: (rating) => this._feedback.rate(i, rating),
             onComment: (e) => this._feedback.rate(i, 'down', e),
-            // Offered under the last reply when it found no direct answer, while the conversation can still go to the team.
-            onEscalate: i === chat.messages.length - 1 && !this.noEscalation && !chat.escalation && !formShown ? () => this._escalation.openForm() : null,
           }),
         )}
         ${chat.stream.render(t) ?? status(t, chat.status)}
@@ -541,7 +541,9 @@ export class SupportChat extends LitElement {
       </div>
       <div class="visually-hidden" role="status" aria-live="polite">${this._notices.announcement}</div>
       ${notices(t, this._net.online, this._notices.notice)}
-      ${this.noEscalation ? nothing : escalationArea(t, chat.escalation, !escalation.formOpen && !empty, () => this._escalation.openForm())}
+      ${this.noEscalation
+        ? nothing
+        : escalationArea(t, chat.escalation, { shown: !escalation.formOpen && !empty, urged: messages.at(-1)?.is_uncertain === true }, () => this._escalation.openForm())}
       ${composer({
         id: this._id,
         t,

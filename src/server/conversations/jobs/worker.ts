@@ -127,7 +127,8 @@ export class Worker {
       writer = await this.#streams?.writer(job.conversationId, messages.filter((m) => m.role === 'user').length);
       writer?.status('retrieving');
       const stream = writer && { status: (status: 'writing') => writer!.status(status), delta: (text: string) => writer!.delta(text) };
-      const answer = await this.#engine.answer({ orgId: job.orgId, messages, signal: controller.signal, stream });
+      const context = await this.#conversations.questionContext(job.conversationId);
+      const answer = await this.#engine.answer({ orgId: job.orgId, messages, context, signal: controller.signal, stream });
       if (controller.signal.aborted) throw controller.signal.reason;
       const sources = dedupeSources(answer.sources).slice(0, 5);
       if (writer) {

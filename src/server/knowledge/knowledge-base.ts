@@ -12,6 +12,7 @@ import { parseText } from './ingest/text.js';
 import type { ParsedFile, Section } from './ingest/sections.js';
 import { DenseIndex } from './ranking/dense-index.js';
 import { listSources, recordSync, rootOf, sourceMigrations, type KnowledgeSource, type SourceFailure, type SourceOptions } from './sources/source-registry.js';
+import { keepReason } from './sources/sync-guard.js';
 import { crawl, CrawlError, type CrawlOptions, type CrawlProgress, type KnownPage } from './crawl/crawler.js';
 import { BATCH, cosine, fromBytes, sectionText, toBytes, type Embedder } from './ranking/embeddings.js';
 import { SearchIndex, type Hit } from './ranking/search-index.js';
@@ -114,6 +115,8 @@ export interface IngestOptions extends Omit<SourceOptions, 'baseUrl'> {
   onCrawlProgress?(progress: CrawlProgress & { site: string }): void;
   /** Crawl settings beside the source's own (concurrency, timeouts, retries; tests' stand-in `fetch`). */
   crawl?: Omit<CrawlOptions, 'known' | 'onProgress' | keyof SourceOptions>;
+  /** Replace a docs site's pages even where the sync guard would keep them (`kb sync --accept`). */
+  accept?: boolean;
   /**
    * Embed code pieces now too (`kb ingest --embed-code`). By default they are stored without a
    * vector and a server embeds them in the background (see `KnowledgeStore.embedPending`): the
@@ -267,12 +270,6 @@ export function runInLabels(body: string): string[] {
   return [...body.matchAll(/^[^\S\n]*(?:[-*+]|\d+[.)])[^\S\n]+\*\*([^*\n]{1,40}?)[.:]?\*\*/gm)].map((m) => m[1]!);
 }
 
-/** A sync that finds fewer than this share of a site's previous pages keeps them instead (a redesign broke links, the domain moved). */
-const MIN_KEPT_SHARE = 0.5;
-/** …or more than this share of pages without text (a redesign broke extraction). */
-const MAX_EMPTY_SHARE = 0.5;
-/** The checks above apply to sites of at least this many pages. */
-const MIN_PAGES_TO_CHECK = 4;
 
 const isUrl = (input: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(input);
 
@@ -565,8 +562,8 @@ export class KnowledgeStore {
     const sourceOptions: SourceOptions = {};
     for (const key of ['include', 'exclude', 'maxPages', 'contentSelector', 'excludeSelectors'] as const) if (options[key] !== undefined) (sourceOptions as Record<string, unknown>)[key] = options[key];
     const root = rootOf('url', site);
-    const stored = await this.#sql.all<{ doc_key: string; rel_path: string; etag: string | null; last_modified: string | null; links: string | null }>(
-      'SELECT doc_key, rel_path, etag, last_modified, links FROM kb_documents WHERE org_id = ? AND root = ?',
+    const stored = await this.#sql.all<{ doc_key: string; rel_path: string; hash: string; etag: string | null; last_modified: string | null; links: string | null }>(
+      'SELECT doc_key, rel_path, hash, etag, last_modified, links FROM kb_documents WHERE org_id = ? AND root = ?',
       [orgId, root],
     );
     const known = new Map<string, KnownPage>(stored.map((d) => [d.rel_path, { etag: d.etag, lastModified: d.last_modified, links: d.links ? (JSON.parse(d.links) as string[]) : [] }]));
@@ -583,14 +580,9 @@ export class KnowledgeStore {
     const failures: SourceFailure[] = result.failed.map((f) => ({ url: f.url, reason: f.reason }));
     for (const f of failures) report.failed.push({ source: site, ...f });
 
-    // A sync that suddenly finds far fewer pages, or mostly empty ones, keeps the previous pages.
-    const empty = result.pages.filter((p) => !p.notModified && p.parsed.sections.every((s) => !s.body.trim() && !s.code.trim())).length;
-    const tooFew = stored.length >= MIN_PAGES_TO_CHECK && result.pages.length < stored.length * MIN_KEPT_SHARE;
-    const tooEmpty = result.pages.length >= MIN_PAGES_TO_CHECK && empty > result.pages.length * MAX_EMPTY_SHARE;
-    if (tooFew || tooEmpty) {
-      const reason = tooFew
-        ? `found ${result.pages.length} pages where the last sync stored ${stored.length}: the previous pages are kept`
-        : `${empty} of ${result.pages.length} pages have no text (has the site's layout changed? see --content-selector): the previous pages are kept`;
+    // A sync that finds far fewer pages, or mostly empty or identical ones, keeps the previous pages (see sync-guard.ts).
+    const reason = options.accept ? null : await keepReason(this.#sql, orgId, site, result.pages, stored);
+    if (reason) {
       report.failed.push({ source: site, url: site, reason });
       await recordSync(this.#sql, orgId, { source: site, kind: 'url', options: sourceOptions, syncedAt: new Date().toISOString(), status: 'kept', failures: [{ url: site, reason }, ...failures] });
       return false;
@@ -630,7 +622,7 @@ export class KnowledgeStore {
         changed = true;
       }
     }
-    await recordSync(this.#sql, orgId, { source: site, kind: 'url', options: sourceOptions, syncedAt: new Date().toISOString(), status: failures.length > 0 ? 'partial' : 'ok', failures });
+    await recordSync(this.#sql, orgId, { source: site, kind: 'url', options: sourceOptions, syncedAt: new Date().toISOString(), status: failures.length > 0 ? 'partial' : 'ok', failures, accepted: options.accept });
     return changed;
   }
 

@@ -28,7 +28,7 @@ const proxy = nodeListener(
 const widget = await readFile(fileURLToPath(import.meta.resolve('support-chat-kit/support-chat.iife.js')));
 // Spanish, French, Arabic and the Markdown parser: small modules the widget loads next to its script when it needs one.
 const modules = Object.fromEntries(
-  await Promise.all(['locales/es', 'locales/fr', 'locales/ar', 'markdown'].map(async (name) => [`/${name}.js`, await readFile(fileURLToPath(import.meta.resolve(`support-chat-kit/${name}.js`)))])),
+  await Promise.all(['locales/es', 'locales/fr', 'locales/ar', 'markdown', 'search'].map(async (name) => [`/${name}.js`, await readFile(fileURLToPath(import.meta.resolve(`support-chat-kit/${name}.js`)))])),
 );
 
 const page = `<!doctype html>
@@ -54,12 +54,12 @@ async function escalation(req, res) {
   if (!signed) return res.writeHead(401).end();
   const ticket = JSON.parse(body);
   if (req.headers['x-support-chat-event'] === 'ticket.created') {
-    console.log(`Escalation from ${ticket.customer?.email}: ${ticket.title}\n${ticket.note ?? ''}\n${ticket.summary}`);
+    console.log(`Escalation from ${ticket.customer?.name} <${ticket.customer?.email}>: ${ticket.title}\n${ticket.note ?? ''}\n${ticket.summary}`);
   }
   res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
 }
 
-createServer((req, res) => {
+const server = createServer((req, res) => {
   const path = new URL(req.url, 'http://localhost').pathname;
   if (path.startsWith('/api/support/')) return proxy(req, res);
   if (path === '/support-chat.iife.js') return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(widget);
@@ -67,4 +67,11 @@ createServer((req, res) => {
   if (path === '/escalations' && req.method === 'POST') return void escalation(req, res);
   if (path === '/') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
   res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
-}).listen(port, () => console.log(`Your site with the support widget: http://localhost:${port}/`));
+});
+// A client that stalls is let go: a request must arrive whole within 30 s (its headers within 10 s),
+// and a connection with nothing going through for 60 s is closed; a client that stops reading a
+// stream is one (answer streams send a keepalive every 15 s, so a reader is never idle that long).
+server.requestTimeout = 30_000;
+server.headersTimeout = 10_000;
+server.timeout = 60_000;
+server.listen(port, () => console.log(`Your site with the support widget: http://localhost:${port}/`));

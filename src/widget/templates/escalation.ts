@@ -1,6 +1,7 @@
 /** @module Templates of the hand-over to a person: the offer, the form (name, email, optional note), the ticket. */
 import { html, nothing, type TemplateResult } from 'lit';
 import { isPlausibleEmail, NOTE_MAX_LENGTH } from '../../protocol/index.js';
+import type { Ticket } from '../storage.js';
 import { format, type Strings } from '../strings.js';
 import { lengthError, noteField } from './note.js';
 
@@ -76,24 +77,33 @@ export function escalationForm(v: EscalationView): TemplateResult {
 }
 
 /**
- * The area above the composer: the offer to talk to a human (from the first exchange on, while the
- * answer is still coming too), or the ticket once there is one. `shown` is false while the form is
- * open or before the first message.
+ * The area above the composer, the one place the offer to talk to a human lives (from the first
+ * exchange on, while the answer is still coming too), or the ticket once there is one. `shown` is
+ * false while the form is open or before the first message; `urged` when the last reply found no
+ * direct answer: the same offer, drawn as the primary action rather than a second button in the reply.
  */
-export function escalationArea(t: Strings, escalation: { ticketId: string; ticketUrl: string } | 'already' | null, shown: boolean, onOffer: () => void): TemplateResult | typeof nothing {
+export function escalationArea(
+  t: Strings,
+  escalation: Ticket | 'already' | null,
+  offer: { shown: boolean; urged: boolean },
+  onOffer: () => void,
+): TemplateResult | typeof nothing {
   if (escalation) return html`<div class="escalation" part="escalation">${ticket(t, escalation)}</div>`;
-  if (!shown) return nothing;
+  if (!offer.shown) return nothing;
   return html`<div class="escalation" part="escalation">
-    <button type="button" class="secondary offer" @click=${onOffer}>${t.talkToHuman}</button>
+    <button type="button" class="${offer.urged ? 'primary' : 'secondary'} offer" part="talk-to-human" @click=${onOffer}>${t.talkToHuman}</button>
   </div>`;
 }
 
+/** What the visitor is told once the team has the conversation: a reply by email only when the integration sends one. */
+export const ticketCreated = (t: Strings, escalation: Ticket) => (escalation.byEmail ? t.ticketCreatedEmail : t.ticketCreated);
+
 /** The outcome: the ticket with its link, or "already with the team". Focusable, so focus can move to it. */
-export function ticket(t: Strings, escalation: { ticketId: string; ticketUrl: string } | 'already'): TemplateResult {
+export function ticket(t: Strings, escalation: Ticket | 'already'): TemplateResult {
   if (escalation === 'already') return html`<p class="ticket" part="ticket" tabindex="-1">${t.alreadyEscalated}</p>`;
   const label = format(t.ticketLink, { id: escalation.ticketId });
   return html`<div class="ticket" part="ticket" tabindex="-1">
-    <p>${t.ticketCreated}</p>
+    <p>${ticketCreated(t, escalation)}</p>
     ${escalation.ticketUrl ? html`<a href=${escalation.ticketUrl} target="_blank" rel="noopener noreferrer">${label}</a>` : html`<span>${label}</span>`}
   </div>`;
 }

@@ -1,10 +1,11 @@
 /**
  * @module Template of one message: the visitor's text, an answer with its numbered sources and
- * actions, or a reply that found no direct answer, with the related pages and "Talk to a human".
+ * actions, or a reply that found no direct answer, with the related pages (the offer to talk to a
+ * human lives under the history, in one place: templates/escalation.ts).
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import type { Message, Source } from '../../protocol/index.js';
-import { safeUrl } from '../safe-url.js';
+import { sourceUrl } from '../safe-url.js';
 import { renderMarkdown } from '../render-markdown.js';
 import type { Rating } from '../storage.js';
 import { format, type Strings } from '../strings.js';
@@ -28,8 +29,6 @@ export interface MessageView {
   commentError: string | undefined;
   onRate(rating: Rating['rating']): void;
   onComment(event: Event): void;
-  /** Opens the hand-over to a person, offered under a reply that found no direct answer; null when it cannot be offered here. */
-  onEscalate: (() => void) | null;
 }
 
 /** Thumbs up and down (part `feedback`, pressed when chosen), then the optional comment of a "down". */
@@ -56,7 +55,7 @@ function feedback(index: number, v: MessageView): TemplateResult {
 export function readableTitle(source: Source): { name: string; detail: string } {
   const title = source.title.trim();
   if (!title) {
-    const url = safeUrl(source.url);
+    const url = sourceUrl(source.url);
     const path = url ? decodeURIComponent(new URL(url).pathname) : source.url;
     return { name: path.split('/').filter(Boolean).pop() ?? source.url, detail: '' };
   }
@@ -67,7 +66,7 @@ export function readableTitle(source: Source): { name: string; detail: string } 
 }
 
 function sources(message: Message, index: number, v: MessageView): TemplateResult | typeof nothing {
-  const listed = message.sources.map((source, i) => ({ source, n: i + 1, url: safeUrl(source.url) })).filter((s) => s.url);
+  const listed = message.sources.map((source, i) => ({ source, n: i + 1, url: sourceUrl(source.url) })).filter((s) => s.url);
   if (!listed.length) return nothing;
   const titleId = `${v.id}-sources-${index}`;
   const link = (source: Source, url: string) => {
@@ -105,7 +104,7 @@ function speaker(m: Message, t: Strings): string {
 export function answerMarkdown(source: string, sources: Source[], t: Strings, onCopy: MessageView['onCopy']): TemplateResult {
   const cite = (n: number) => {
     const cited = sources[n - 1];
-    const href = cited && safeUrl(cited.url);
+    const href = cited && sourceUrl(cited.url);
     return href ? { href, label: format(t.citation, { n: String(n), title: readableTitle(cited).name }) } : null;
   };
   return renderMarkdown(source, {
@@ -128,9 +127,6 @@ export function message(m: Message, index: number, v: MessageView): TemplateResu
     <div class="content" dir="auto">${content}</div>
     ${isUser && v.alsoSent ? html`<p class="caption">${t.alsoSent}</p>` : nothing}
     ${isUser ? nothing : sources(m, index, v)}
-    ${uncertain && v.onEscalate
-      ? html`<button type="button" class="primary talk-to-human" part="talk-to-human" @click=${v.onEscalate}>${t.talkToHuman}</button>`
-      : nothing}
     ${!isUser && v.complete
       ? html`<div class="answer-actions">
           <button type="button" class="text-button" part="copy-answer" data-done=${t.copiedAnswer} @click=${(e: Event) => v.onCopy(m.content, e.currentTarget as HTMLButtonElement)}>

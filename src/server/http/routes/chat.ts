@@ -4,16 +4,32 @@
  * data-subject requests; our addition); and, by visitor, GET /v0/chat?visitor_id= (their
  * conversations) and DELETE /v0/chat?visitor_id= (all of them).
  */
-import { CONVERSATION_MAX_TURNS, isConversationId, isVisitorId, MAX_PREFER_WAIT_SECONDS, MESSAGES, type SendMessageResult } from '../../../protocol/index.js';
-import { parseBody, SendMessageRequest, toConversationVisitor } from '../../../protocol/schemas/index.js';
+import { CONVERSATION_MAX_TURNS, isConversationId, isVisitorId, MAX_PREFER_WAIT_SECONDS, MESSAGES, parsePreferWait, type SendMessageResult } from '../../../protocol/index.js';
+import { parseBody, SendMessageRequest, toConversationVisitor, type PageContextBody } from '../../../protocol/schemas/index.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { json, type ApiResponse } from '../exchange.js';
 import type { Route, RouteContext } from '../router.js';
-import type { ConversationRecord } from '../../store/conversations.js';
+import type { ConversationRecord, QuestionContext } from '../../store/conversations.js';
+
+/** A parsed `context` as the conversation keeps it: the page without its query or fragment (they may hold a visitor's data), blank fields dropped. */
+function toQuestionContext(body: PageContextBody | null | undefined): QuestionContext {
+  const context: QuestionContext = {};
+  if (body?.page_url) {
+    const url = new URL(body.page_url);
+    url.search = '';
+    url.hash = '';
+    context.pageUrl = url.href;
+  }
+  const title = body?.page_title?.trim();
+  if (title) context.pageTitle = title;
+  const selection = body?.selection?.trim();
+  if (selection) context.selection = selection;
+  return context;
+}
 
 async function send(ctx: RouteContext): Promise<ApiResponse> {
-  const { message, conversation_id, visitor } = parseBody(SendMessageRequest, ctx.body());
-  const outcome = await ctx.services.lifecycle.send(ctx.auth!.orgId, message, conversation_id ?? undefined, toConversationVisitor(visitor));
+  const { message, conversation_id, visitor, context } = parseBody(SendMessageRequest, ctx.body());
+  const outcome = await ctx.services.lifecycle.send(ctx.auth!.orgId, message, conversation_id ?? undefined, toConversationVisitor(visitor), toQuestionContext(context));
   if (!outcome.ok) {
     if (outcome.reason === 'not_found') throw notFound();
     if (outcome.reason === 'full') throw conflict(`Conversation has reached its limit of ${CONVERSATION_MAX_TURNS} turns; start a new conversation`);
@@ -21,16 +37,6 @@ async function send(ctx: RouteContext): Promise<ApiResponse> {
   }
   const result: SendMessageResult = { conversation_id: outcome.conversationId, status: 'processing' };
   return json(result, 202);
-}
-
-/** Seconds asked for by `Prefer: wait=N`, capped; null when absent or malformed (then ignored, as RFC 7240 says). */
-export function preferWait(header: string | null): number | null {
-  if (!header) return null;
-  for (const part of header.split(',')) {
-    const match = /^\s*wait\s*=\s*(\d{1,6})\s*(;.*)?$/i.exec(part);
-    if (match) return Math.min(Number(match[1]), MAX_PREFER_WAIT_SECONDS);
-  }
-  return null;
 }
 
 /**
@@ -47,7 +53,7 @@ function get(ctx: RouteContext): ApiResponse | Promise<ApiResponse> {
 function respond(ctx: RouteContext, id: string, record: ConversationRecord | null): ApiResponse | Promise<ApiResponse> {
   if (!record) throw notFound();
   const { conversations, lifecycle, closing } = ctx.services;
-  const wait = preferWait(ctx.request.header('prefer'));
+  const wait = parsePreferWait(ctx.request.header('prefer'), MAX_PREFER_WAIT_SECONDS);
   const headers: Record<string, string> =
     wait === null ? { 'content-type': 'application/json' } : { 'content-type': 'application/json', 'Preference-Applied': `wait=${wait}`, Vary: 'Prefer' };
   if (wait !== null && record.status === 'processing' && wait > 0) {

@@ -76,12 +76,12 @@ function sayingOf(page: SyncedPage): string {
  * Why a sync that found `pages` must keep the previous pages (`stored`: each page's address and
  * content hash), or null when it may replace them.
  */
-export async function keepReason(sql: Sql, orgId: string, source: string, pages: SyncedPage[], stored: { rel_path: string; hash: string }[]): Promise<string | null> {
+export async function keepReason(sql: Sql, orgId: string, source: string, pages: SyncedPage[], stored: { relPath: string; hash: string }[]): Promise<string | null> {
   if (stored.length === 0) return null;
   const most = Math.max(await peakPages(sql, orgId, source), stored.length);
   if (pages.length < most * MIN_KEPT_SHARE) return `found ${pages.length} pages where the site held ${most} in the last ${GUARD_DAYS} days: the previous pages are kept`;
   // Pages that changed in this sync: an unchanged page (a 304, or the same hash) says what it said before.
-  const before = new Map(stored.map((s) => [s.rel_path, s.hash]));
+  const before = new Map(stored.map((s) => [s.relPath, s.hash]));
   const changed = pages.filter((p) => !p.notModified && before.get(p.url) !== p.hash);
   const empty = changed.filter((p) => p.parsed.sections.every((s) => !s.body.trim() && !s.code.trim())).length;
   if (empty > pages.length * MAX_SUSPECT_SHARE) return `${empty} of ${pages.length} pages have no text now (has the site's layout changed? see --content-selector): the previous pages are kept`;

@@ -47,3 +47,30 @@ export function isPlausibleEmail(value: string): boolean {
 
 /** Longest comment kept with a rating of an answer (`POST /v0/chat/{id}/feedback`). */
 export const FEEDBACK_COMMENT_MAX_LENGTH = 2000;
+
+/** Longest search query (`q` of `GET /v0/search`), in characters (code points) after trimming. */
+export const SEARCH_QUERY_MAX_LENGTH = 500;
+/** Most results one search answers (`limit`), and how many it answers by default. */
+export const SEARCH_LIMIT_MAX = 20;
+export const SEARCH_LIMIT_DEFAULT = 8;
+/** Most results of one page in a search's answer. */
+export const SEARCH_RESULTS_PER_PAGE = 3;
+/** Longest search excerpt, in characters (code points). */
+export const SEARCH_EXCERPT_MAX_LENGTH = 300;
+/** Longest `page_url` (where the visitor is: search's parameter and chat's `context.page_url`), in characters. */
+export const PAGE_URL_MAX_LENGTH = 2_000;
+/** Longest `context.page_title`, in characters (code points). */
+export const PAGE_TITLE_MAX_LENGTH = 300;
+/** Longest `context.selection` (text the visitor selected on the page, for one question), in characters (code points). */
+export const SELECTION_MAX_LENGTH = 1_000;
+
+/** Whether a value is an absolute http(s) URL (a `page_url`: where the visitor is), of at most `PAGE_URL_MAX_LENGTH` characters. */
+export function isPageUrl(value: string): boolean {
+  if (value.length > PAGE_URL_MAX_LENGTH * 2 || [...value].length > PAGE_URL_MAX_LENGTH) return false;
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

@@ -23,6 +23,18 @@ export interface ConversationSummary {
   title?: string;
 }
 
+/**
+ * The proxy's `GET {basePath}/visitor`: who the request's visitor is, for the widget, with no secret
+ * in it. `tag` is a pseudonym of a known visitor's id (an HMAC under the proxy's secret): the widget
+ * keeps it with what it stores, and a different tag (or none) means another visitor is here now.
+ */
+export interface VisitorInfo {
+  known: boolean;
+  tag?: string;
+  name?: string;
+  email?: string;
+}
+
 /** Whether a visitor id is 1 to 256 printable characters (no controls, no line breaks). */
 export function isVisitorId(value: unknown): value is string {
   if (typeof value !== 'string' || value.length === 0 || value.length > VISITOR_ID_MAX_LENGTH) return false;

@@ -29,6 +29,7 @@ import { openApiRoutes } from './http/routes/openapi.js';
 import { ticketRoutes } from './http/routes/tickets.js';
 import { feedbackRoutes } from './http/routes/feedback.js';
 import { insightsRoutes } from './http/routes/insights.js';
+import { searchRoutes } from './http/routes/search.js';
 import { dashboardRoutes } from './dashboard/index.js';
 import { FeedbackStore } from './insights/feedback.js';
 import { RetentionSweep, type SweepReport } from './retention/index.js';
@@ -281,6 +282,8 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     ...helpdeskWebhookRoutesFor(helpdesks, { bodyTimeoutMs: options.webhookBodyTimeoutMs }),
     ...feedbackRoutes({ feedback: new FeedbackStore(sql, now) }),
     ...insightsRoutes({ sql }),
+    // Search reads the knowledge base in this process (every role): the index is built from the database, as the worker's is.
+    ...searchRoutes({ knowledge: 'search' in engine ? (engine as AnswerEngine & KnowledgeBase) : null }),
     ...dashboardRoutes(),
   ]);
   // Several processes behind one address share their limits through Redis; one process counts in memory.

@@ -1,10 +1,11 @@
 /** @module The widget's client for the proxy routes, and its typed errors. */
-import { isErrorBody, type Conversation, type ConversationSummary, type EscalationResult, type SendMessageResult } from '../protocol/index.js';
+import { isErrorBody, type Conversation, type ConversationSummary, type EscalationResult, type SendMessageResult, type VisitorInfo } from '../protocol/index.js';
 import { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTimeoutError } from '../protocol/client-errors.js';
 import { parseRetryAfter } from '../protocol/retry.js';
 import type { VisitorToken } from './identity-token.js';
 
 export { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTimeoutError };
+export type { VisitorInfo };
 
 type RouteInit = { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal };
 
@@ -15,13 +16,6 @@ export interface ConversationList {
   conversations: ConversationSummary[];
 }
 
-/** `GET {basePath}/visitor`: who the proxy says the visitor is (`tag` tells one known visitor from another). */
-export interface VisitorInfo {
-  known: boolean;
-  tag?: string;
-  name?: string;
-  email?: string;
-}
 
 export class ProxyClient {
   private readonly _base: string;

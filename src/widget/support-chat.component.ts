@@ -56,7 +56,9 @@ let instances = 0;
  * @csspart input - The message field.
  * @csspart send-button - The send button.
  * @csspart counter - The character counter near the limit.
- * @csspart escalation - The "talk to a human" area.
+ * @csspart escalation - The "talk to a human" area, above the composer.
+ * @csspart talk-to-human - The one offer to talk to a human (in the `escalation` area; the primary
+ * action when the last reply found no direct answer).
  * @csspart escalation-form - The name and email form.
  * @csspart ticket - The created ticket.
  * @csspart error - An error notice.
@@ -445,8 +447,6 @@ export class SupportChat extends LitElement {
             commentError: this._feedback.error,
             onRate: (rating) => this._feedback.rate(i, rating),
             onComment: (e) => this._feedback.rate(i, 'down', e),
-            // Offered under the last reply when it found no direct answer, while the conversation can still go to the team.
-            onEscalate: i === chat.messages.length - 1 && !this.noEscalation && !chat.escalation && !formShown ? () => this._escalation.openForm() : null,
           }),
         )}
         ${chat.stream.render(t) ?? status(t, chat.status)}
@@ -466,7 +466,9 @@ export class SupportChat extends LitElement {
       </div>
       <div class="visually-hidden" role="status" aria-live="polite">${this._notices.announcement}</div>
       ${notices(t, this._net.online, this._notices.notice)}
-      ${this.noEscalation ? nothing : escalationArea(t, chat.escalation, !escalation.formOpen && !empty, () => this._escalation.openForm())}
+      ${this.noEscalation
+        ? nothing
+        : escalationArea(t, chat.escalation, { shown: !escalation.formOpen && !empty, urged: messages.at(-1)?.is_uncertain === true }, () => this._escalation.openForm())}
       ${composer({
         id: this._id,
         t,

@@ -302,8 +302,11 @@ export const styles = css`
     padding-inline-start: 10px;
     color: var(--sc-muted);
   }
+  /* A wide table scrolls sideways in its own box: the panel never squeezes a cell below its longest
+     word ("Uni t"), since cells wrap between words only. */
   .content .table {
     overflow-x: auto;
+    max-inline-size: 100%;
   }
   .content table {
     border-collapse: collapse;
@@ -314,6 +317,9 @@ export const styles = css`
     border: 1px solid var(--sc-line);
     padding: 4px 8px;
     text-align: start;
+    overflow-wrap: normal;
+    word-break: normal;
+    hyphens: none;
   }
   .content .center {
     text-align: center;
@@ -348,9 +354,6 @@ export const styles = css`
   }
   .message[data-uncertain] {
     border-inline-start: 3px solid var(--sc-muted);
-  }
-  .talk-to-human {
-    margin-block-start: 8px;
   }
   .sources li::marker {
     font-variant-numeric: tabular-nums;

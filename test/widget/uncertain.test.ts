@@ -30,14 +30,17 @@ describe('a reply with related pages', () => {
     expect(el.querySelector('.visually-hidden')!.textContent).toMatch(/^Assistant \(Not sure/);
     await expect(m.el).to.be.accessible();
 
-    const human = el.querySelector<HTMLButtonElement>('[part~="talk-to-human"]')!;
-    expect(human.textContent).toBe('Talk to a human');
+    // One offer, in one place (above the composer), drawn as the primary action: never a second one in the reply.
+    expect(m.parts('talk-to-human')).toHaveLength(1);
+    expect(el.querySelector('[part~="talk-to-human"]')).toBeNull();
+    const human = m.part('escalation')!.querySelector<HTMLButtonElement>('[part~="talk-to-human"]')!;
+    expect(human.textContent!.trim()).toBe('Talk to a human');
     expect(human.classList.contains('primary')).toBe(true);
     human.click();
     await m.el.updateComplete;
     expect(m.part('escalation-form')).not.toBeNull();
-    // The form is open: the offer under the reply goes.
-    expect(reply(m).querySelector('[part~="talk-to-human"]')).toBeNull();
+    // The form is open: the offer goes.
+    expect(m.parts('talk-to-human')).toHaveLength(0);
   });
 
   it('says "No answer found" when nothing is related, and still offers a human', async () => {
@@ -47,7 +50,8 @@ describe('a reply with related pages', () => {
     await m.el.updateComplete;
     expect(announced(m)).toBe('No answer found. You can rephrase the question, or talk to a human.');
     expect(reply(m).querySelector('[part~="related"], [part~="sources"]')).toBeNull();
-    expect(reply(m).querySelector('[part~="talk-to-human"]')).not.toBeNull();
+    expect(m.parts('talk-to-human')).toHaveLength(1);
+    expect(m.part('talk-to-human')!.classList.contains('primary')).toBe(true);
   });
 
   it('keeps an answer as it was: numbered sources, announced as ready, no extra offer', async () => {
@@ -57,7 +61,9 @@ describe('a reply with related pages', () => {
     await m.el.updateComplete;
     expect(reply(m).dataset.uncertain).toBeUndefined();
     expect(reply(m).querySelector('[part~="sources"] ol')).not.toBeNull();
-    expect(reply(m).querySelector('[part~="talk-to-human"]')).toBeNull();
+    // The offer stays where it always is, not urged.
+    expect(m.parts('talk-to-human')).toHaveLength(1);
+    expect(m.part('talk-to-human')!.classList.contains('secondary')).toBe(true);
     expect(announced(m)).toBe('Answer ready: Refunds take 14 days.');
   });
 
@@ -68,6 +74,6 @@ describe('a reply with related pages', () => {
     await waitUntil(() => announced(m));
     expect(reply(m).querySelector('.sources-title')!.textContent).toBe('Pages qui peuvent aider');
     expect(announced(m)).toMatch(/^Pas sûr/);
-    expect(reply(m).querySelector('[part~="talk-to-human"]')!.textContent).toBe('Parler à une personne');
+    expect(m.part('talk-to-human')!.textContent!.trim()).toBe('Parler à une personne');
   });
 });

@@ -17,12 +17,17 @@ import {
   MESSAGE_MAX_LENGTH,
   NAME_MAX_LENGTH,
   NOTE_MAX_LENGTH,
+  PAGE_TITLE_MAX_LENGTH,
+  SEARCH_LIMIT_DEFAULT,
+  SEARCH_LIMIT_MAX,
+  SEARCH_QUERY_MAX_LENGTH,
+  SELECTION_MAX_LENGTH,
   PRIORITY_MAX,
   SUMMARY_MAX_LENGTH,
   TITLE_MAX_LENGTH,
 } from '../limits.js';
 import { isVisitorId, VISITOR_ID_MAX_LENGTH } from '../visitor.js';
-import { integer, oneOf, text } from './fields.js';
+import { integer, oneOf, pageUrl, text } from './fields.js';
 
 const CONVERSATION_ID = new RegExp(CONVERSATION_ID_PATTERN);
 
@@ -67,12 +72,28 @@ export const ConversationVisitor = z
       'Our addition: who a conversation belongs to. The proxy sends it with the first message; a follow-up naming another visitor answers 404. Plain v0 servers ignore it (the proxy then binds conversations to its cookie alone, with no history across devices).',
   });
 
+/**
+ * Our extension of `POST /v0/chat`: where the visitor asked from. Retrieval weighs that page and
+ * its neighbours, the conversation keeps the page, and a selection is read with that one question.
+ */
+export const PageContext = z
+  .strictObject(
+    {
+      page_url: pageUrl('context.page_url').nullish(),
+      page_title: text('context.page_title', { max: PAGE_TITLE_MAX_LENGTH, description: "The page's title" }).nullish(),
+      selection: text('context.selection', { max: SELECTION_MAX_LENGTH, description: 'Text the visitor selected on the page, read with this question only' }).nullish(),
+    },
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown field "context.${issue.keys[0]}"` : '"context" must be an object') },
+  )
+  .meta({ description: 'Our addition: the page the visitor asks from. Plain v0 servers ignore it.' });
+
 /** `POST /v0/chat` (and, without `visitor`, the proxy's `POST {basePath}/chat`). */
 export const SendMessageRequest = z
   .object({
     message: text('message', { min: 1, max: MESSAGE_MAX_LENGTH }),
     conversation_id: conversationIdField.nullish().meta({ description: 'Continue this conversation; a new one starts without it' }),
     visitor: ConversationVisitor.nullish(),
+    context: PageContext.nullish(),
   })
   .meta({ description: 'A visitor message' });
 
@@ -131,7 +152,28 @@ export const FeedbackRequest = z.object({
     .meta({ description: 'Index of an assistant message in the conversation; default the last one' }),
 });
 
+const SEARCH_LIMIT_MESSAGE = `"limit" must be an integer from 1 to ${SEARCH_LIMIT_MAX}`;
+
+/**
+ * The query parameters of `GET /v0/search` (and of the proxy's `GET {basePath}/search`), as
+ * strings; `q` is read trimmed (see `readSearchQuery`).
+ */
+export const SearchQuery = z.object({
+  q: text('q', { min: 1, max: SEARCH_QUERY_MAX_LENGTH }),
+  limit: z
+    .string({ error: SEARCH_LIMIT_MESSAGE })
+    .check((ctx) => {
+      if (!/^\d{1,2}$/.test(ctx.value) || Number(ctx.value) < 1 || Number(ctx.value) > SEARCH_LIMIT_MAX) ctx.issues.push({ code: 'custom', input: ctx.value, message: SEARCH_LIMIT_MESSAGE });
+    })
+    .transform(Number)
+    .optional()
+    .meta({ description: `Most results, 1 to ${SEARCH_LIMIT_MAX}; default ${SEARCH_LIMIT_DEFAULT}` }),
+  page_url: pageUrl('page_url').optional(),
+});
+
 export type SendMessageBody = z.infer<typeof SendMessageRequest>;
+export type PageContextBody = z.infer<typeof PageContext>;
+export type SearchQueryParams = z.output<typeof SearchQuery>;
 export type ConversationVisitorBody = z.infer<typeof ConversationVisitor>;
 export type EscalationBody = z.infer<typeof EscalationRequest>;
 export type VisitorEscalationBody = z.infer<typeof VisitorEscalationRequest>;

@@ -9,7 +9,7 @@
  */
 import { addressKey, forwardedClient } from '../../protocol/client-address.js';
 import { after, type Next, type Stage } from '../../protocol/pipeline.js';
-import type { Scope } from '../../protocol/index.js';
+import { parseBearer, type Scope } from '../../protocol/index.js';
 import { badRequest, forbidden, HttpError, notFound, rateLimited, unauthorized } from './errors.js';
 import type { RequestContext } from './context.js';
 import type { ApiResponse } from './exchange.js';
@@ -228,17 +228,3 @@ function counted(ctx: RequestContext, decision: RateDecision, next: Next): Retur
   return next();
 }
 
-/**
- * The token of `Bearer <token>`. The scheme is case-insensitive and may be followed by several
- * spaces (RFC 9110 §11.1, §11.4); anything else is no token.
- */
-function parseBearer(header: string | null): string | null {
-  if (!header) return null;
-  // test() and slice() rather than exec(): no match array per request, in the usual case.
-  if (FAST_BEARER.test(header)) return header.slice(7);
-  const match = BEARER.exec(header);
-  return match ? match[1]! : null;
-}
-
-const FAST_BEARER = /^Bearer [\x21-\x7e]+$/;
-const BEARER = /^bearer +([\x21-\x7e]+)$/i;

@@ -76,15 +76,21 @@ export function escalationForm(v: EscalationView): TemplateResult {
 }
 
 /**
- * The area above the composer: the offer to talk to a human (from the first exchange on, while the
- * answer is still coming too), or the ticket once there is one. `shown` is false while the form is
- * open or before the first message.
+ * The area above the composer, the one place the offer to talk to a human lives (from the first
+ * exchange on, while the answer is still coming too), or the ticket once there is one. `shown` is
+ * false while the form is open or before the first message; `urged` when the last reply found no
+ * direct answer: the same offer, drawn as the primary action rather than a second button in the reply.
  */
-export function escalationArea(t: Strings, escalation: { ticketId: string; ticketUrl: string } | 'already' | null, shown: boolean, onOffer: () => void): TemplateResult | typeof nothing {
+export function escalationArea(
+  t: Strings,
+  escalation: { ticketId: string; ticketUrl: string } | 'already' | null,
+  offer: { shown: boolean; urged: boolean },
+  onOffer: () => void,
+): TemplateResult | typeof nothing {
   if (escalation) return html`<div class="escalation" part="escalation">${ticket(t, escalation)}</div>`;
-  if (!shown) return nothing;
+  if (!offer.shown) return nothing;
   return html`<div class="escalation" part="escalation">
-    <button type="button" class="secondary offer" @click=${onOffer}>${t.talkToHuman}</button>
+    <button type="button" class="${offer.urged ? 'primary' : 'secondary'} offer" part="talk-to-human" @click=${onOffer}>${t.talkToHuman}</button>
   </div>`;
 }
 

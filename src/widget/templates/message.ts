@@ -1,6 +1,7 @@
 /**
  * @module Template of one message: the visitor's text, an answer with its numbered sources and
- * actions, or a reply that found no direct answer, with the related pages and "Talk to a human".
+ * actions, or a reply that found no direct answer, with the related pages (the offer to talk to a
+ * human lives under the history, in one place: templates/escalation.ts).
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import type { Message, Source } from '../../protocol/index.js';
@@ -28,8 +29,6 @@ export interface MessageView {
   commentError: string | undefined;
   onRate(rating: Rating['rating']): void;
   onComment(event: Event): void;
-  /** Opens the hand-over to a person, offered under a reply that found no direct answer; null when it cannot be offered here. */
-  onEscalate: (() => void) | null;
 }
 
 /** Thumbs up and down (part `feedback`, pressed when chosen), then the optional comment of a "down". */
@@ -128,9 +127,6 @@ export function message(m: Message, index: number, v: MessageView): TemplateResu
     <div class="content" dir="auto">${content}</div>
     ${isUser && v.alsoSent ? html`<p class="caption">${t.alsoSent}</p>` : nothing}
     ${isUser ? nothing : sources(m, index, v)}
-    ${uncertain && v.onEscalate
-      ? html`<button type="button" class="primary talk-to-human" part="talk-to-human" @click=${v.onEscalate}>${t.talkToHuman}</button>`
-      : nothing}
     ${!isUser && v.complete
       ? html`<div class="answer-actions">
           <button type="button" class="text-button" part="copy-answer" data-done=${t.copiedAnswer} @click=${(e: Event) => v.onCopy(m.content, e.currentTarget as HTMLButtonElement)}>

@@ -4,7 +4,7 @@
  * data-subject requests; our addition); and, by visitor, GET /v0/chat?visitor_id= (their
  * conversations) and DELETE /v0/chat?visitor_id= (all of them).
  */
-import { CONVERSATION_MAX_TURNS, isConversationId, isVisitorId, MAX_PREFER_WAIT_SECONDS, MESSAGES, type SendMessageResult } from '../../../protocol/index.js';
+import { CONVERSATION_MAX_TURNS, isConversationId, isVisitorId, MAX_PREFER_WAIT_SECONDS, MESSAGES, parsePreferWait, type SendMessageResult } from '../../../protocol/index.js';
 import { parseBody, SendMessageRequest, toConversationVisitor } from '../../../protocol/schemas/index.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { json, type ApiResponse } from '../exchange.js';
@@ -23,16 +23,6 @@ async function send(ctx: RouteContext): Promise<ApiResponse> {
   return json(result, 202);
 }
 
-/** Seconds asked for by `Prefer: wait=N`, capped; null when absent or malformed (then ignored, as RFC 7240 says). */
-export function preferWait(header: string | null): number | null {
-  if (!header) return null;
-  for (const part of header.split(',')) {
-    const match = /^\s*wait\s*=\s*(\d{1,6})\s*(;.*)?$/i.exec(part);
-    if (match) return Math.min(Number(match[1]), MAX_PREFER_WAIT_SECONDS);
-  }
-  return null;
-}
-
 /**
  * Synchronous when the conversation and its serialization are cached and nothing has to wait (a
  * poll of an unchanged conversation on SQLite takes no promise); otherwise a promise.
@@ -47,7 +37,7 @@ function get(ctx: RouteContext): ApiResponse | Promise<ApiResponse> {
 function respond(ctx: RouteContext, id: string, record: ConversationRecord | null): ApiResponse | Promise<ApiResponse> {
   if (!record) throw notFound();
   const { conversations, lifecycle, closing } = ctx.services;
-  const wait = preferWait(ctx.request.header('prefer'));
+  const wait = parsePreferWait(ctx.request.header('prefer'), MAX_PREFER_WAIT_SECONDS);
   const headers: Record<string, string> =
     wait === null ? { 'content-type': 'application/json' } : { 'content-type': 'application/json', 'Preference-Applied': `wait=${wait}`, Vary: 'Prefer' };
   if (wait !== null && record.status === 'processing' && wait > 0) {

@@ -3,7 +3,16 @@
  * validate against. Its operations are listed here; every body schema is generated from the
  * protocol's zod schemas (src/protocol/schemas), the same ones the routes parse with.
  */
-import { CONVERSATION_ID_MAX_LENGTH, CONVERSATION_ID_PATTERN, MAX_PREFER_WAIT_SECONDS, VISITOR_ID_MAX_LENGTH } from '../../../protocol/index.js';
+import {
+  CONVERSATION_ID_MAX_LENGTH,
+  CONVERSATION_ID_PATTERN,
+  MAX_PREFER_WAIT_SECONDS,
+  PAGE_URL_MAX_LENGTH,
+  SEARCH_LIMIT_DEFAULT,
+  SEARCH_LIMIT_MAX,
+  SEARCH_QUERY_MAX_LENGTH,
+  VISITOR_ID_MAX_LENGTH,
+} from '../../../protocol/index.js';
 import { componentSchemas } from '../../../protocol/schemas/index.js';
 import { helpdesks } from '../../helpdesks/index.js';
 import type { Route } from '../router.js';
@@ -241,6 +250,27 @@ export function buildOpenApiDocument() {
           responses: {
             '204': { description: 'Deleted', headers: rateHeaders },
             ...errors(401, 403, 404, 429, 500),
+          },
+        },
+      },
+      '/v0/search': {
+        get: {
+          operationId: 'searchDocs',
+          summary: "Search the organization's docs: ranked sections with plain-text excerpts, at most three of one page, never tickets (scope chat:read; our addition)",
+          parameters: [
+            { name: 'q', in: 'query', required: true, description: 'The query, trimmed', schema: { type: 'string', minLength: 1, maxLength: SEARCH_QUERY_MAX_LENGTH } },
+            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: SEARCH_LIMIT_MAX, default: SEARCH_LIMIT_DEFAULT } },
+            {
+              name: 'page_url',
+              in: 'query',
+              required: false,
+              description: 'The page the reader is on: its sections and its neighbours (same path prefix) rank higher',
+              schema: { type: 'string', format: 'uri', maxLength: PAGE_URL_MAX_LENGTH },
+            },
+          ],
+          responses: {
+            '200': { description: 'The results, best first', headers: rateHeaders, content: json(ref('SearchResults')) },
+            ...errors(400, 401, 403, 429, 500),
           },
         },
       },

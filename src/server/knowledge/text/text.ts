@@ -140,6 +140,13 @@ export function words(text: string, max = Infinity): { word: string; terms: stri
   return out;
 }
 
+/** The words of a text with where each is (`[start, end)` in UTF-16 code units) and its terms (see `tokenize`). */
+export function wordSpans(text: string): { start: number; end: number; terms: string[] }[] {
+  const out: { start: number; end: number; terms: string[] }[] = [];
+  for (const match of text.matchAll(TOKEN)) out.push({ start: match.index, end: match.index + match[0].length, terms: termsOfToken(match[0]) });
+  return out;
+}
+
 /** GitHub's heading anchors: lowercase, punctuation dropped (except - and _), spaces to hyphens. */
 export function slugify(heading: string): string {
   return heading

@@ -141,6 +141,11 @@ export const visitor: ProxyStage = (ctx, next) => {
  * against the client address like every refusal before a visitor is known.
  */
 export const identify: ProxyStage = async (ctx, next) => {
+  // A visitor token is verified (with `jwksUrl`, perhaps after fetching the key set) only within
+  // its address's limit: one past it is 429 before any of that work.
+  if (ctx.address && ctx.state.opts.identity && ctx.request.headers.has('authorization')) {
+    count(ctx, [{ key: `token:${ctx.address}`, limit: ctx.state.opts.visitorLimits.perAddress }]);
+  }
   try {
     ctx.known = await ctx.state.identity.resolve(ctx.request);
   } catch (error) {

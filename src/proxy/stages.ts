@@ -51,10 +51,10 @@ function refuseEarly(ctx: ProxyContext, error: HttpError): never {
  * trusted proxy appended: counted from the right, since entries further left are whatever the
  * client sent and can be forged.
  */
-export function clientAddress(request: Request, trustProxy: number, fallback: string | undefined): string | undefined {
+export function clientAddress(request: Request, trustProxy: number, fallback: string | undefined, ipv6Prefix?: number): string | undefined {
   const address = forwardedClient(request.headers.get('x-forwarded-for'), trustProxy) ?? fallback;
-  // Counted per client: an IPv6 address by its /64.
-  return address === undefined ? undefined : addressKey(address);
+  // Counted per client: an IPv6 address by its network (`ipv6Prefix`).
+  return address === undefined ? undefined : addressKey(address, ipv6Prefix);
 }
 
 /** The last value of a forwarded header: the one the trusted hop set. */

@@ -8,7 +8,7 @@
  * await startServer({ role: 'api', port: 8787 });
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createAnswerEngine, type KnowledgeBase } from './answers/index.js';
+import { createAnswerEngine } from './answers/index.js';
 import type { AnswerEngine } from './answers/types.js';
 import { createIntegrationResolver, effectiveSettings, IntegrationSettingsStore } from './escalation/index.js';
 import { FollowUpForwarder } from './escalation/follow-ups.js';
@@ -245,10 +245,11 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   lifecycle.onDeleted((id) => streams.forget(id));
   const worker = new Worker({ lifecycle, conversations, engine, logger, streams, concurrency: options.workerConcurrency ?? DEFAULT_WORKER_CONCURRENCY });
   // Where answers are made, the vectors `kb ingest` left to the server (code pieces) are made in the background.
-  const embedding = 'embedPending' in engine ? new BackgroundEmbedding({ knowledge: engine as AnswerEngine & KnowledgeBase, bus, logger, pollMs: options.embeddingPollMs }) : null;
+  const knowledge = engine.knowledge;
+  const embedding = knowledge ? new BackgroundEmbedding({ knowledge, bus, logger, pollMs: options.embeddingPollMs }) : null;
   const tickets = new SqlTicketStore(sql, {
     forget: (orgId, source, externalId) => engine.forgetTicket(orgId, source, externalId),
-    index: 'indexTicket' in engine ? (orgId, ticket) => (engine as AnswerEngine & KnowledgeBase).indexTicket(orgId, ticket) : undefined,
+    index: knowledge ? (orgId, ticket) => knowledge.indexTicket(orgId, ticket) : undefined,
   });
   const integrationSettings = new IntegrationSettingsStore(sql);
   const tokens = new TokenService(sql, now);
@@ -289,7 +290,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     ...feedbackRoutes({ feedback: new FeedbackStore(sql, now) }),
     ...insightsRoutes({ sql }),
     // Search reads the knowledge base in this process (every role): the index is built from the database, as the worker's is.
-    ...searchRoutes({ knowledge: 'search' in engine ? (engine as AnswerEngine & KnowledgeBase) : null }),
+    ...searchRoutes({ knowledge: knowledge ?? null }),
     ...dashboardRoutes(),
   ]);
   // Several processes behind one address share their limits through Redis; one process counts in memory.

@@ -14,13 +14,19 @@ import { IntegrationError } from './types.js';
 export const ALLOW_LOCAL_TARGETS_ENV = 'SUPPORT_CHAT_ALLOW_LOCAL_TARGETS';
 
 const REFUSED_RANGES = new Set(['loopback', 'linkLocal', 'unspecified']);
+/** Private networks (RFC 1918, carrier-grade NAT, IPv6 unique local): refused too where asked (the crawler). */
+const PRIVATE_RANGES = new Set(['private', 'carrierGradeNat', 'uniqueLocal']);
 
-/** Whether `address` (an IP literal) is loopback, link-local or unspecified, an IPv4-mapped IPv6 one included. */
-export function isLocalAddress(address: string): boolean {
+/**
+ * Whether `address` (an IP literal) is loopback, link-local or unspecified, an IPv4-mapped IPv6 one
+ * included; with `private`, an address of a private network too.
+ */
+export function isLocalAddress(address: string, options: { private?: boolean } = {}): boolean {
   if (!ipaddr.isValid(address)) return false;
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return REFUSED_RANGES.has(parsed.range());
+  const range = parsed.range();
+  return REFUSED_RANGES.has(range) || (options.private === true && PRIVATE_RANGES.has(range));
 }
 
 /** Whether the environment allows local targets (`SUPPORT_CHAT_ALLOW_LOCAL_TARGETS=true`). */
@@ -38,7 +44,7 @@ export function guardTargets(doFetch: typeof fetch, allowLocal: boolean, resolve
     const url = new URL(input instanceof Request ? input.url : String(input));
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
     const addresses = isIP(host) ? [host] : await resolve(host).catch(() => []);
-    const local = addresses.find(isLocalAddress);
+    const local = addresses.find((address) => isLocalAddress(address));
     if (local !== undefined) {
       throw new IntegrationError(`Integration target ${url.host} is a loopback or link-local address (${local}); set ${ALLOW_LOCAL_TARGETS_ENV}=true to allow it`, {
         retryable: false,

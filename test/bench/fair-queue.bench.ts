@@ -4,7 +4,7 @@
  * that takes a fixed time per answer (an LLM's latency).
  */
 import { startServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 import { quantile, type BenchTable } from './table.js';
 

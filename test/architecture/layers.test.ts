@@ -31,7 +31,7 @@ export const SERVER_LAYERS: readonly (readonly string[])[] = [
   ['knowledge'],
   // Persistence and messaging.
   ['store', 'bus'],
-  ['log.ts', 'lru.ts'],
+  ['log.ts', 'lru.ts', 'local-targets.ts'],
   ['protocol'],
 ];
 

@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { crawl, CrawlError, requestBudget } from '../../../src/server/knowledge/crawl/crawler.js';
 import { MAX_REDIRECTS } from '../../../src/server/knowledge/crawl/fetch-page.js';
 import { MAX_ROBOTS_BYTES } from '../../../src/server/knowledge/crawl/robots.js';
-import { ALLOW_LOCAL_TARGETS_ENV } from '../../../src/server/helpdesks/targets.js';
+import { ALLOW_LOCAL_TARGETS_ENV } from '../../../src/server/local-targets.js';
 import { ParsePool } from '../../../src/server/knowledge/ingest/parse-worker.js';
 
 /** A site the test writes request by request; every request's path is recorded. */

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
-import { localTargetsAllowed } from '../../helpdesks/targets.js';
+import { localTargetsAllowed } from '../../local-targets.js';
 import type { ContentOptions } from '../ingest/html.js';
 import { parsePool, type ParsePool } from '../ingest/parse-worker.js';
 import type { ParsedFile } from '../ingest/sections.js';

@@ -11,7 +11,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { ALLOW_LOCAL_TARGETS_ENV, isLocalAddress } from '../../helpdesks/targets.js';
+import { ALLOW_LOCAL_TARGETS_ENV, isLocalAddress } from '../../local-targets.js';
 
 /** A request to an address the crawler may not reach. */
 export class RefusedAddressError extends Error {

@@ -126,15 +126,18 @@ describe('the search field', () => {
     await expect(m.el).to.be.accessible();
   });
 
-  it('renders a result as text, never HTML, and drops links that are not http(s)', async () => {
+  it('renders a result as text, never HTML, drops links that are not http(s) and resolves relative ones against the page', async () => {
     const m = await opened({
       searchResults: [
         { url: 'javascript:alert(1)', title: 'Bad', section: null, excerpt: 'x', highlights: [] },
         { url: 'https://docs.example.com/a', title: '<img src=x onerror=alert(1)>', section: '<b>bold</b>', excerpt: '<script>1</script> here', highlights: [[0, 8]] },
+        // A site set up without a base URL: resolved against the page, as sources are.
+        { url: 'docs/api#rate-limits', title: 'API', section: 'Rate limits', excerpt: 'x', highlights: [] },
       ],
     });
     type(m, 'anything');
-    await results(m, 1);
+    await results(m, 2);
+    expect((m.parts('search-result')[1] as HTMLAnchorElement).href).toBe(new URL('docs/api#rate-limits', document.baseURI).href);
     const link = m.parts('search-result')[0]!;
     expect(link.querySelector('img, b, script')).toBeNull();
     expect(link.querySelector('.search-section')!.textContent).toBe('<b>bold</b>');

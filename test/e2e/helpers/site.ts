@@ -32,8 +32,8 @@ export async function startWidgetSite(options: WidgetSiteOptions): Promise<Widge
   const headers = { 'content-security-policy': DEMO_CSP };
   const site = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (url.pathname === '/') return void res.writeHead(200, { ...headers, 'content-type': 'text/html; charset=utf-8' }).end(options.page);
     if (options.handle?.(req, res, url)) return;
+    if (url.pathname === '/') return void res.writeHead(200, { ...headers, 'content-type': 'text/html; charset=utf-8' }).end(options.page);
     const file = url.pathname.startsWith('/dist/') ? url.pathname.slice('/dist/'.length) : '';
     if (BUILT.has(file) && (options.serves?.(file) ?? true)) {
       return void res.writeHead(200, { ...headers, 'content-type': 'text/javascript; charset=utf-8' }).end(readFileSync(join(options.out, file)));

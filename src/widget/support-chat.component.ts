@@ -1,6 +1,6 @@
 /** @module The `<support-chat>` element: launcher or inline panel, answers with sources, escalation to a human. */
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
-import { MESSAGE_MAX_LENGTH, type Message } from '../protocol/index.js';
+import { characterCount, MESSAGE_MAX_LENGTH, type Message } from '../protocol/index.js';
 import { ApiError } from './client.js';
 import type { IdentityToken } from './identity-token.js';
 import { copy } from './clipboard.js';
@@ -343,7 +343,7 @@ export class SupportChat extends LitElement {
       this._escalation.openForm();
       return;
     }
-    if (message.length > MESSAGE_MAX_LENGTH) {
+    if (characterCount(message) > MESSAGE_MAX_LENGTH) {
       this._notices.fail(new ApiError(400, 'bad_request', `Messages can be at most ${MESSAGE_MAX_LENGTH} characters`, false, undefined), null);
       return;
     }
@@ -455,8 +455,7 @@ export class SupportChat extends LitElement {
               id: this._id,
               t,
               errors: escalation.errors,
-              pending: escalation.pending,
-              creating: escalation.creating,
+              progress: escalation.progress,
               onSubmit: (e) => escalation.submitForm(e) && this._notices.clear(),
               onCancel: () => escalation.cancelForm(() => this._inputEl, (text) => this._composer.set(text)),
               known: this._identity.visitor,

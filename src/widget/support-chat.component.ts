@@ -1,6 +1,6 @@
 /** @module The `<support-chat>` element: launcher or inline panel, answers with sources, escalation to a human. */
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
-import { characterCount, MESSAGE_MAX_LENGTH, type Message } from '../protocol/index.js';
+import { characterCount, isUncertain, MESSAGE_MAX_LENGTH, type Message } from '../protocol/index.js';
 import { ApiError } from './client.js';
 import type { IdentityToken } from './identity-token.js';
 import { copy } from './clipboard.js';
@@ -467,7 +467,7 @@ export class SupportChat extends LitElement {
       ${notices(t, this._net.online, this._notices.notice)}
       ${this.noEscalation
         ? nothing
-        : escalationArea(t, chat.escalation, { shown: !escalation.formOpen && !empty, urged: messages.at(-1)?.is_uncertain === true }, () => this._escalation.openForm())}
+        : escalationArea(t, chat.escalation, { shown: !escalation.formOpen && !empty, urged: isUncertain(messages.at(-1)) }, () => this._escalation.openForm())}
       ${composer({
         id: this._id,
         t,

@@ -8,13 +8,13 @@
  * await startServer({ role: 'api', port: 8787 });
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createAnswerEngine, type KnowledgeBase } from './answers/index.js';
+import { createAnswerEngine } from './answers/index.js';
 import type { AnswerEngine } from './answers/types.js';
 import { createIntegrationResolver, effectiveSettings, IntegrationSettingsStore } from './escalation/index.js';
 import { FollowUpForwarder } from './escalation/follow-ups.js';
 import type { IntegrationResolver } from './helpdesks/types.js';
 import { createApp } from './http/app.js';
-import { jsonLogger, type Logger } from './http/log.js';
+import { jsonLogger, type Logger } from './log.js';
 import { DEFAULT_RATE_LIMITS, MemoryRateLimiter, type RateLimiter, type RateLimits } from './http/rate-limit.js';
 import { RedisRateLimiter } from './http/redis-rate-limit.js';
 import { Router } from './http/router.js';
@@ -35,9 +35,9 @@ import { FeedbackStore } from './insights/feedback.js';
 import { RetentionSweep, type SweepReport } from './retention/index.js';
 import type { Services } from './http/services.js';
 import { ConversationLifecycle, DEFAULT_JOB_LEASE_MS, DEFAULT_MAX_ATTEMPTS } from './conversations/lifecycle.js';
-import { JobQueue } from './jobs/queue.js';
-import { Worker } from './jobs/worker.js';
-import { BackgroundEmbedding } from './jobs/embedding.js';
+import { JobQueue } from './conversations/jobs/queue.js';
+import { Worker } from './conversations/jobs/worker.js';
+import { BackgroundEmbedding } from './knowledge/store/background-embedding.js';
 import { ConversationStore } from './store/conversations.js';
 import { IdempotencyStore } from './store/idempotency.js';
 import { migrate } from './store/migrate.js';
@@ -56,7 +56,7 @@ import { trustedHops } from '../protocol/client-address.js';
 export { TokenService, TOKEN_PREFIX, type TokenRecord } from './store/tokens.js';
 export { openApiDocument } from './http/routes/openapi.js';
 export { verifyWebhookSignature } from './helpdesks/webhook/index.js';
-export { jsonLogger, silentLogger, type Logger } from './http/log.js';
+export { jsonLogger, silentLogger, type Logger } from './log.js';
 export type { AnswerEngine } from './answers/types.js';
 export type { RateLimits } from './http/rate-limit.js';
 
@@ -239,10 +239,11 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   lifecycle.onDeleted((id) => streams.forget(id));
   const worker = new Worker({ lifecycle, conversations, engine, logger, streams, concurrency: options.workerConcurrency ?? DEFAULT_WORKER_CONCURRENCY });
   // Where answers are made, the vectors `kb ingest` left to the server (code pieces) are made in the background.
-  const embedding = 'embedPending' in engine ? new BackgroundEmbedding({ knowledge: engine as AnswerEngine & KnowledgeBase, bus, logger, pollMs: options.embeddingPollMs }) : null;
+  const knowledge = engine.knowledge;
+  const embedding = knowledge ? new BackgroundEmbedding({ knowledge, bus, logger, pollMs: options.embeddingPollMs }) : null;
   const tickets = new SqlTicketStore(sql, {
     forget: (orgId, source, externalId) => engine.forgetTicket(orgId, source, externalId),
-    index: 'indexTicket' in engine ? (orgId, ticket) => (engine as AnswerEngine & KnowledgeBase).indexTicket(orgId, ticket) : undefined,
+    index: knowledge ? (orgId, ticket) => knowledge.indexTicket(orgId, ticket) : undefined,
   });
   const integrationSettings = new IntegrationSettingsStore(sql);
   const tokens = new TokenService(sql, now);
@@ -283,7 +284,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     ...feedbackRoutes({ feedback: new FeedbackStore(sql, now) }),
     ...insightsRoutes({ sql }),
     // Search reads the knowledge base in this process (every role): the index is built from the database, as the worker's is.
-    ...searchRoutes({ knowledge: 'search' in engine ? (engine as AnswerEngine & KnowledgeBase) : null }),
+    ...searchRoutes({ knowledge: knowledge ?? null }),
     ...dashboardRoutes(),
   ]);
   // Several processes behind one address share their limits through Redis; one process counts in memory.

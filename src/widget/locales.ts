@@ -70,6 +70,11 @@ const KEYS = [
   'signIn',
   'recent',
   'escalateKnown',
+  'ticketCreatedEmail',
+  'search',
+  'askAi',
+  'searchEmpty',
+  'searchFailed',
 ] as const satisfies readonly (keyof Strings)[];
 
 /**
@@ -113,7 +118,7 @@ const en = lines`
   Cancel
   Enter your name.
   Enter a valid email address, like name@example.com.
-  Thanks! The team has your conversation and will reply by email.
+  Thanks! The team has your conversation.
   Ticket {id}
   This conversation is already with the team.
   New conversation
@@ -146,6 +151,11 @@ const en = lines`
   Sign in to chat with support.
   Your recent conversations
   Someone from the team will follow up with this conversation by email at {email}.
+  Thanks! The team has your conversation and will reply by email.
+  Search the docs
+  Ask AI: {query}
+  No pages match “{query}”.
+  Search failed.
 `;
 
 LOCALES['en'] = en satisfies Strings;

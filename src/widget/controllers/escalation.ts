@@ -18,6 +18,13 @@ import type { EscalationResult } from '../../protocol/index.js';
 export type { Customer };
 
 /**
+ * The integrations that answer the visitor by email (helpdesks: the agent's reply reaches the
+ * visitor's inbox). A webhook or an issue tracker (Linear) only hands the conversation to the team,
+ * so the confirmation promises no email for them.
+ */
+const REPLIES_BY_EMAIL = new Set(['plain', 'pylon']);
+
+/**
  * Retries of an escalation the proxy says is still being created: with its `Retry-After` (5 s) that
  * is two minutes, past the proxy's escalation timeout (60 s), after which the visitor is told and may retry.
  */
@@ -81,7 +88,7 @@ export class EscalationController implements ReactiveController {
       onComplete: ({ id, result }) => {
         this._creating = false;
         this.request = '';
-        const escalation = result ? { ticketId: result.ticket_id, ticketUrl: safeUrl(result.ticket_url) ?? '' } : 'already';
+        const escalation = result ? { ticketId: result.ticket_id, ticketUrl: safeUrl(result.ticket_url) ?? '', byEmail: REPLIES_BY_EMAIL.has(result.integration) } : 'already';
         chat.escalated(escalation);
         this.formOpen = false;
         // The form that had focus is gone: focus moves to the outcome, inside the widget.

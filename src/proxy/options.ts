@@ -1,5 +1,5 @@
 /** @module `SupportProxyOptions`: every option with its default, checked when the proxy is created. */
-import { INTEGRATIONS, type AdditionalFields, type Integration } from '../protocol/index.js';
+import { isHelpdeskName, type AdditionalFields, type Integration } from '../protocol/index.js';
 import { ipv6PrefixLength, trustedHops } from '../protocol/client-address.js';
 import { DEFAULT_VISITOR_MAX_AGE_SECONDS } from './visitor.js';
 import { checkIdentityOptions, type IdentityTokenOptions, type KnownVisitor } from './identity-options.js';
@@ -159,8 +159,9 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
     if (parsed.origin !== origin) throw new TypeError(`createSupportProxy: allowedOrigins entry "${origin}" must be an origin like https://www.example.com`);
   }
   const escalation = options.escalation ?? { integration: 'webhook' };
-  if (!(INTEGRATIONS as readonly string[]).includes(escalation.integration)) {
-    throw new TypeError(`createSupportProxy: escalation.integration must be one of ${INTEGRATIONS.join(', ')}`);
+  // Which helpdesks exist is the API server's to say (it answers 400 naming them); here only the shape.
+  if (typeof escalation.integration !== 'string' || !isHelpdeskName(escalation.integration)) {
+    throw new TypeError('createSupportProxy: escalation.integration must be the name of a helpdesk, such as plain, pylon, linear or webhook');
   }
   const positive = (value: number | undefined, fallback: number, name: string) => {
     const v = value ?? fallback;

@@ -1,6 +1,6 @@
 /** @module The `<support-chat>` element: launcher or inline panel, answers with sources, escalation to a human. */
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
-import { MESSAGE_MAX_LENGTH, type Message } from '../protocol/index.js';
+import { characterCount, isUncertain, MESSAGE_MAX_LENGTH, type Message } from '../protocol/index.js';
 import { ApiError } from './client.js';
 import type { IdentityToken } from './identity-token.js';
 import { copy } from './clipboard.js';
@@ -422,7 +422,7 @@ export class SupportChat extends LitElement {
       this._escalation.openForm();
       return;
     }
-    if (message.length > MESSAGE_MAX_LENGTH) {
+    if (characterCount(message) > MESSAGE_MAX_LENGTH) {
       this._notices.fail(new ApiError(400, 'bad_request', `Messages can be at most ${MESSAGE_MAX_LENGTH} characters`, false, undefined), null);
       return;
     }
@@ -535,8 +535,7 @@ export class SupportChat extends LitElement {
               id: this._id,
               t,
               errors: escalation.errors,
-              pending: escalation.pending,
-              creating: escalation.creating,
+              progress: escalation.progress,
               onSubmit: (e) => escalation.submitForm(e) && this._notices.clear(),
               onCancel: () => escalation.cancelForm(() => this._inputEl, (text) => this._composer.set(text)),
               known: this._identity.visitor,
@@ -548,7 +547,7 @@ export class SupportChat extends LitElement {
       ${notices(t, this._net.online, this._notices.notice)}
       ${this.noEscalation
         ? nothing
-        : escalationArea(t, chat.escalation, { shown: !escalation.formOpen && !empty, urged: messages.at(-1)?.is_uncertain === true }, () => this._escalation.openForm())}
+        : escalationArea(t, chat.escalation, { shown: !escalation.formOpen && !empty, urged: isUncertain(messages.at(-1)) }, () => this._escalation.openForm())}
       ${composer({
         id: this._id,
         t,

@@ -9,7 +9,7 @@
  */
 import { addressKey, forwardedClient } from '../../protocol/client-address.js';
 import { after, type Next, type Stage } from '../../protocol/pipeline.js';
-import { parseBearer, type Scope } from '../../protocol/index.js';
+import { IDEMPOTENCY_KEY_PATTERN, parseBearer, type Scope } from '../../protocol/index.js';
 import { badRequest, forbidden, HttpError, notFound, rateLimited, unauthorized } from './errors.js';
 import type { RequestContext } from './context.js';
 import type { ApiResponse } from './exchange.js';
@@ -34,7 +34,7 @@ export interface StageDeps {
 
 export type ServerStage = Stage<RequestContext>;
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+const IDEMPOTENCY_KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
 /** The stages, bound to one app's router, services and limits. */
 export function serverStages({ router, services, limiter, limits, trustProxy, ipv6Prefix, toErrorResponse }: StageDeps) {

@@ -119,11 +119,11 @@ export class ConversationStore {
 
   async messages(id: string): Promise<Message[]> {
     const rows = await this.#sql.all<MessageRow>('SELECT role, content, sources, is_uncertain FROM messages WHERE conversation_id = ? ORDER BY seq', [id]);
-    return rows.map((row) => {
-      const message: Message = { role: row.role, content: row.content, sources: JSON.parse(row.sources) as Source[] };
+    return rows.map((row): Message => {
+      const sources = JSON.parse(row.sources) as Source[];
       // Every assistant message says whether it is sure (PostgreSQL reads a BIGINT as text).
-      if (row.role === 'assistant') message.is_uncertain = Number(row.is_uncertain) === 1;
-      return message;
+      if (row.role === 'assistant') return { role: 'assistant', content: row.content, sources, is_uncertain: Number(row.is_uncertain) === 1 };
+      return { role: 'user', content: row.content, sources };
     });
   }
 

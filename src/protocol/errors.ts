@@ -87,5 +87,30 @@ export class HttpError extends Error {
 
 export const isHttpError = (e: unknown): e is HttpError => e instanceof HttpError;
 
-/** The 429 of a spent rate limit (the caller adds the rate limit headers and `Retry-After`). */
-export const rateLimited = () => new HttpError(429, 'rate_limited', MESSAGES.rateLimited, { retryable: true });
+/** Options of an error shorthand: whether to retry, and headers the answer carries. */
+type ErrorOptions = { retryable?: boolean; headers?: Record<string, string> };
+
+/**
+ * The shorthands every error is thrown with, in proxy and server alike.
+ *
+ * @example
+ * if (!conversation) throw notFound();
+ */
+export const badRequest = (message: string, options?: ErrorOptions) => new HttpError(400, 'bad_request', message, options);
+/** 401 with the challenge RFC 9110 §11.6.1 asks of it. */
+export const unauthorized = (message: string = MESSAGES.unauthorized) =>
+  new HttpError(401, 'unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer realm="support-chat"' } });
+export const forbidden = (message: string = MESSAGES.forbidden) => new HttpError(403, 'forbidden', message);
+/** 404 with the spec's fixed text: an unknown resource and someone else's read alike. */
+export const notFound = () => new HttpError(404, 'not_found', MESSAGES.notFound);
+/** 405, the spec's `bad_request` code, with the `Allow` header of the methods the path takes. */
+export const methodNotAllowed = (method: string, allowed: string) =>
+  new HttpError(405, 'bad_request', `Method ${method} is not allowed here; use ${allowed}`, { headers: { Allow: `${allowed}, OPTIONS` } });
+export const conflict = (message: string, options?: ErrorOptions) => new HttpError(409, 'conflict', message, options);
+/** The 429 of a spent rate limit (the caller adds the rate limit headers and `Retry-After`, unless given here). */
+export const rateLimited = (message: string = MESSAGES.rateLimited, headers?: Record<string, string>) =>
+  new HttpError(429, 'rate_limited', message, { retryable: true, headers });
+/** 500 with the spec's fixed text, or a message for the operator (a misconfiguration, not to retry). */
+export const internal = (retryable = true, message: string = MESSAGES.internal) => new HttpError(500, 'internal_error', message, { retryable });
+/** 502: the service behind (the proxy's upstream) is not available; retryable unless it refused the proxy itself. */
+export const badGateway = (message: string, retryable: boolean) => new HttpError(502, 'internal_error', message, { retryable });

@@ -3,10 +3,8 @@
  * counting characters (Unicode code points, not UTF-16 units) and the conversation id's shape. The
  * fields of each body are defined once in ./schemas (zod, kept out of this barrel for the widget).
  */
-import { HttpError, MESSAGES } from './errors.js';
+import { badRequest, HttpError, MESSAGES } from './errors.js';
 import { CONVERSATION_ID_PATTERN, MAX_BODY_BYTES } from './limits.js';
-
-const badRequest = (message: string) => new HttpError(400, 'bad_request', message);
 
 /** The 413 of a body past `limit` bytes. */
 export function bodyTooLarge(limit: number): HttpError {

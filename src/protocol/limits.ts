@@ -1,4 +1,4 @@
-/** @module Bounds shared by widget, proxy and server (DESIGN.md, "Decisions where the spec is silent"). */
+/** @module Bounds shared by widget, proxy and server: the spec's, and ours where it is silent (docs/server.md, "Decisions where the spec is silent"). */
 
 export const MESSAGE_MIN_LENGTH = 1;
 /** Longest `message`, in characters (code points). */
@@ -33,6 +33,22 @@ export const CONVERSATION_MAX_TURNS = 20;
  * longest way JSON allows (16,000 characters outside the BMP, each `\uXXXX\uXXXX`, 12 bytes: 192,000).
  */
 export const MAX_BODY_BYTES = 256 * 1024;
+/** Most conversations one `GET /v0/chat?visitor_id=…` answers (`limit`), and how many without one. */
+export const CONVERSATION_LIST_LIMIT_MAX = 100;
+export const CONVERSATION_LIST_LIMIT_DEFAULT = 20;
+/** The shape of an `Idempotency-Key`: 1 to 255 visible ASCII characters (a JSON Schema `pattern` and RegExp source alike). */
+export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7e]{1,255}$';
+/**
+ * The shape of a helpdesk's name (`integration`): lowercase letters, digits and dashes. Which names
+ * exist is the server's helpdesk registry's to say (plain, pylon, linear, webhook, and any added).
+ */
+export const HELPDESK_NAME_PATTERN = '^[a-z][a-z0-9-]{0,63}$';
+const HELPDESK_NAME = new RegExp(HELPDESK_NAME_PATTERN);
+
+/** Whether `value` has the shape of a helpdesk's name (see `HELPDESK_NAME_PATTERN`). */
+export function isHelpdeskName(value: string): boolean {
+  return HELPDESK_NAME.test(value);
+}
 /** Longest `Prefer: wait=N` honoured, in seconds. */
 export const MAX_PREFER_WAIT_SECONDS = 20;
 
@@ -47,3 +63,30 @@ export function isPlausibleEmail(value: string): boolean {
 
 /** Longest comment kept with a rating of an answer (`POST /v0/chat/{id}/feedback`). */
 export const FEEDBACK_COMMENT_MAX_LENGTH = 2000;
+
+/** Longest search query (`q` of `GET /v0/search`), in characters (code points) after trimming. */
+export const SEARCH_QUERY_MAX_LENGTH = 500;
+/** Most results one search answers (`limit`), and how many it answers by default. */
+export const SEARCH_LIMIT_MAX = 20;
+export const SEARCH_LIMIT_DEFAULT = 8;
+/** Most results of one page in a search's answer. */
+export const SEARCH_RESULTS_PER_PAGE = 3;
+/** Longest search excerpt, in characters (code points). */
+export const SEARCH_EXCERPT_MAX_LENGTH = 300;
+/** Longest `page_url` (where the visitor is: search's parameter and chat's `context.page_url`), in characters. */
+export const PAGE_URL_MAX_LENGTH = 2_000;
+/** Longest `context.page_title`, in characters (code points). */
+export const PAGE_TITLE_MAX_LENGTH = 300;
+/** Longest `context.selection` (text the visitor selected on the page, for one question), in characters (code points). */
+export const SELECTION_MAX_LENGTH = 1_000;
+
+/** Whether a value is an absolute http(s) URL (a `page_url`: where the visitor is), of at most `PAGE_URL_MAX_LENGTH` characters. */
+export function isPageUrl(value: string): boolean {
+  if (value.length > PAGE_URL_MAX_LENGTH * 2 || [...value].length > PAGE_URL_MAX_LENGTH) return false;
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

@@ -69,16 +69,38 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
   }
   res.writeHead(response.status, response.statusText, headers);
   const reader = response.body.getReader();
+  // A client that goes away (a dropped slow link included) ends the body: its reader is cancelled,
+  // so whatever the body holds (an upstream request, a stream slot) is let go at once.
+  const cancel = () => void reader.cancel(new Error('client closed the connection')).catch(() => undefined);
+  res.once('close', cancel);
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (!res.write(value)) await new Promise<void>((resolve) => res.once('drain', resolve));
+      if (!res.write(value) && !(await drained(res))) return;
     }
     res.end();
   } catch {
     res.destroy();
+  } finally {
+    res.off('close', cancel);
   }
+}
+
+/** Waits until `res` can take more: true on `'drain'`, false when it closed first (a client that stopped reading and left). */
+function drained(res: ServerResponse): Promise<boolean> {
+  if (res.destroyed || res.closed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const settle = (value: boolean) => () => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      resolve(value);
+    };
+    const onDrain = settle(true);
+    const onClose = settle(false);
+    res.once('drain', onDrain);
+    res.once('close', onClose);
+  });
 }
 
 /**

@@ -13,14 +13,16 @@ export interface ConversationVisitor {
   verified: boolean;
 }
 
-/** One entry of GET /v0/chat?visitor_id=… (and of the proxy's `GET {basePath}/chat`). */
-export interface ConversationSummary {
-  id: string;
-  status: 'processing' | 'completed' | 'failed';
-  created_at: string;
-  updated_at: string;
-  /** The first question, shortened; absent when the conversation has none. */
-  title?: string;
+/**
+ * The proxy's `GET {basePath}/visitor`: who the request's visitor is, for the widget, with no secret
+ * in it. `tag` is a pseudonym of a known visitor's id (an HMAC under the proxy's secret): the widget
+ * keeps it with what it stores, and a different tag (or none) means another visitor is here now.
+ */
+export interface VisitorInfo {
+  known: boolean;
+  tag?: string;
+  name?: string;
+  email?: string;
 }
 
 /** Whether a visitor id is 1 to 256 printable characters (no controls, no line breaks). */

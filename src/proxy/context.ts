@@ -9,6 +9,7 @@ import type { ResolvedOptions } from './options.js';
 import type { Upstream, UpstreamResult } from './upstream.js';
 import type { Visitor } from './visitor.js';
 import type { KnownVisitor, VisitorIdentity } from './identity.js';
+import type { ConversationOwners } from './owners.js';
 
 /** One proxy's state, made once by `createSupportProxy`. */
 export interface ProxyState {
@@ -16,11 +17,17 @@ export interface ProxyState {
   upstream: Upstream;
   /** Who is asking beyond the cookie (identify, visitor JWTs), and which conversations are theirs. */
   identity: VisitorIdentity;
+  /** Which conversations are whose. */
+  owners: ConversationOwners;
   limiter: FixedWindowLimiter;
   /** Concurrent polls of one conversation share one upstream request. */
   inflight: Map<string, Promise<UpstreamResult>>;
   /** Settled conversations, served without asking upstream. */
   cache: TtlLruCache<UpstreamResult>;
+  /** Searches' upstream answers, shared by every visitor asking the same for `searchCacheTtlMs`. */
+  searches: TtlLruCache<UpstreamResult>;
+  /** Concurrent identical searches that missed the cache share one upstream request. */
+  searching: Map<string, Promise<UpstreamResult>>;
   /** Whether the upstream honours `Prefer: wait`; unknown until it answers once. */
   longPoll: boolean | undefined;
   /** Answer streams open now, per visitor (`streamKey`), for `visitorLimits.streams`. */
@@ -36,7 +43,7 @@ export interface ProxyRoute {
   /** The name the request log gives it. */
   name: string;
   /** The per-visitor limit it counts against. */
-  visitorLimit: 'messages' | 'polls' | 'escalations';
+  visitorLimit: 'messages' | 'polls' | 'escalations' | 'searches';
   handler(ctx: ProxyContext): Promise<Response>;
 }
 

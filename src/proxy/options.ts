@@ -1,6 +1,6 @@
 /** @module `SupportProxyOptions`: every option with its default, checked when the proxy is created. */
-import { INTEGRATIONS, type AdditionalFields, type Integration } from '../protocol/index.js';
-import { trustedHops } from '../protocol/client-address.js';
+import { isHelpdeskName, type AdditionalFields, type Integration } from '../protocol/index.js';
+import { ipv6PrefixLength, trustedHops } from '../protocol/client-address.js';
 import { DEFAULT_VISITOR_MAX_AGE_SECONDS } from './visitor.js';
 import { checkIdentityOptions, type IdentityTokenOptions, type KnownVisitor } from './identity-options.js';
 
@@ -21,6 +21,11 @@ export interface VisitorLimits {
    * 429 `rate_limited` until one closes. Opening a stream also counts as a poll. @default 4
    */
   streams: number;
+  /**
+   * Searches (`GET {basePath}/search`) a visitor may make per minute; a visitor without a cookie is
+   * counted by their client address. Searches answered from the shared cache count too. @default 60
+   */
+  searches: number;
   /** New visitors one client address may start per minute. @default 30 */
   newVisitorsPerAddress: number;
   /**
@@ -63,6 +68,14 @@ export interface SupportProxyOptions {
   cacheTtlMs?: number;
   /** Most conversations held in that cache; the least recently used go first (it also holds at most 32 MiB). @default 1000 */
   cacheSize?: number;
+  /**
+   * How long a search's results are served to every visitor asking the same (query, limit and
+   * page), in ms: a query many visitors type costs one upstream search per this long; 0 turns the
+   * cache off. @default 60000
+   */
+  searchCacheTtlMs?: number;
+  /** Most searches held in that cache; the least recently used go first (it also holds at most 8 MiB). @default 1000 */
+  searchCacheSize?: number;
   /** Longest `Prefer: wait=N` passed upstream, in seconds. @default 20 */
   maxWaitSeconds?: number;
   /** Name of the visitor cookie. @default 'sc_visitor' */
@@ -78,6 +91,11 @@ export interface SupportProxyOptions {
    * @default false
    */
   trustProxy?: boolean | number;
+  /**
+   * An IPv6 client is counted in the per-address limits by its network of this many bits: one
+   * subscriber commonly holds a whole /56 (some a /48, some a /64). @default 56
+   */
+  ipv6Prefix?: number;
   /**
    * The site's own session decides who is asking: return the signed-in visitor, or null when
    * anonymous. A visitor's conversations then belong to their id on every device. May be async.
@@ -141,8 +159,9 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
     if (parsed.origin !== origin) throw new TypeError(`createSupportProxy: allowedOrigins entry "${origin}" must be an origin like https://www.example.com`);
   }
   const escalation = options.escalation ?? { integration: 'webhook' };
-  if (!(INTEGRATIONS as readonly string[]).includes(escalation.integration)) {
-    throw new TypeError(`createSupportProxy: escalation.integration must be one of ${INTEGRATIONS.join(', ')}`);
+  // Which helpdesks exist is the API server's to say (it answers 400 naming them); here only the shape.
+  if (typeof escalation.integration !== 'string' || !isHelpdeskName(escalation.integration)) {
+    throw new TypeError('createSupportProxy: escalation.integration must be the name of a helpdesk, such as plain, pylon, linear or webhook');
   }
   const positive = (value: number | undefined, fallback: number, name: string) => {
     const v = value ?? fallback;
@@ -165,6 +184,7 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
       polls: positive(options.visitorLimits?.polls, 240, 'visitorLimits.polls'),
       escalations: positive(options.visitorLimits?.escalations, 5, 'visitorLimits.escalations'),
       streams: positive(options.visitorLimits?.streams, 4, 'visitorLimits.streams'),
+      searches: positive(options.visitorLimits?.searches, 60, 'visitorLimits.searches'),
       newVisitorsPerAddress: positive(options.visitorLimits?.newVisitorsPerAddress, 30, 'visitorLimits.newVisitorsPerAddress'),
       perAddress: positive(options.visitorLimits?.perAddress, 60, 'visitorLimits.perAddress'),
     },
@@ -173,10 +193,13 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
     retries: positive(options.retries, 2, 'retries'),
     cacheTtlMs: positive(options.cacheTtlMs, 5_000, 'cacheTtlMs'),
     cacheSize: positive(options.cacheSize, 1_000, 'cacheSize'),
+    searchCacheTtlMs: positive(options.searchCacheTtlMs, 60_000, 'searchCacheTtlMs'),
+    searchCacheSize: positive(options.searchCacheSize, 1_000, 'searchCacheSize'),
     maxWaitSeconds: Math.min(20, positive(options.maxWaitSeconds, 20, 'maxWaitSeconds')),
     cookieName: options.cookieName ?? 'sc_visitor',
     visitorMaxAgeSeconds: positive(options.visitorMaxAgeSeconds, DEFAULT_VISITOR_MAX_AGE_SECONDS, 'visitorMaxAgeSeconds'),
     trustProxy,
+    ipv6Prefix: ipv6PrefixLength(options.ipv6Prefix, 'createSupportProxy: ipv6Prefix'),
     fetch: options.fetch ?? globalThis.fetch,
     identify: options.identify,
     identity: options.identity,

@@ -8,13 +8,13 @@
  * await startServer({ role: 'api', port: 8787 });
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createAnswerEngine, type KnowledgeBase } from './answers/index.js';
+import { createAnswerEngine } from './answers/index.js';
 import type { AnswerEngine } from './answers/types.js';
 import { createIntegrationResolver, effectiveSettings, IntegrationSettingsStore } from './escalation/index.js';
 import { FollowUpForwarder } from './escalation/follow-ups.js';
 import type { IntegrationResolver } from './helpdesks/types.js';
 import { createApp } from './http/app.js';
-import { jsonLogger, type Logger } from './http/log.js';
+import { jsonLogger, type Logger } from './log.js';
 import { DEFAULT_RATE_LIMITS, MemoryRateLimiter, type RateLimiter, type RateLimits } from './http/rate-limit.js';
 import { RedisRateLimiter } from './http/redis-rate-limit.js';
 import { Router } from './http/router.js';
@@ -29,14 +29,15 @@ import { openApiRoutes } from './http/routes/openapi.js';
 import { ticketRoutes } from './http/routes/tickets.js';
 import { feedbackRoutes } from './http/routes/feedback.js';
 import { insightsRoutes } from './http/routes/insights.js';
+import { searchRoutes } from './http/routes/search.js';
 import { dashboardRoutes } from './dashboard/index.js';
 import { FeedbackStore } from './insights/feedback.js';
 import { RetentionSweep, type SweepReport } from './retention/index.js';
 import type { Services } from './http/services.js';
 import { ConversationLifecycle, DEFAULT_JOB_LEASE_MS, DEFAULT_MAX_ATTEMPTS } from './conversations/lifecycle.js';
-import { JobQueue } from './jobs/queue.js';
-import { Worker } from './jobs/worker.js';
-import { BackgroundEmbedding } from './jobs/embedding.js';
+import { JobQueue } from './conversations/jobs/queue.js';
+import { Worker } from './conversations/jobs/worker.js';
+import { BackgroundEmbedding } from './knowledge/store/background-embedding.js';
 import { ConversationStore } from './store/conversations.js';
 import { IdempotencyStore } from './store/idempotency.js';
 import { migrate } from './store/migrate.js';
@@ -50,12 +51,12 @@ import type { ConnectionInfo } from '../protocol/node-http.js';
 import { CONVERSATION_MAX_TURNS } from '../protocol/limits.js';
 import { fromNode, writeNode, type ApiRequest, type ApiResponse } from './http/exchange.js';
 import { clientErrorListener } from './http/client-error.js';
-import { trustedHops } from '../protocol/client-address.js';
+import { ipv6PrefixLength, trustedHops } from '../protocol/client-address.js';
 
 export { TokenService, TOKEN_PREFIX, type TokenRecord } from './store/tokens.js';
 export { openApiDocument } from './http/routes/openapi.js';
 export { verifyWebhookSignature } from './helpdesks/webhook/index.js';
-export { jsonLogger, silentLogger, type Logger } from './http/log.js';
+export { jsonLogger, silentLogger, type Logger } from './log.js';
 export type { AnswerEngine } from './answers/types.js';
 export type { RateLimits } from './http/rate-limit.js';
 
@@ -103,6 +104,11 @@ export interface ServerOptions {
    * it when every request comes through those proxies. @default env SUPPORT_CHAT_TRUST_PROXY, else false
    */
   trustProxy?: boolean | number;
+  /**
+   * Requests without a valid token from an IPv6 client are counted by its network of this many
+   * bits (one subscriber commonly holds a whole /56). @default env SUPPORT_CHAT_IPV6_PREFIX, else 56
+   */
+  ipv6Prefix?: number;
   /** How long a helpdesk webhook's body may take to arrive (408 after). @default 10000 */
   webhookBodyTimeoutMs?: number;
   /** Days conversations are kept after their last activity, for organizations without their own period. @default 90 */
@@ -189,6 +195,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     throw new ServerConfigError(`SUPPORT_CHAT_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/db), got "${redactUrl(databaseUrl)}"; leave it unset for SQLite`);
   }
   const trustProxy = resolveTrustProxy(options.trustProxy, env.SUPPORT_CHAT_TRUST_PROXY);
+  const ipv6Prefix = resolveIpv6Prefix(options.ipv6Prefix, env.SUPPORT_CHAT_IPV6_PREFIX);
   const postgres = databaseUrl !== undefined || options.sql?.dialect === 'postgres';
   if (postgres && !redisUrl && role !== 'all') {
     throw new ServerConfigError(
@@ -238,10 +245,11 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   lifecycle.onDeleted((id) => streams.forget(id));
   const worker = new Worker({ lifecycle, conversations, engine, logger, streams, concurrency: options.workerConcurrency ?? DEFAULT_WORKER_CONCURRENCY });
   // Where answers are made, the vectors `kb ingest` left to the server (code pieces) are made in the background.
-  const embedding = 'embedPending' in engine ? new BackgroundEmbedding({ knowledge: engine as AnswerEngine & KnowledgeBase, bus, logger, pollMs: options.embeddingPollMs }) : null;
+  const knowledge = engine.knowledge;
+  const embedding = knowledge ? new BackgroundEmbedding({ knowledge, bus, logger, pollMs: options.embeddingPollMs }) : null;
   const tickets = new SqlTicketStore(sql, {
     forget: (orgId, source, externalId) => engine.forgetTicket(orgId, source, externalId),
-    index: 'indexTicket' in engine ? (orgId, ticket) => (engine as AnswerEngine & KnowledgeBase).indexTicket(orgId, ticket) : undefined,
+    index: knowledge ? (orgId, ticket) => knowledge.indexTicket(orgId, ticket) : undefined,
   });
   const integrationSettings = new IntegrationSettingsStore(sql);
   const tokens = new TokenService(sql, now);
@@ -281,12 +289,14 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     ...helpdeskWebhookRoutesFor(helpdesks, { bodyTimeoutMs: options.webhookBodyTimeoutMs }),
     ...feedbackRoutes({ feedback: new FeedbackStore(sql, now) }),
     ...insightsRoutes({ sql }),
+    // Search reads the knowledge base in this process (every role): the index is built from the database, as the worker's is.
+    ...searchRoutes({ knowledge: knowledge ?? null }),
     ...dashboardRoutes(),
   ]);
   // Several processes behind one address share their limits through Redis; one process counts in memory.
   const limiter: RateLimiter =
     options.rateLimiter ?? (redisUrl ? new RedisRateLimiter({ url: redisUrl, now, onError: reportRedis('rate limiter (letting requests through)') }) : new MemoryRateLimiter(now));
-  const app = createApp({ router, services, limiter, limits, changes: sql.changes ?? undefined, trustProxy });
+  const app = createApp({ router, services, limiter, limits, changes: sql.changes ?? undefined, trustProxy, ipv6Prefix });
   if ((options.startWorker ?? true) && role !== 'api') {
     worker.start();
     embedding?.start();
@@ -344,6 +354,17 @@ function resolveTrustProxy(option: boolean | number | undefined, variable: strin
   const hops = Number(text);
   if (!Number.isInteger(hops) || hops < 0) throw new ServerConfigError(`SUPPORT_CHAT_TRUST_PROXY must be true, false or a whole number of proxies, got "${variable}"`);
   return hops;
+}
+
+/** The IPv6 prefix length from the option, else from `SUPPORT_CHAT_IPV6_PREFIX`; a ServerConfigError for anything but a whole number from 16 to 128. */
+function resolveIpv6Prefix(option: number | undefined, variable: string | undefined): number {
+  const text = variable?.trim() ?? '';
+  const value = option ?? (text === '' ? undefined : Number(text));
+  try {
+    return ipv6PrefixLength(value, option === undefined ? 'SUPPORT_CHAT_IPV6_PREFIX' : 'ipv6Prefix');
+  } catch (error) {
+    throw new ServerConfigError(`${(error as Error).message}, got "${option ?? variable}"`);
+  }
 }
 
 /** A ServerConfigError unless every limit is a positive whole number and the headers' timeout fits in the request's. */

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { chromiumArgs, chromiumPath } from '../../scripts/chromium.mjs';
 import { createSupportProxy, nodeListener } from '../../src/proxy/index.js';
 import { startServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { createAnswerEngine, type KnowledgeBase } from '../../src/server/answers/index.js';
 import type { AnswerEngine } from '../../src/server/answers/types.js';
 import { buildWidget } from '../helpers/build-widget.js';
@@ -46,7 +46,7 @@ export async function run(): Promise<BenchTable[]> {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (path === '/') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
     if (path.startsWith('/api/support/')) return proxy(req, res);
-    const file = { '/dist/support-chat.iife.js': 'support-chat.iife.js', '/dist/markdown.js': 'markdown.js' }[path];
+    const file = { '/dist/support-chat.iife.js': 'support-chat.iife.js', '/dist/markdown.js': 'markdown.js', '/dist/search.js': 'search.js' }[path];
     if (file) return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(readFileSync(join(out, file)));
     res.writeHead(404).end();
   });

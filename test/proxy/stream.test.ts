@@ -4,13 +4,14 @@
  * per the contract: headers, nothing buffered, Last-Event-ID, the upstream closed when the visitor
  * leaves, the per-visitor limit, and ownership.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import express from 'express';
 import { Hono } from 'hono';
 import { serve as serveHono } from '@hono/node-server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSupportProxy, expressMiddleware, nodeListener, type SupportProxyOptions } from '../../src/proxy/index.js';
 import { fakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { rawRequest } from '../helpers/raw-http.js';
 
 const SECRET = 'a-visitor-signing-secret-of-32-chars!!';
 let up: FakeUpstream;
@@ -69,6 +70,7 @@ function visitor(headers: Record<string, string> = {}) {
   };
   return {
     call,
+    cookie: () => cookie,
     async start(): Promise<string> {
       const response = await call('POST', '/chat', { body: { message: 'How do I reset my password?' } });
       expect(response.status).toBe(202);
@@ -111,6 +113,8 @@ async function until(check: () => boolean, ms = 3_000): Promise<void> {
 describe('the events route', () => {
   it('relays the stream with headers that stop caching, transforming and buffering, and nothing of the upstream', async () => {
     await serve();
+    // Slow enough that the turn is still being written when the stream opens, however busy the machine.
+    up.streamIntervalMs = 300;
     const v = visitor();
     const id = await v.start();
     const response = await v.call('GET', `/chat/${id}/events`);
@@ -212,6 +216,42 @@ describe('the events route', () => {
     expect(again.status).toBe(200);
     await again.body!.cancel();
     await a2.body!.cancel();
+  });
+
+  it('frees the place of a stream whose visitor stopped reading on a slow link and dropped: after 4 such drops a fifth stream opens at once', async () => {
+    const responses: ServerResponse[] = [];
+    const proxy = nodeListener(createSupportProxy({ apiBaseUrl: up.url, token: up.token, secret: SECRET, timeoutMs: 2_000 }));
+    server = createServer((req, res) => {
+      responses.push(res);
+      proxy(req, res);
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api/support`;
+    // Big events, quickly: more than the sockets' buffers hold, so the proxy's writes back up.
+    up.streamIntervalMs = 2;
+    up.streamDeltas = Array.from({ length: 400 }, () => 'x'.repeat(32 * 1024));
+    const v = visitor();
+    const id = await v.start();
+    const head = `GET /api/support/chat/${id}/events HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${v.cookie()}\r\n\r\n`;
+    for (let drop = 0; drop < 4; drop++) {
+      const seen = responses.length;
+      const slow = rawRequest(base, head);
+      expect(await slow.status).toBe(200);
+      // The client stops reading: its receive buffer fills, then the proxy's writes wait for 'drain'.
+      slow.socket.pause();
+      await until(() => responses[seen]?.writableNeedDrain === true, 10_000);
+      const res = responses[seen]!;
+      const closed = new Promise((resolve) => res.once('close', resolve));
+      slow.socket.resetAndDestroy();
+      await closed;
+    }
+    up.streamDeltas = ['Hello.'];
+    const fifth = await v.call('GET', `/chat/${id}/events`);
+    expect(fifth.status).toBe(200);
+    await fifth.body!.cancel();
+    // Every dropped upstream stream was closed too, not left open behind the proxy.
+    await until(() => up.streams.slice(0, 4).every((s) => s.ended !== 'open'));
   });
 
   it("answers 404 to anyone but the conversation's visitor, a signed-in visitor of another id included, without asking upstream", async () => {

@@ -116,8 +116,10 @@ describe('asking and answering', () => {
     const polled = new Set(log.filter((l) => l.method === 'GET').map((l) => l.path));
     expect(polled.size).toBe(1);
     const id = [...polled][0]!.replace('/chat/', '');
-    expect(JSON.parse(posts[0]!.body)).toEqual({ message: 'first' });
-    expect(JSON.parse(posts[1]!.body)).toEqual({ message: 'second', conversation_id: id });
+    // Each with where the visitor is (search.test.ts covers the page context).
+    const context = { page_url: location.href, page_title: document.title };
+    expect(JSON.parse(posts[0]!.body)).toEqual({ message: 'first', context });
+    expect(JSON.parse(posts[1]!.body)).toEqual({ message: 'second', conversation_id: id, context });
   });
 
   it('honours 429 and Retry-After while polling, without giving up', async () => {
@@ -244,6 +246,23 @@ describe('asking and answering', () => {
     await m.el.updateComplete;
     expect((m.part('input') as HTMLTextAreaElement).value).toBe('will fail');
     expect(m.parts('message').filter((e) => e.dataset.role === 'user')).toHaveLength(0);
+  });
+
+  it('counts a message in characters as the server does: 9,000 emoji are sent, 16,001 are refused, never cut', async () => {
+    const m = await mount({ answerDelayMs: 10 }, { mode: 'inline' });
+    const input = m.part('input') as HTMLTextAreaElement;
+    input.value = '😀'.repeat(16_001);
+    input.dispatchEvent(new Event('input'));
+    await m.el.updateComplete;
+    expect(m.part('counter')!.textContent).toContain('16,001');
+    await typeAndSend(m, '😀'.repeat(16_001));
+    expect(m.part('composer')!.textContent).toContain('16,001');
+    expect(input.value).toHaveLength(32_002);
+    await typeAndSend(m, '😀'.repeat(9_000));
+    await m.answered();
+    const sent = (await m.log()).filter((l) => l.method === 'POST' && l.path === '/chat');
+    expect(sent).toHaveLength(1);
+    expect(JSON.parse(sent[0]!.body).message).toBe('😀'.repeat(9_000));
   });
 
   it('opens the panel and asks through the JavaScript API', async () => {

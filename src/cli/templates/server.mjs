@@ -29,7 +29,7 @@ const proxy = nodeListener(
 const widget = await readFile(fileURLToPath(import.meta.resolve('support-chat-kit/support-chat.iife.js')));
 // Spanish, French, Arabic and the Markdown parser: small modules the widget loads next to its script when it needs one.
 const modules = Object.fromEntries(
-  await Promise.all(['locales/es', 'locales/fr', 'locales/ar', 'markdown'].map(async (name) => [`/${name}.js`, await readFile(fileURLToPath(import.meta.resolve(`support-chat-kit/${name}.js`)))])),
+  await Promise.all(['locales/es', 'locales/fr', 'locales/ar', 'markdown', 'search'].map(async (name) => [`/${name}.js`, await readFile(fileURLToPath(import.meta.resolve(`support-chat-kit/${name}.js`)))])),
 );
 
 const page = `<!doctype html>
@@ -74,7 +74,7 @@ async function docPage(path, res) {
   return false;
 }
 
-createServer(async (req, res) => {
+const server = createServer(async (req, res) => {
   const path = new URL(req.url, 'http://localhost').pathname;
   if (path.startsWith('/api/support/')) return proxy(req, res);
   if (path === '/support-chat.iife.js') return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(widget);
@@ -83,4 +83,11 @@ createServer(async (req, res) => {
   if (path === '/') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
   if (!env.SUPPORT_CHAT_BASE_URL && path.startsWith('/docs/') && (await docPage(path, res))) return;
   res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
-}).listen(port, () => console.log(`Your site with the support widget: http://localhost:${port}/`));
+});
+// A client that stalls is let go: a request must arrive whole within 30 s (its headers within 10 s),
+// and a connection with nothing going through for 60 s is closed; a client that stops reading a
+// stream is one (answer streams send a keepalive every 15 s, so a reader is never idle that long).
+server.requestTimeout = 30_000;
+server.headersTimeout = 10_000;
+server.timeout = 60_000;
+server.listen(port, () => console.log(`Your site with the support widget: http://localhost:${port}/`));

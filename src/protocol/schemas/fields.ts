@@ -1,9 +1,11 @@
 /**
  * @module Field builders for the body schemas: each field checks its value and words its error
- * exactly as the spec and DESIGN.md do, and describes itself to JSON Schema with the same bounds.
+ * exactly as the spec does (and docs/server.md where the spec is silent), and describes itself to
+ * JSON Schema with the same bounds.
  */
 import { z } from 'zod';
 import { characterCount } from '../input.js';
+import { isPageUrl, PAGE_URL_MAX_LENGTH } from '../limits.js';
 
 /** `"name" is required` for an absent or null value, else `message`. */
 const absentOr = (name: string, message: string) => (issue: { input?: unknown }) => (issue.input === undefined || issue.input === null ? `"${name}" is required` : message);
@@ -58,6 +60,22 @@ export function integer(message: string, min: number, max?: number) {
   const error = { error: message };
   const base = z.number(error).int(error).min(min, error);
   return max === undefined ? base : base.max(max, error);
+}
+
+/**
+ * Where the visitor is: an absolute http(s) URL of at most `PAGE_URL_MAX_LENGTH` characters.
+ *
+ * @example
+ * pageUrl('context.page_url'); // `"context.page_url" must be an absolute http(s) URL of at most 2000 characters`
+ */
+export function pageUrl(name: string) {
+  const message = `"${name}" must be an absolute http(s) URL of at most ${PAGE_URL_MAX_LENGTH} characters`;
+  return z
+    .string({ error: absentOr(name, message) })
+    .check((ctx) => {
+      if (!isPageUrl(ctx.value)) ctx.issues.push({ code: 'custom', input: ctx.value, message });
+    })
+    .meta({ format: 'uri', maxLength: PAGE_URL_MAX_LENGTH, pattern: '^[Hh][Tt][Tt][Pp][Ss]?:', description: 'The page the visitor is on (absolute http or https URL)' });
 }
 
 export { absentOr };

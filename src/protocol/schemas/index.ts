@@ -4,7 +4,7 @@
  * protocol barrel, so the widget never bundles zod; it shares plain constants from limits.ts.
  */
 import { z } from 'zod';
-import { ConversationVisitor, EscalationRequest, FeedbackRequest, SendMessageRequest, VisitorEscalationRequest } from './requests.js';
+import { ConversationVisitor, EscalationRequest, FeedbackRequest, PageContext, SearchQuery, SendMessageRequest, VisitorEscalationRequest, type SearchQueryParams } from './requests.js';
 import { parseBody } from './parse.js';
 import type { ConversationVisitor as Visitor } from '../visitor.js';
 import type { ConversationVisitorBody } from './requests.js';
@@ -19,6 +19,8 @@ import {
   Insights,
   Message,
   SendMessageResult,
+  SearchResult,
+  SearchResults,
   Source,
   StreamDelta,
   StreamStatus,
@@ -40,6 +42,7 @@ export const COMPONENTS = {
   Message,
   Conversation,
   Visitor: ConversationVisitor,
+  PageContext,
   ConversationSummary,
   ConversationList,
   VisitorDeletion,
@@ -54,6 +57,8 @@ export const COMPONENTS = {
   TicketPage,
   InsightCounts,
   Insights,
+  SearchResult,
+  SearchResults,
   WebhookReceipt,
   StreamDelta,
   StreamStatus,
@@ -84,6 +89,19 @@ export function componentSchemas(): Record<string, Record<string, unknown>> {
  */
 export function readMessage(body: Record<string, unknown>): string {
   return parseBody(SendMessageRequest.pick({ message: true }), body).message;
+}
+
+/**
+ * The query parameters of a search (`q` trimmed, then 1–500 characters; `limit` 1–20; `page_url`
+ * an absolute http(s) URL); the first of a repeated parameter counts. Throws the 400 naming the
+ * parameter.
+ *
+ * @example
+ * readSearchQuery(new URLSearchParams('q=install&limit=5')); // { q: 'install', limit: 5 }
+ */
+export function readSearchQuery(params: URLSearchParams): SearchQueryParams {
+  const value = (name: string) => params.get(name) ?? undefined;
+  return parseBody(SearchQuery, { q: value('q')?.trim(), limit: value('limit'), page_url: value('page_url') });
 }
 
 /** The visitor's part of an escalation: name, email and an optional note to the support team, trimmed. */

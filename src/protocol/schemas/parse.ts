@@ -1,6 +1,6 @@
 /** @module Parsing a request body with its schema: the first problem becomes the spec's 400 (or 404), worded as the schema words it. */
 import type { z } from 'zod';
-import { HttpError, MESSAGES } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
 
 /** Whether `prefix` is a path prefix of `path` (the root `[]` is a prefix of every path). */
 function under(prefix: readonly PropertyKey[], path: readonly PropertyKey[]): boolean {
@@ -31,6 +31,6 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const issue = firstIssue(result.error.issues);
-  if (issue.code === 'custom' && (issue.params as { status?: number } | undefined)?.status === 404) throw new HttpError(404, 'not_found', MESSAGES.notFound);
-  throw new HttpError(400, 'bad_request', issue.message);
+  if (issue.code === 'custom' && (issue.params as { status?: number } | undefined)?.status === 404) throw notFound();
+  throw badRequest(issue.message);
 }

@@ -4,25 +4,31 @@
  * document describes. Optional fields may also be `null` (read as absent), as they always could.
  */
 import { z } from 'zod';
-import { INTEGRATIONS } from '../types.js';
 import {
   CONVERSATION_ID_MAX_LENGTH,
   CONVERSATION_ID_PATTERN,
   EMAIL_MAX_LENGTH,
   EMAIL_PATTERN,
   FEEDBACK_COMMENT_MAX_LENGTH,
+  HELPDESK_NAME_PATTERN,
+  isHelpdeskName,
   isPlausibleEmail,
   LABEL_TYPE_ID_MAX_LENGTH,
   LABEL_TYPE_IDS_MAX_ITEMS,
   MESSAGE_MAX_LENGTH,
   NAME_MAX_LENGTH,
   NOTE_MAX_LENGTH,
+  PAGE_TITLE_MAX_LENGTH,
+  SEARCH_LIMIT_DEFAULT,
+  SEARCH_LIMIT_MAX,
+  SEARCH_QUERY_MAX_LENGTH,
+  SELECTION_MAX_LENGTH,
   PRIORITY_MAX,
   SUMMARY_MAX_LENGTH,
   TITLE_MAX_LENGTH,
 } from '../limits.js';
 import { isVisitorId, VISITOR_ID_MAX_LENGTH } from '../visitor.js';
-import { integer, oneOf, text } from './fields.js';
+import { integer, oneOf, pageUrl, text } from './fields.js';
 
 const CONVERSATION_ID = new RegExp(CONVERSATION_ID_PATTERN);
 
@@ -67,12 +73,28 @@ export const ConversationVisitor = z
       'Our addition: who a conversation belongs to. The proxy sends it with the first message; a follow-up naming another visitor answers 404. Plain v0 servers ignore it (the proxy then binds conversations to its cookie alone, with no history across devices).',
   });
 
+/**
+ * Our extension of `POST /v0/chat`: where the visitor asked from. Retrieval weighs that page and
+ * its neighbours, the conversation keeps the page, and a selection is read with that one question.
+ */
+export const PageContext = z
+  .strictObject(
+    {
+      page_url: pageUrl('context.page_url').nullish(),
+      page_title: text('context.page_title', { max: PAGE_TITLE_MAX_LENGTH, description: "The page's title" }).nullish(),
+      selection: text('context.selection', { max: SELECTION_MAX_LENGTH, description: 'Text the visitor selected on the page, read with this question only' }).nullish(),
+    },
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown field "context.${issue.keys[0]}"` : '"context" must be an object') },
+  )
+  .meta({ description: 'Our addition: the page the visitor asks from. Plain v0 servers ignore it.' });
+
 /** `POST /v0/chat` (and, without `visitor`, the proxy's `POST {basePath}/chat`). */
 export const SendMessageRequest = z
   .object({
     message: text('message', { min: 1, max: MESSAGE_MAX_LENGTH }),
     conversation_id: conversationIdField.nullish().meta({ description: 'Continue this conversation; a new one starts without it' }),
     visitor: ConversationVisitor.nullish(),
+    context: PageContext.nullish(),
   })
   .meta({ description: 'A visitor message' });
 
@@ -96,7 +118,9 @@ const LABELS_MESSAGE = `"additional_fields.label_type_ids" must be an array of u
 /** `POST /v0/chat/{id}/escalate`. Unknown fields are refused, so a misspelt one is not silently dropped. */
 export const EscalationRequest = z.strictObject(
   {
-    integration: oneOf('integration', INTEGRATIONS),
+    integration: text('integration', { min: 1, max: 64, pattern: HELPDESK_NAME_PATTERN, description: 'A helpdesk the server has: plain, pylon, linear, webhook, or one it registered' }).check((ctx) => {
+      if (!isHelpdeskName(ctx.value)) ctx.issues.push({ code: 'custom', input: ctx.value, message: '"integration" must be the name of a helpdesk (lowercase letters, digits and dashes)' });
+    }),
     ...contact,
     title: text('title', { min: 1, max: TITLE_MAX_LENGTH }).nullish(),
     summary: text('summary', { min: 1, max: SUMMARY_MAX_LENGTH }).nullish(),
@@ -131,7 +155,28 @@ export const FeedbackRequest = z.object({
     .meta({ description: 'Index of an assistant message in the conversation; default the last one' }),
 });
 
+const SEARCH_LIMIT_MESSAGE = `"limit" must be an integer from 1 to ${SEARCH_LIMIT_MAX}`;
+
+/**
+ * The query parameters of `GET /v0/search` (and of the proxy's `GET {basePath}/search`), as
+ * strings; `q` is read trimmed (see `readSearchQuery`).
+ */
+export const SearchQuery = z.object({
+  q: text('q', { min: 1, max: SEARCH_QUERY_MAX_LENGTH }),
+  limit: z
+    .string({ error: SEARCH_LIMIT_MESSAGE })
+    .check((ctx) => {
+      if (!/^\d{1,2}$/.test(ctx.value) || Number(ctx.value) < 1 || Number(ctx.value) > SEARCH_LIMIT_MAX) ctx.issues.push({ code: 'custom', input: ctx.value, message: SEARCH_LIMIT_MESSAGE });
+    })
+    .transform(Number)
+    .optional()
+    .meta({ description: `Most results, 1 to ${SEARCH_LIMIT_MAX}; default ${SEARCH_LIMIT_DEFAULT}` }),
+  page_url: pageUrl('page_url').optional(),
+});
+
 export type SendMessageBody = z.infer<typeof SendMessageRequest>;
+export type PageContextBody = z.infer<typeof PageContext>;
+export type SearchQueryParams = z.output<typeof SearchQuery>;
 export type ConversationVisitorBody = z.infer<typeof ConversationVisitor>;
 export type EscalationBody = z.infer<typeof EscalationRequest>;
 export type VisitorEscalationBody = z.infer<typeof VisitorEscalationRequest>;

@@ -4,8 +4,8 @@
  */
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors.js';
-import { INTEGRATIONS, SCOPES } from '../types.js';
-import { CONVERSATION_ID_MAX_LENGTH, CONVERSATION_ID_PATTERN } from '../limits.js';
+import { SCOPES } from '../scopes.js';
+import { CONVERSATION_ID_MAX_LENGTH, CONVERSATION_ID_PATTERN, SEARCH_EXCERPT_MAX_LENGTH } from '../limits.js';
 import { ConversationVisitor } from './requests.js';
 
 const count = () => z.int().min(0);
@@ -24,7 +24,7 @@ const AssistantMessage = z.strictObject({
   role: z.literal('assistant'),
   content: z.string(),
   sources: z.array(Source),
-  // Optional until every server sends it (DESIGN.md, "Reply outcomes").
+  // Optional: our addition to v0, which servers that do not send it leave out (docs/server.md, "Decisions where the spec is silent").
   is_uncertain: z.boolean().optional().meta({
     description: 'Extension: false when the content answers from its sources; true with sources offers related pages without claiming an answer; true without sources found nothing related',
   }),
@@ -58,7 +58,7 @@ export const SendMessageResult = z.strictObject({ conversation_id: conversationI
 
 export const EscalationResult = z.strictObject({
   success: z.literal(true),
-  integration: z.enum(INTEGRATIONS),
+  integration: z.string().meta({ description: 'The helpdesk the ticket was made in (the request\'s `integration`)' }),
   ticket_id: z.string(),
   ticket_url: z.string(),
 });
@@ -157,3 +157,20 @@ export const StreamDelta = z.strictObject({
 export const StreamStatus = z.strictObject({
   status: z.enum(['retrieving', 'writing']).meta({ description: '`retrieving`: searching the knowledge base; `writing`: the model is writing the reply' }),
 });
+
+/** One result of `GET /v0/search`: a section of a page, with a plain-text excerpt and where the query's words are in it. */
+export const SearchResult = z.strictObject({
+  url: z.string().meta({ description: "The section's address (the page's, with the heading's anchor)" }),
+  title: z.string().meta({ description: "The page's title" }),
+  section: z.string().nullable().meta({ description: "The section's heading; null for the page's opening" }),
+  excerpt: z.string().meta({ maxLength: SEARCH_EXCERPT_MAX_LENGTH, description: `Plain text (no Markdown, no HTML) of at most ${SEARCH_EXCERPT_MAX_LENGTH} characters around the best match; "…" where it was cut` }),
+  highlights: z
+    .array(z.tuple([count(), count()]))
+    .meta({ description: 'The [start, end) offsets (UTF-16 code units) in `excerpt` of the words that match the query' }),
+});
+
+/** `GET /v0/search`: ranked sections, at most three of one page. */
+export const SearchResults = z.strictObject({ results: z.array(SearchResult) });
+
+export type SearchResult = z.infer<typeof SearchResult>;
+export type SearchResults = z.infer<typeof SearchResults>;

@@ -4,7 +4,7 @@
  * reply answered from weighs in with the earlier turns.
  */
 import type { Message } from '../../protocol/index.js';
-import type { Vocabulary } from '../knowledge/knowledge-base.js';
+import type { Vocabulary } from '../knowledge/index.js';
 import { isQuestionFraming } from '../knowledge/text/text.js';
 
 /** Words that point back to something said before. */

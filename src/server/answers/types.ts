@@ -1,5 +1,7 @@
 /** @module The answer engine as the server sees it: answers, summaries, and forgetting derived knowledge. */
 import type { Message, Source } from '../../protocol/index.js';
+import type { KnowledgeBase } from '../knowledge/index.js';
+import type { QuestionContext } from '../store/conversations.js';
 
 export interface AnswerRequest {
   orgId: string;
@@ -7,6 +9,8 @@ export interface AnswerRequest {
   messages: Message[];
   /** Aborted when the job's lease is lost or the server shuts down. */
   signal: AbortSignal;
+  /** Where the last question was asked from, and text the visitor selected for it (see `QuestionContext`). */
+  context?: QuestionContext;
   /**
    * Told the reply as it is written: its pieces joined are exactly the answer's final `content`
    * (so an engine streams only text it will not rewrite). An engine may stream nothing; the
@@ -49,4 +53,6 @@ export interface AnswerEngine {
   title(request: SummaryRequest): Promise<string>;
   /** Removes from the index anything derived from the ticket `source`/`externalId` (called when a ticket is deleted). */
   forgetTicket(orgId: string, source: string, externalId: string): Promise<void>;
+  /** The knowledge base it answers from, when it has one: the server indexes synced tickets in it and embeds its pending sections in the background. */
+  readonly knowledge?: KnowledgeBase;
 }

@@ -68,6 +68,17 @@ function toRecord(row: ConversationRow): ConversationRecord {
   };
 }
 
+/**
+ * Where a question was asked from (`context` of `POST /v0/chat`): the page (its address without
+ * query or fragment) and its title, kept with the question; and text the visitor selected there,
+ * read with that question only.
+ */
+export interface QuestionContext {
+  pageUrl?: string;
+  pageTitle?: string;
+  selection?: string;
+}
+
 export type SendOutcome = { ok: true; conversationId: string } | { ok: false; reason: 'not_found' | 'processing' | 'full' };
 
 export class ConversationStore {
@@ -108,12 +119,25 @@ export class ConversationStore {
 
   async messages(id: string): Promise<Message[]> {
     const rows = await this.#sql.all<MessageRow>('SELECT role, content, sources, is_uncertain FROM messages WHERE conversation_id = ? ORDER BY seq', [id]);
-    return rows.map((row) => {
-      const message: Message = { role: row.role, content: row.content, sources: JSON.parse(row.sources) as Source[] };
+    return rows.map((row): Message => {
+      const sources = JSON.parse(row.sources) as Source[];
       // Every assistant message says whether it is sure (PostgreSQL reads a BIGINT as text).
-      if (row.role === 'assistant') message.is_uncertain = Number(row.is_uncertain) === 1;
-      return message;
+      if (row.role === 'assistant') return { role: 'assistant', content: row.content, sources, is_uncertain: Number(row.is_uncertain) === 1 };
+      return { role: 'user', content: row.content, sources };
     });
+  }
+
+  /** Where the conversation's last question was asked from, and what the visitor selected for it (see `QuestionContext`). */
+  async questionContext(id: string): Promise<QuestionContext> {
+    const row = await this.#sql.get<{ page_url: string | null; page_title: string | null; selection: string | null }>(
+      "SELECT page_url, page_title, selection FROM messages WHERE conversation_id = ? AND role = 'user' ORDER BY seq DESC LIMIT 1",
+      [id],
+    );
+    const context: QuestionContext = {};
+    if (row?.page_url) context.pageUrl = row.page_url;
+    if (row?.page_title) context.pageTitle = row.page_title;
+    if (row?.selection) context.selection = row.selection;
+    return context;
   }
 
   /** The wire object of GET /v0/chat/{id}. */
@@ -129,13 +153,17 @@ export class ConversationStore {
     return wire;
   }
 
-  /** One visitor's conversations in `orgId`, most recently active first, with their first question as title. */
-  async listByVisitor(orgId: string, visitorId: string, limit: number): Promise<ConversationSummary[]> {
+  /**
+   * One visitor's conversations in `orgId`, most recently active first, with their first question
+   * as title. With `verified`, only those of a verified (true) or anonymous (false) visitor of
+   * that id: the two are apart, whichever proxy of the organization started them.
+   */
+  async listByVisitor(orgId: string, visitorId: string, limit: number, verified?: boolean): Promise<ConversationSummary[]> {
     const rows = await this.#sql.all<{ id: string; status: ConversationStatus; created_at: string; updated_at: string; first: string | null }>(
       `SELECT c.id, c.status, c.created_at, c.updated_at,
               (SELECT m.content FROM messages m WHERE m.conversation_id = c.id AND m.seq = 1) AS first
-       FROM conversations c WHERE c.org_id = ? AND c.visitor_id = ? ORDER BY c.updated_at DESC, c.id DESC LIMIT ?`,
-      [orgId, visitorId, limit],
+       FROM conversations c WHERE c.org_id = ? AND c.visitor_id = ?${verified === undefined ? '' : ' AND COALESCE(c.visitor_verified, 0) = ?'} ORDER BY c.updated_at DESC, c.id DESC LIMIT ?`,
+      verified === undefined ? [orgId, visitorId, limit] : [orgId, visitorId, verified ? 1 : 0, limit],
     );
     return rows.map((row) => {
       const summary: ConversationSummary = { id: row.id, status: row.status, created_at: row.created_at, updated_at: row.updated_at };
@@ -186,15 +214,24 @@ export class ConversationStore {
     maxTurns: number,
     inTransaction?: (tx: Sql, id: string) => Promise<void>,
     visitor?: ConversationVisitor,
+    context: QuestionContext = {},
   ): Promise<SendOutcome> {
     return this.#sql.transaction(async (tx) => {
-      const outcome = await this.#sendIn(tx, orgId, message, conversationId, maxTurns, visitor);
+      const outcome = await this.#sendIn(tx, orgId, message, conversationId, maxTurns, visitor, context);
       if (outcome.ok) await inTransaction?.(tx, outcome.conversationId);
       return outcome;
     });
   }
 
-  async #sendIn(tx: Sql, orgId: string, message: string, conversationId: string | undefined, maxTurns: number, visitor: ConversationVisitor | undefined): Promise<SendOutcome> {
+  async #sendIn(
+    tx: Sql,
+    orgId: string,
+    message: string,
+    conversationId: string | undefined,
+    maxTurns: number,
+    visitor: ConversationVisitor | undefined,
+    context: QuestionContext,
+  ): Promise<SendOutcome> {
     const iso = new Date(this.#now()).toISOString();
     let id = conversationId;
     if (id === undefined) {
@@ -217,8 +254,9 @@ export class ConversationStore {
       await tx.run("UPDATE conversations SET status = 'processing', updated_at = ? WHERE id = ?", [iso, id]);
     }
     await tx.run(
-      "INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) SELECT ?, COALESCE(MAX(seq), 0) + 1, 'user', ?, '[]', ? FROM messages WHERE conversation_id = ?",
-      [id, message, iso, id],
+      `INSERT INTO messages (conversation_id, seq, role, content, sources, created_at, page_url, page_title, selection)
+       SELECT ?, COALESCE(MAX(seq), 0) + 1, 'user', ?, '[]', ?, ?, ?, ? FROM messages WHERE conversation_id = ?`,
+      [id, message, iso, context.pageUrl ?? null, context.pageTitle ?? null, context.selection ?? null, id],
     );
     await tx.run("INSERT INTO jobs (conversation_id, org_id, state, attempts, run_after, created_at, updated_at) VALUES (?, ?, 'queued', 0, clock_ms(), clock_ms(), clock_ms())", [id, orgId]);
     return { ok: true, conversationId: id };

@@ -52,7 +52,7 @@ describe('a follow-up', () => {
     expect(conversationContext(messages, 'and can I change it?', ['reminders?'], vocabulary)).toEqual(['reminders?\nReminder schedule — Signing reminders']);
     expect(conversationContext(messages, 'how do I change the expiry of a document?', ['reminders?'], vocabulary)).toEqual(['reminders?']);
     // Related pages were a guess, not a subject.
-    messages[1] = { ...messages[1]!, is_uncertain: true };
+    messages[1] = { role: 'assistant', content: 'Every 3 days.', sources: messages[1]!.sources, is_uncertain: true };
     expect(conversationContext(messages, 'and can I change it?', ['reminders?'], vocabulary)).toEqual(['reminders?']);
   });
 });

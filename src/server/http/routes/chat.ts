@@ -4,16 +4,32 @@
  * data-subject requests; our addition); and, by visitor, GET /v0/chat?visitor_id= (their
  * conversations) and DELETE /v0/chat?visitor_id= (all of them).
  */
-import { CONVERSATION_MAX_TURNS, isConversationId, isVisitorId, MAX_PREFER_WAIT_SECONDS, MESSAGES, type SendMessageResult } from '../../../protocol/index.js';
-import { parseBody, SendMessageRequest, toConversationVisitor } from '../../../protocol/schemas/index.js';
+import { CONVERSATION_LIST_LIMIT_DEFAULT, CONVERSATION_LIST_LIMIT_MAX, CONVERSATION_MAX_TURNS, isConversationId, isVisitorId, MAX_PREFER_WAIT_SECONDS, MESSAGES, parsePreferWait, type SendMessageResult } from '../../../protocol/index.js';
+import { parseBody, SendMessageRequest, toConversationVisitor, type PageContextBody } from '../../../protocol/schemas/index.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { json, type ApiResponse } from '../exchange.js';
 import type { Route, RouteContext } from '../router.js';
-import type { ConversationRecord } from '../../store/conversations.js';
+import type { ConversationRecord, QuestionContext } from '../../store/conversations.js';
+
+/** A parsed `context` as the conversation keeps it: the page without its query or fragment (they may hold a visitor's data), blank fields dropped. */
+function toQuestionContext(body: PageContextBody | null | undefined): QuestionContext {
+  const context: QuestionContext = {};
+  if (body?.page_url) {
+    const url = new URL(body.page_url);
+    url.search = '';
+    url.hash = '';
+    context.pageUrl = url.href;
+  }
+  const title = body?.page_title?.trim();
+  if (title) context.pageTitle = title;
+  const selection = body?.selection?.trim();
+  if (selection) context.selection = selection;
+  return context;
+}
 
 async function send(ctx: RouteContext): Promise<ApiResponse> {
-  const { message, conversation_id, visitor } = parseBody(SendMessageRequest, ctx.body());
-  const outcome = await ctx.services.lifecycle.send(ctx.auth!.orgId, message, conversation_id ?? undefined, toConversationVisitor(visitor));
+  const { message, conversation_id, visitor, context } = parseBody(SendMessageRequest, ctx.body());
+  const outcome = await ctx.services.lifecycle.send(ctx.auth!.orgId, message, conversation_id ?? undefined, toConversationVisitor(visitor), toQuestionContext(context));
   if (!outcome.ok) {
     if (outcome.reason === 'not_found') throw notFound();
     if (outcome.reason === 'full') throw conflict(`Conversation has reached its limit of ${CONVERSATION_MAX_TURNS} turns; start a new conversation`);
@@ -21,16 +37,6 @@ async function send(ctx: RouteContext): Promise<ApiResponse> {
   }
   const result: SendMessageResult = { conversation_id: outcome.conversationId, status: 'processing' };
   return json(result, 202);
-}
-
-/** Seconds asked for by `Prefer: wait=N`, capped; null when absent or malformed (then ignored, as RFC 7240 says). */
-export function preferWait(header: string | null): number | null {
-  if (!header) return null;
-  for (const part of header.split(',')) {
-    const match = /^\s*wait\s*=\s*(\d{1,6})\s*(;.*)?$/i.exec(part);
-    if (match) return Math.min(Number(match[1]), MAX_PREFER_WAIT_SECONDS);
-  }
-  return null;
 }
 
 /**
@@ -47,7 +53,7 @@ function get(ctx: RouteContext): ApiResponse | Promise<ApiResponse> {
 function respond(ctx: RouteContext, id: string, record: ConversationRecord | null): ApiResponse | Promise<ApiResponse> {
   if (!record) throw notFound();
   const { conversations, lifecycle, closing } = ctx.services;
-  const wait = preferWait(ctx.request.header('prefer'));
+  const wait = parsePreferWait(ctx.request.header('prefer'), MAX_PREFER_WAIT_SECONDS);
   const headers: Record<string, string> =
     wait === null ? { 'content-type': 'application/json' } : { 'content-type': 'application/json', 'Preference-Applied': `wait=${wait}`, Vary: 'Prefer' };
   if (wait !== null && record.status === 'processing' && wait > 0) {
@@ -75,17 +81,17 @@ function visitorId(ctx: RouteContext): string {
   return ids[0];
 }
 
-/** Most conversations one list answers, and the default. */
-const LIST_MAX = 100;
-const LIST_DEFAULT = 20;
-
-/** GET /v0/chat?visitor_id=…&limit=N: one visitor's conversations, most recently active first (our addition). */
+/** GET /v0/chat?visitor_id=…&verified=true|false&limit=N: one visitor's conversations, most recently active first (our addition). */
 async function list(ctx: RouteContext): Promise<ApiResponse> {
   const id = visitorId(ctx);
   const limitText = ctx.query.get('limit');
-  const limit = limitText === null ? LIST_DEFAULT : Number(limitText);
-  if (!/^\d{1,3}$/.test(limitText ?? '0') || !Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) throw badRequest(`"limit" must be an integer from 1 to ${LIST_MAX}`);
-  return json({ conversations: await ctx.services.conversations.listByVisitor(ctx.auth!.orgId, id, limit) });
+  const limit = limitText === null ? CONVERSATION_LIST_LIMIT_DEFAULT : Number(limitText);
+  if (!/^\d{1,3}$/.test(limitText ?? '0') || !Number.isInteger(limit) || limit < 1 || limit > CONVERSATION_LIST_LIMIT_MAX) throw badRequest(`"limit" must be an integer from 1 to ${CONVERSATION_LIST_LIMIT_MAX}`);
+  // Verified and anonymous visitors are apart: `verified` names which one `visitor_id` is.
+  const verifiedText = ctx.query.getAll('verified');
+  if (verifiedText.length > 1 || (verifiedText.length === 1 && verifiedText[0] !== 'true' && verifiedText[0] !== 'false')) throw badRequest('"verified" must be given at most once: true or false');
+  const verified = verifiedText.length === 0 ? undefined : verifiedText[0] === 'true';
+  return json({ conversations: await ctx.services.conversations.listByVisitor(ctx.auth!.orgId, id, limit, verified) });
 }
 
 /** DELETE /v0/chat?visitor_id=…: every conversation of one visitor and everything derived from them, now (data-subject requests; our addition). */

@@ -3,7 +3,19 @@
  * validate against. Its operations are listed here; every body schema is generated from the
  * protocol's zod schemas (src/protocol/schemas), the same ones the routes parse with.
  */
-import { CONVERSATION_ID_MAX_LENGTH, CONVERSATION_ID_PATTERN, MAX_PREFER_WAIT_SECONDS, VISITOR_ID_MAX_LENGTH } from '../../../protocol/index.js';
+import {
+  CONVERSATION_ID_MAX_LENGTH,
+  CONVERSATION_LIST_LIMIT_DEFAULT,
+  CONVERSATION_LIST_LIMIT_MAX,
+  IDEMPOTENCY_KEY_PATTERN,
+  CONVERSATION_ID_PATTERN,
+  MAX_PREFER_WAIT_SECONDS,
+  PAGE_URL_MAX_LENGTH,
+  SEARCH_LIMIT_DEFAULT,
+  SEARCH_LIMIT_MAX,
+  SEARCH_QUERY_MAX_LENGTH,
+  VISITOR_ID_MAX_LENGTH,
+} from '../../../protocol/index.js';
 import { componentSchemas } from '../../../protocol/schemas/index.js';
 import { helpdesks } from '../../helpdesks/index.js';
 import type { Route } from '../router.js';
@@ -59,7 +71,7 @@ const visitorIdParam = {
   description: 'The `visitor.id` given when the conversations were started',
   schema: { type: 'string', minLength: 1, maxLength: VISITOR_ID_MAX_LENGTH },
 };
-const idempotencyKey = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: '^[\x21-\x7e]{1,255}$' } };
+const idempotencyKey = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN } };
 
 /**
  * The document as this process's helpdesk registry stands: a helpdesk registered at run time
@@ -67,6 +79,10 @@ const idempotencyKey = { name: 'Idempotency-Key', in: 'header', required: false,
  */
 export function buildOpenApiDocument() {
   const webhookSources = helpdesks.all().filter((h) => h.webhook).map((h) => h.name);
+  const schemas = componentSchemas();
+  // The helpdesks an escalation may name: the registry's, so one registered at run time is documented too.
+  const integration = (schemas.EscalationRequest!.properties as Record<string, Record<string, unknown>>).integration!;
+  integration.enum = helpdesks.all().map((h) => h.name);
   return {
     openapi: '3.1.0',
     info: {
@@ -92,7 +108,11 @@ export function buildOpenApiDocument() {
         get: {
           operationId: 'listVisitorConversations',
           summary: "One visitor's conversations, most recently active first (scope chat:read; our addition)",
-          parameters: [visitorIdParam, { name: 'limit', in: 'query', required: false, description: 'At most this many; default 20', schema: { type: 'integer', minimum: 1, maximum: 100 } }],
+          parameters: [
+            visitorIdParam,
+            { name: 'verified', in: 'query', required: false, description: "Only a verified (`true`) or an anonymous (`false`) visitor's; default both", schema: { type: 'string', enum: ['true', 'false'] } },
+            { name: 'limit', in: 'query', required: false, description: `At most this many; default ${CONVERSATION_LIST_LIMIT_DEFAULT}`, schema: { type: 'integer', minimum: 1, maximum: CONVERSATION_LIST_LIMIT_MAX } },
+          ],
           responses: {
             '200': { description: "The visitor's conversations", headers: rateHeaders, content: json(ref('ConversationList')) },
             ...errors(400, 401, 403, 429, 500),
@@ -244,6 +264,27 @@ export function buildOpenApiDocument() {
           },
         },
       },
+      '/v0/search': {
+        get: {
+          operationId: 'searchDocs',
+          summary: "Search the organization's docs: ranked sections with plain-text excerpts, at most three of one page, never tickets (scope chat:read; our addition)",
+          parameters: [
+            { name: 'q', in: 'query', required: true, description: 'The query, trimmed', schema: { type: 'string', minLength: 1, maxLength: SEARCH_QUERY_MAX_LENGTH } },
+            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: SEARCH_LIMIT_MAX, default: SEARCH_LIMIT_DEFAULT } },
+            {
+              name: 'page_url',
+              in: 'query',
+              required: false,
+              description: 'The page the reader is on: its sections and its neighbours (same path prefix) rank higher',
+              schema: { type: 'string', format: 'uri', maxLength: PAGE_URL_MAX_LENGTH },
+            },
+          ],
+          responses: {
+            '200': { description: 'The results, best first', headers: rateHeaders, content: json(ref('SearchResults')) },
+            ...errors(400, 401, 403, 429, 500),
+          },
+        },
+      },
       '/v0/me': {
         get: {
           operationId: 'getTokenInfo',
@@ -293,7 +334,7 @@ export function buildOpenApiDocument() {
           content: json(ref('Error')),
         },
       },
-      schemas: componentSchemas(),
+      schemas,
     },
   } as const;
 }

@@ -1,6 +1,6 @@
 /**
  * @module Background embedding: the sentence embeddings `kb ingest` leaves to the server (code
- * pieces, see `KnowledgeStore.embedPending`) are made by the processes that answer, after they
+ * pieces, see `SectionEmbeddings.embedPending`) are made by the processes that answer, after they
  * start, whenever the bus's 'kb' topic says an organization's knowledge base changed, and every
  * `pollMs` (an ingest by a process that shares no bus with this one). Answers work by words
  * meanwhile; each organization's index is rebuilt once its run ends.
@@ -9,12 +9,12 @@
  * where the section has none of the embedder's yet, so runs are idempotent and the worst case is
  * a batch embedded twice.
  */
-import type { Bus } from '../bus/index.js';
-import type { Logger } from '../http/log.js';
-import type { KnowledgeBase } from '../answers/index.js';
+import type { Bus } from '../../bus/index.js';
+import type { Logger } from '../../log.js';
+import type { PendingEmbeddings } from './embeddings.js';
 
 export interface BackgroundEmbeddingOptions {
-  knowledge: Pick<KnowledgeBase, 'embedPending' | 'pending'>;
+  knowledge: PendingEmbeddings;
   bus: Bus;
   logger: Logger;
   /** How often the database is checked for sections to embed that no message announced. @default 60000 */

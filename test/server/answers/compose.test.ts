@@ -318,7 +318,7 @@ describe('a reply sized for a chat panel', () => {
 
   it('answers a prose question without a source file’s internals, and a code question with its code', async () => {
     const kb = await knowledgeBase({
-      'guide.md': '# Guide\n\n## Dropped tags\n\nThe crawler leaves out navigation, scripts and styles when it reads a page, so answers quote only the page’s content.\n',
+      'guide.md': '# Guide\n\n## Dropped tags\n\nThe crawler drops the navigation, scripts and styles tags of a page before it reads the content, so answers quote only the page’s content.\n',
       'crawl.ts': [
         '/** Tags the crawler drops from a page before it reads the content: navigation, scripts and styles. */',
         "export const DROPPED_TAGS = new Set(['nav', 'script', 'style', 'header', 'footer', 'aside']);",
@@ -329,8 +329,8 @@ describe('a reply sized for a chat panel', () => {
         '}',
       ].join('\n'),
     });
-    const prose = await kb.answer('what does the crawler leave out of a page?');
-    expect(prose.content).toContain('The crawler leaves out navigation, scripts and styles');
+    const prose = await kb.answer('which tags does the crawler drop from a page before it reads the content?');
+    expect(prose.content).toContain('The crawler drops the navigation, scripts and styles tags');
     expect(prose.content).not.toContain('```');
     expect(prose.content).not.toContain('DROPPED_TAGS');
     const code = await kb.answer('what is in the DROPPED_TAGS constant?');

@@ -436,6 +436,9 @@ function fence(code: string, lang: string): string {
   return `${ticks}${lang}\n${code}\n${ticks}`;
 }
 
+/** A question asking how to do something, whose answer may be an example (a doc section's code block). */
+const SHOW_HOW = /\bhow (?:do|can|to|should|would)\b/i;
+
 /** A question asking how to do something: the docs say how, so their sections are quoted before code. */
 const HOW_TO = /^\s*(?:how|can|could|where|is there a way)\b|\bhow (?:do|can|to|should)\b/i;
 
@@ -489,7 +492,8 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   // A code piece's doc comment is its text: quoted once, in the excerpt, when the excerpt shows it.
   const shown = normalized(excerpt);
   const fresh = best.filter((unit) => !(shown && shown.includes(normalized(unit))));
-  const said = fresh.filter((unit) => !quoted.has(normalized(unit)));
+  // A sentence that introduces what is not quoted after it ("open it from anything:") says nothing alone.
+  const said = fresh.filter((unit) => !quoted.has(normalized(unit)) && (!unit.endsWith(':') || (excerpt !== '' && passage.introducesCode) || fresh.length === 1));
   // After the best section, a section is quoted only when what it quotes holds a word of the question.
   const matches = (text: string) => tokenize(text).some((t) => terms.has(t));
   if (rank > 0 && !said.some(matches) && !(excerpt && matches(excerpt))) return { text: '', cited: fresh.some((unit) => quoted.has(normalized(unit)) && matches(unit)), cut };
@@ -516,8 +520,9 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
   const cited = outcome === 'answer' ? relevantHits(hits, question) : [];
   if (cited.length === 0) return relatedReply(hits, terms);
   const code = asksForCode(question);
-  const howTo = HOW_TO.test(question);
-  const docsFirst = howTo || !code;
+  // "How do I…" asks for the steps, an example too; "Can I…?" asks whether, answered in prose.
+  const howTo = SHOW_HOW.test(question);
+  const docsFirst = HOW_TO.test(question) || !code;
   const ordered = docsFirst ? [...cited.filter((h) => h.section.kind !== 'code'), ...cited.filter((h) => h.section.kind === 'code')] : cited;
   const parts: string[] = [];
   const sources: SearchHit[] = [];

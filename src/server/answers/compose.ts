@@ -519,7 +519,8 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
   const terms = new Set(vocabulary.terms(question));
   const cited = outcome === 'answer' ? relevantHits(hits, question) : [];
   if (cited.length === 0) return relatedReply(hits, terms);
-  const code = asksForCode(question);
+  // Where no doc page answers (a knowledge base of code alone), the code is the answer.
+  const code = asksForCode(question) || !cited.some((hit) => hit.section.kind !== 'code');
   // "How do I…" asks for the steps, an example too; "Can I…?" asks whether, answered in prose.
   const howTo = SHOW_HOW.test(question);
   const docsFirst = HOW_TO.test(question) || !code;

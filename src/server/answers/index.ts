@@ -13,8 +13,6 @@ import { complete, llmConfigFromEnv, LlmError, streamCompletion, type ChatMessag
 import { NOT_ANSWERED, StreamedReply } from './streamed-reply.js';
 import { relatedHits, relevantHits, toSource } from './sources.js';
 import { conversationContext } from './follow-up.js';
-import { expansion } from './synonyms.js';
-import { tokenize } from '../knowledge/text/text.js';
 import type { Answer, AnswerEngine, AnswerRequest, SummaryRequest } from './types.js';
 
 export { kbMigrations, IngestError, type EmbedPendingOptions, type IngestReport, type KnowledgeBase, type KnowledgeSource, type SearchHit } from '../knowledge/index.js';
@@ -37,11 +35,6 @@ export interface AnswerEngineOptions {
   embedder?: Embedder | null;
   /** The knowledge base to answer from. @default one over `sql` with `embedder` */
   knowledge?: KnowledgeBase;
-  /**
-   * Expand each question with WordNet's synonyms of its words, weighed below them (see synonyms.ts;
-   * measured on the bench sets: docs/benchmarks.md). @default env SUPPORT_CHAT_QUERY_EXPANSION=wordnet, else false
-   */
-  synonyms?: boolean;
 }
 
 const SYSTEM_PROMPT = `You are the support assistant of a software product. Answer the customer's question using only the numbered sources below.
@@ -104,7 +97,6 @@ function clip(text: string, start: number, end: number): string {
 export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine & KnowledgeBase & { knowledge: KnowledgeBase } {
   const knowledge = options.knowledge ?? createKnowledgeBase({ sql: options.sql, embedder: options.embedder });
   const llm = options.llm !== undefined ? options.llm : llmConfigFromEnv(options.env ?? process.env, options.fetch);
-  const synonyms = options.synonyms ?? (options.env ?? process.env).SUPPORT_CHAT_QUERY_EXPANSION === 'wordnet';
 
   /**
    * The LLM's answer, streamed as it is written (`request.stream`): each piece is final when
@@ -169,10 +161,7 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
       const context = standalone ? [] : conversationContext(request.messages, question, earlier, kb.vocabulary);
       // The page asked from weighs its sections and its neighbours'; a selection is read as an earlier turn, for this question only.
       const { pageUrl, selection } = request.context ?? {};
-      // WordNet's synonyms of the question's words, below the earlier turns (see synonyms.ts).
-      const expanded = synonyms ? await expansion(query, (words) => tokenize(words).every((t) => kb.vocabulary.has(t))) : '';
-      const turns = [...(expanded ? [expanded] : []), ...context, ...(selection ? [selection] : [])];
-      const hits = kb.search(query, { history: turns, limit: 10, vector: await knowledge.embedQuestion(query), pageUrl });
+      const hits = kb.search(query, { history: selection ? [...context, selection] : context, limit: 10, vector: await knowledge.embedQuestion(query), pageUrl });
       // Retrieval and composition are each a few milliseconds of work: other requests go between them.
       await setImmediate();
       if (llm) {

@@ -13,6 +13,7 @@ import type { SearchResult } from '../../protocol/schemas/responses.js';
 import { boundBlocks } from './ingest/markdown.js';
 import type { SearchHit, StoredSection } from './index.js';
 import { tokenize, wordSpans } from './text/text.js';
+import { LruCache } from '../lru.js';
 
 export type { SearchResult } from '../../protocol/schemas/responses.js';
 
@@ -32,7 +33,7 @@ export interface SearchDocsOptions {
  * How many ranked sections are read for `limit` results: a page's fourth section and later are
  * passed over, so more are read than are answered.
  */
-const candidates = (limit: number) => Math.min(100, limit * 4 + 10);
+const candidates = (limit: number) => limit * 2 + 4;
 
 /** The longest part of a section's text read for its excerpt: the match is found in it, in time linear in it. */
 const MAX_TEXT_READ = 20_000;
@@ -87,12 +88,18 @@ function toResult(hit: SearchHit, terms: ReadonlySet<string>): SearchResult {
  */
 function readableText(section: StoredSection, terms: ReadonlySet<string>): Passage {
   const source = section.kind === 'code' || !section.body.trim() ? section.code : section.body;
+  const collapse = (text: string) => text.replace(/\s+/g, ' ').trim();
+  const prose = source !== section.code;
+  // Most sections are read whole: their plain text is kept, as sections never change (an edit stores new ones).
+  if (source.length <= PARSED.chars) return { text: plainTexts.getOrSet(section.id, () => (prose ? plainText(source) : collapse(source))), before: false, after: false };
   const read = source.slice(0, MAX_TEXT_READ);
-  const { from, to } = read.length <= PARSED.chars ? { from: 0, to: read.length } : around(read, terms);
+  const { from, to } = around(read, terms);
   const part = read.slice(from, to);
-  const text = source === section.code ? part.replace(/\s+/g, ' ').trim() : plainText(part);
-  return { text, before: from > 0, after: to < source.length };
+  return { text: prose ? plainText(part) : collapse(part), before: from > 0, after: to < source.length };
 }
+
+/** The plain text of sections read whole, by section id: the same sections come back for the queries people repeat. */
+const plainTexts = new LruCache<number, string>(20_000);
 
 interface Passage {
   text: string;
@@ -128,6 +135,13 @@ const matchesOf = (text: string, terms: ReadonlySet<string>) => wordSpans(text).
 const BLOCKS = new Set(['paragraph', 'heading', 'listItem', 'tableCell', 'blockquote', 'code', 'definition', 'footnoteDefinition', 'break', 'thematicBreak']);
 
 /**
+ * A character that may start a Markdown construct in a section's prose (emphasis, code, links and
+ * images, HTML and entities, tables, headings, quotes, escapes, strikethrough, autolinks), or a
+ * line starting a list item or an indented block. Text without one is plain and is not parsed.
+ */
+const MARKUP = /[*_`[\]!<>|#\\&~:]|^(?: {4}|\t|[ \t]*(?:[-+=]|\d+[.)]))/m;
+
+/**
  * The longest run of text parsed as one block for an excerpt. micromark's cost within a block grows
  * faster than its length (`'*a ' × 333` took 130 ms); an excerpt is 300 characters, so blocks cut
  * this short read as they would whole save for a mark that spans the cut.
@@ -140,6 +154,8 @@ const EXCERPT_BLOCK_CHARS = 240;
  * Markdown (see mdast-text.ts); micromark reads it, in time linear in its length (`boundBlocks`).
  */
 export function plainText(markdown: string): string {
+  // Text in which no Markdown construct can start reads as itself: nothing to parse.
+  if (!MARKUP.test(markdown)) return markdown.replace(/\s+/g, ' ').trim();
   const parts: string[] = [];
   const stack: Nodes[] = [fromMarkdown(boundBlocks(markdown, EXCERPT_BLOCK_CHARS), { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] })];
   // Depth first, in reading order, with a stack of its own: no nesting exhausts the call stack.

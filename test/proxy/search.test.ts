@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSupportProxy, nodeListener, type SupportProxyOptions } from '../../src/proxy/index.js';
 import { createAnswerEngine, type KnowledgeBase } from '../../src/server/answers/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { startServer } from '../../src/server/index.js';
 
 const SECRET = 'a-visitor-signing-secret-of-32-chars!!';

@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAnswerEngine, type KnowledgeBase } from '../../src/server/answers/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { startServer } from '../../src/server/index.js';
 import type { Scope } from '../../src/protocol/index.js';
 import { freshDatabaseUrl } from '../helpers/database.js';

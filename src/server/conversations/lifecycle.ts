@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { ConversationVisitor, Source } from '../../protocol/index.js';
 import { backoffDelay } from '../../protocol/retry.js';
-import type { Job, JobQueue } from '../jobs/queue.js';
+import type { Job, JobQueue } from './jobs/queue.js';
 import type { ConversationRecord, ConversationStore, QuestionContext, SendOutcome } from '../store/conversations.js';
 import type { Sql } from '../store/sql.js';
 import { LocalBus, type Bus } from '../bus/index.js';

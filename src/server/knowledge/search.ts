@@ -11,7 +11,8 @@ import { gfm } from 'micromark-extension-gfm';
 import { SEARCH_EXCERPT_MAX_LENGTH, SEARCH_LIMIT_DEFAULT, SEARCH_RESULTS_PER_PAGE } from '../../protocol/limits.js';
 import type { SearchResult } from '../../protocol/schemas/responses.js';
 import { boundBlocks } from './ingest/markdown.js';
-import type { SearchHit, StoredSection } from './index.js';
+import type { SearchHit } from './ranking/rank.js';
+import type { StoredSection } from './store/sections.js';
 import { tokenize, wordSpans } from './text/text.js';
 import { LruCache } from '../lru.js';
 
@@ -40,7 +41,7 @@ const MAX_TEXT_READ = 20_000;
 
 /**
  * The organization's sections that best match `query`, as search results: ranked as answers rank
- * them (words and meaning, see `KnowledgeStore.search`), at most `SEARCH_RESULTS_PER_PAGE` of one
+ * them (words and meaning, see ranking/rank.ts), at most `SEARCH_RESULTS_PER_PAGE` of one
  * page, never a ticket.
  *
  * @example

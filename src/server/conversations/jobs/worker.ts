@@ -1,10 +1,10 @@
 /** @module The worker that runs answer jobs: a few at a time, lease renewed while the engine works. */
-import type { AnswerEngine } from '../answers/types.js';
-import { leaseOwner, type ConversationLifecycle } from '../conversations/lifecycle.js';
-import type { ConversationStore } from '../store/conversations.js';
-import type { Logger } from '../http/log.js';
+import type { AnswerEngine } from '../../answers/types.js';
+import { leaseOwner, type ConversationLifecycle } from '../lifecycle.js';
+import type { ConversationStore } from '../../store/conversations.js';
+import type { Logger } from '../../log.js';
 import type { Job } from './queue.js';
-import type { TurnStreams, TurnWriter } from '../streams/index.js';
+import type { TurnStreams, TurnWriter } from '../../streams/index.js';
 
 export interface WorkerOptions {
   /** Claims, renews, completes and fails jobs; its policy sets the lease and the attempts. */

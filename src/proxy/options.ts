@@ -1,6 +1,6 @@
 /** @module `SupportProxyOptions`: every option with its default, checked when the proxy is created. */
 import { isHelpdeskName, type AdditionalFields, type Integration } from '../protocol/index.js';
-import { trustedHops } from '../protocol/client-address.js';
+import { ipv6PrefixLength, trustedHops } from '../protocol/client-address.js';
 import { DEFAULT_VISITOR_MAX_AGE_SECONDS } from './visitor.js';
 import { checkIdentityOptions, type IdentityTokenOptions, type KnownVisitor } from './identity-options.js';
 
@@ -91,6 +91,11 @@ export interface SupportProxyOptions {
    * @default false
    */
   trustProxy?: boolean | number;
+  /**
+   * An IPv6 client is counted in the per-address limits by its network of this many bits: one
+   * subscriber commonly holds a whole /56 (some a /48, some a /64). @default 56
+   */
+  ipv6Prefix?: number;
   /**
    * The site's own session decides who is asking: return the signed-in visitor, or null when
    * anonymous. A visitor's conversations then belong to their id on every device. May be async.
@@ -194,6 +199,7 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
     cookieName: options.cookieName ?? 'sc_visitor',
     visitorMaxAgeSeconds: positive(options.visitorMaxAgeSeconds, DEFAULT_VISITOR_MAX_AGE_SECONDS, 'visitorMaxAgeSeconds'),
     trustProxy,
+    ipv6Prefix: ipv6PrefixLength(options.ipv6Prefix, 'createSupportProxy: ipv6Prefix'),
     fetch: options.fetch ?? globalThis.fetch,
     identify: options.identify,
     identity: options.identity,

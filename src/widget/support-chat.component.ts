@@ -359,6 +359,11 @@ export class SupportChat extends LitElement {
 
   /** Opens the panel (launcher mode). */
   open(): void {
+    this._open('.composer textarea');
+  }
+
+  /** Opens the panel with the focus in `field` (a selector: the message field, or the search field). */
+  private _open(field: string): void {
     if (this.opened) return;
     this.opened = true;
     this._chat.persist();
@@ -366,7 +371,7 @@ export class SupportChat extends LitElement {
     void this.updateComplete.then(() => {
       // No autofocus of the field on touch devices: the keyboard would cover the answer. A modal
       // panel still takes focus (on its first control), as a dialog must.
-      if (window.matchMedia?.('(pointer: fine)').matches) this._inputEl?.focus();
+      if (window.matchMedia?.('(pointer: fine)').matches) this.renderRoot.querySelector<HTMLElement>(field)?.focus();
       else if (this._modal.active) this.renderRoot.querySelector<HTMLElement>('.panel button')?.focus();
     });
   }
@@ -392,7 +397,7 @@ export class SupportChat extends LitElement {
    */
   async search(query?: string): Promise<void> {
     if (this.noSearch) return;
-    if (this.mode === 'launcher') this.open();
+    if (this.mode === 'launcher') this._open('[part=search]');
     await this._loadSearch();
     await this.updateComplete;
     if (query !== undefined) this._search?.controller.set(String(query));

@@ -108,7 +108,11 @@ export function buildOpenApiDocument() {
         get: {
           operationId: 'listVisitorConversations',
           summary: "One visitor's conversations, most recently active first (scope chat:read; our addition)",
-          parameters: [visitorIdParam, { name: 'limit', in: 'query', required: false, description: `At most this many; default ${CONVERSATION_LIST_LIMIT_DEFAULT}`, schema: { type: 'integer', minimum: 1, maximum: CONVERSATION_LIST_LIMIT_MAX } }],
+          parameters: [
+            visitorIdParam,
+            { name: 'verified', in: 'query', required: false, description: "Only a verified (`true`) or an anonymous (`false`) visitor's; default both", schema: { type: 'string', enum: ['true', 'false'] } },
+            { name: 'limit', in: 'query', required: false, description: `At most this many; default ${CONVERSATION_LIST_LIMIT_DEFAULT}`, schema: { type: 'integer', minimum: 1, maximum: CONVERSATION_LIST_LIMIT_MAX } },
+          ],
           responses: {
             '200': { description: "The visitor's conversations", headers: rateHeaders, content: json(ref('ConversationList')) },
             ...errors(400, 401, 403, 429, 500),

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Conversation, ConversationStatus, ConversationSummary, ConversationVisitor, Message, Source } from '../../protocol/index.js';
 import type { Sql } from './sql.js';
+import type { Channel } from '../insights/channels.js';
 
 interface ConversationRow {
   id: string;
@@ -178,6 +179,7 @@ export class ConversationStore {
    * Starts a new conversation when `conversationId` is undefined; refuses one that already holds
    * `maxTurns` user messages. `inTransaction` runs inside the same transaction once the message is
    * stored (work that must be recorded with the message, or not at all), with the transaction's handle.
+   * `channel` says where a new conversation was started (kept for the insights report).
    */
   send(
     orgId: string,
@@ -186,22 +188,23 @@ export class ConversationStore {
     maxTurns: number,
     inTransaction?: (tx: Sql, id: string) => Promise<void>,
     visitor?: ConversationVisitor,
+    channel: Channel = 'chat',
   ): Promise<SendOutcome> {
     return this.#sql.transaction(async (tx) => {
-      const outcome = await this.#sendIn(tx, orgId, message, conversationId, maxTurns, visitor);
+      const outcome = await this.#sendIn(tx, orgId, message, conversationId, maxTurns, visitor, channel);
       if (outcome.ok) await inTransaction?.(tx, outcome.conversationId);
       return outcome;
     });
   }
 
-  async #sendIn(tx: Sql, orgId: string, message: string, conversationId: string | undefined, maxTurns: number, visitor: ConversationVisitor | undefined): Promise<SendOutcome> {
+  async #sendIn(tx: Sql, orgId: string, message: string, conversationId: string | undefined, maxTurns: number, visitor: ConversationVisitor | undefined, channel: Channel): Promise<SendOutcome> {
     const iso = new Date(this.#now()).toISOString();
     let id = conversationId;
     if (id === undefined) {
       id = `conv_${randomUUID().replaceAll('-', '')}`;
       await tx.run(
-        "INSERT INTO conversations (id, org_id, status, created_at, updated_at, visitor_id, visitor_email, visitor_name, visitor_verified) VALUES (?, ?, 'processing', ?, ?, ?, ?, ?, ?)",
-        [id, orgId, iso, iso, visitor?.id ?? null, visitor?.email ?? null, visitor?.name ?? null, visitor ? (visitor.verified ? 1 : 0) : null],
+        "INSERT INTO conversations (id, org_id, status, created_at, updated_at, visitor_id, visitor_email, visitor_name, visitor_verified, channel) VALUES (?, ?, 'processing', ?, ?, ?, ?, ?, ?, ?)",
+        [id, orgId, iso, iso, visitor?.id ?? null, visitor?.email ?? null, visitor?.name ?? null, visitor ? (visitor.verified ? 1 : 0) : null, channel],
       );
     } else {
       // The row is locked until commit (PostgreSQL), so two follow-ups racing on one conversation queue one answer, not two.

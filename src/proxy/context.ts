@@ -9,6 +9,7 @@ import type { ResolvedOptions } from './options.js';
 import type { Upstream, UpstreamResult } from './upstream.js';
 import type { Visitor } from './visitor.js';
 import type { KnownVisitor, VisitorIdentity } from './identity.js';
+import type { ConversationOwners } from './owners.js';
 
 /** One proxy's state, made once by `createSupportProxy`. */
 export interface ProxyState {
@@ -16,6 +17,8 @@ export interface ProxyState {
   upstream: Upstream;
   /** Who is asking beyond the cookie (identify, visitor JWTs), and which conversations are theirs. */
   identity: VisitorIdentity;
+  /** Which conversations are whose. */
+  owners: ConversationOwners;
   limiter: FixedWindowLimiter;
   /** Concurrent polls of one conversation share one upstream request. */
   inflight: Map<string, Promise<UpstreamResult>>;

@@ -15,6 +15,7 @@ import { PROXY_ROUTES } from './routes.js';
 import { clientAddress, handle, identify, limitVisitor, ownership, route, site, visitor } from './stages.js';
 import { Upstream } from './upstream.js';
 import { VisitorIdentity } from './identity.js';
+import { ConversationOwners } from './owners.js';
 
 export { escalationKey } from './routes.js';
 
@@ -24,9 +25,15 @@ const CACHE_MAX_BYTES = 32 * 1024 * 1024;
 type Handler = (request: Request, info?: { remoteAddress?: string }) => Promise<Response>;
 
 /**
- * Creates the proxy's fetch handler. It serves `POST {basePath}/chat`, `GET {basePath}/chat`,
- * `GET {basePath}/chat/:id`, `GET {basePath}/chat/:id/events` (the answer as it is written, relayed
- * unbuffered), `POST {basePath}/chat/:id/escalate` and `POST {basePath}/chat/:id/feedback`, and nothing else.
+ * Creates the proxy's fetch handler. It serves these routes (routes.ts, `PROXY_ROUTES`), and nothing else:
+ *
+ * - `POST {basePath}/chat`: send a message (starting a conversation or continuing one);
+ * - `GET {basePath}/chat`: the visitor's conversations, newest first;
+ * - `GET {basePath}/visitor`: who the visitor is, for the widget (no secret in it);
+ * - `GET {basePath}/chat/:id`: a conversation (long-polled when the upstream offers it);
+ * - `GET {basePath}/chat/:id/events`: its answer as it is written, relayed unbuffered;
+ * - `POST {basePath}/chat/:id/escalate`: hand it to the site owner's helpdesk;
+ * - `POST {basePath}/chat/:id/feedback`: rate an answer.
  *
  * @example
  * const proxy = createSupportProxy({ apiBaseUrl: 'http://127.0.0.1:8787', token: process.env.SUPPORT_API_TOKEN!, secret: process.env.SUPPORT_PROXY_SECRET! });
@@ -38,7 +45,8 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
   const state: ProxyState = {
     opts,
     upstream,
-    identity: new VisitorIdentity(opts, upstream),
+    identity: new VisitorIdentity(opts),
+    owners: new ConversationOwners(),
     limiter: new FixedWindowLimiter(),
     inflight: new Map(),
     cache: new TtlLruCache({ ttlMs: opts.cacheTtlMs, maxEntries: opts.cacheSize, maxBytes: CACHE_MAX_BYTES }),

@@ -4,11 +4,11 @@
  * the upstream offers it), stream its answer as it is written (relayed unbuffered, a few streams per visitor), escalate with the site owner's integration, rate an answer.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { HttpError, isConversationId, isErrorBody, parseJsonObject, parseRetryAfter, readCappedText } from '../protocol/index.js';
+import { badRequest, conflict, isConversationId, isErrorBody, parseJsonObject, parsePreferWait, parseRetryAfter, rateLimited, readCappedText } from '../protocol/index.js';
 import { FeedbackRequest, parseBody, VisitorSendMessageRequest } from '../protocol/schemas/index.js';
 import type { ProxyContext, ProxyRoute } from './context.js';
 import { errorResponse } from './errors.js';
-import { spend } from './stages.js';
+import { upstreamFor } from './stages.js';
 import type { UpstreamResult } from './upstream.js';
 import { encodeVisitor, MAX_CONVERSATIONS } from './visitor.js';
 
@@ -30,7 +30,7 @@ export const PROXY_ROUTES: ProxyRoute[] = [
 
 async function readJson(request: Request): Promise<Record<string, unknown>> {
   const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/json\b/i.test(type) && type !== '') throw new HttpError(400, 'bad_request', 'Content-Type must be application/json');
+  if (!/^application\/json\b/i.test(type) && type !== '') throw badRequest('Content-Type must be application/json');
   return parseJsonObject(await readCappedText(request.body, { declaredLength: request.headers.get('content-length') }));
 }
 
@@ -68,17 +68,16 @@ function passHeaders(upstream: Headers, names: string[], ctx: ProxyContext, extr
 }
 
 async function sendMessage(ctx: ProxyContext): Promise<Response> {
-  const { upstream, cache } = ctx.state;
+  const { cache } = ctx.state;
   const { message, conversation_id: conversationId } = parseBody(VisitorSendMessageRequest, await readJson(ctx.request));
-  if (conversationId) await ctx.state.identity.ensureOwns(ctx, conversationId, () => spend(ctx));
-  spend(ctx);
+  if (conversationId) await ctx.state.owners.ensureOwns(ctx, conversationId);
   const visitor = ctx.state.identity.upstreamVisitor(ctx);
   const payload = JSON.stringify(conversationId ? { message, conversation_id: conversationId, visitor } : { message, visitor });
-  const result = await upstream.request('POST', '/v0/chat', { body: payload, idempotencyKey: `chat-${randomUUID()}`, signal: ctx.request.signal });
+  const result = await upstreamFor(ctx).request('POST', '/v0/chat', { body: payload, idempotencyKey: `chat-${randomUUID()}`, signal: ctx.request.signal });
   if (result.status === 202) {
     const id = (JSON.parse(result.body) as { conversation_id?: unknown }).conversation_id;
     if (!isConversationId(id)) return errorResponse(502, 'internal_error', 'The support service answered unexpectedly', { retryable: true });
-    if (ctx.known) ctx.state.identity.started(ctx, id);
+    if (ctx.known) ctx.state.owners.started(ctx, id);
     else ctx.visitor.conversations = [...ctx.visitor.conversations.filter((c) => c !== id), id].slice(-MAX_CONVERSATIONS);
     cache.delete(id);
     const response = relay(result, ctx);
@@ -88,16 +87,16 @@ async function sendMessage(ctx: ProxyContext): Promise<Response> {
   return relay(result, ctx);
 }
 
-/** `GET {basePath}/chat`: the visitor's conversations, newest first (identity.ts, `list`). */
+/** `GET {basePath}/chat`: the visitor's conversations, newest first (owners.ts, `list`). */
 async function list(ctx: ProxyContext): Promise<Response> {
-  return Response.json(await ctx.state.identity.list(ctx, () => spend(ctx)));
+  return Response.json(await ctx.state.owners.list(ctx));
 }
 
 async function getConversation(ctx: ProxyContext): Promise<Response> {
   const { state } = ctx;
   const id = ctx.params.id!;
-  const asked = /(?:^|,)\s*wait\s*=\s*(\d{1,3})\s*(?:;|,|$)/i.exec(ctx.request.headers.get('prefer') ?? '');
-  const wait = asked && state.longPoll !== false ? Math.min(Number(asked[1]), state.opts.maxWaitSeconds) : 0;
+  const asked = parsePreferWait(ctx.request.headers.get('prefer'), state.opts.maxWaitSeconds);
+  const wait = asked !== null && state.longPoll !== false ? asked : 0;
   const cached = state.cache.get(id);
   if (cached) {
     ctx.log.cached = true;
@@ -107,8 +106,7 @@ async function getConversation(ctx: ProxyContext): Promise<Response> {
   const key = `${id}|${wait}`;
   let pending = state.inflight.get(key);
   if (!pending) {
-    spend(ctx);
-    pending = state.upstream.request('GET', `/v0/chat/${id}`, { waitSeconds: wait || undefined }).finally(() => state.inflight.delete(key));
+    pending = upstreamFor(ctx).request('GET', `/v0/chat/${id}`, { waitSeconds: wait || undefined }).finally(() => state.inflight.delete(key));
     state.inflight.set(key, pending);
   } else ctx.log.shared = true;
   const result = await pending;
@@ -143,7 +141,7 @@ function lastEventId(ctx: ProxyContext): string | undefined {
   const value = ctx.request.headers.get('last-event-id') ?? ctx.url.searchParams.get('last_event_id');
   if (value === null || value === '') return undefined;
   // Printable ASCII only: it goes upstream as a header.
-  if (value.length > MAX_EVENT_ID_LENGTH || ![...value].every((c) => c >= ' ' && c <= '~')) throw new HttpError(400, 'bad_request', 'Last-Event-ID must be an event id of this stream');
+  if (value.length > MAX_EVENT_ID_LENGTH || ![...value].every((c) => c >= ' ' && c <= '~')) throw badRequest('Last-Event-ID must be an event id of this stream');
   return value;
 }
 
@@ -157,13 +155,10 @@ async function events(ctx: ProxyContext): Promise<Response> {
   const key = streamKey(ctx);
   const open = state.streams.get(key) ?? 0;
   if (open >= state.opts.visitorLimits.streams) {
-    throw new HttpError(429, 'rate_limited', `Too many answer streams open at once (at most ${state.opts.visitorLimits.streams})`, {
-      retryable: true,
-      headers: { 'Retry-After': String(STREAMS_RETRY_AFTER) },
-    });
+    throw rateLimited(`Too many answer streams open at once (at most ${state.opts.visitorLimits.streams})`, { 'Retry-After': String(STREAMS_RETRY_AFTER) });
   }
   const resume = lastEventId(ctx);
-  spend(ctx);
+  const upstream = upstreamFor(ctx);
   // Counted from here, so that streams still starting count too.
   state.streams.set(key, open + 1);
   let released = false;
@@ -178,7 +173,7 @@ async function events(ctx: ProxyContext): Promise<Response> {
   ctx.request.signal.addEventListener('abort', release, { once: true });
   let result;
   try {
-    result = await state.upstream.stream(`/v0/chat/${ctx.params.id!}/events`, { lastEventId: resume, signal: ctx.request.signal });
+    result = await upstream.stream(`/v0/chat/${ctx.params.id!}/events`, { lastEventId: resume, signal: ctx.request.signal });
   } catch (error) {
     release();
     throw error;
@@ -218,10 +213,10 @@ async function events(ctx: ProxyContext): Promise<Response> {
 }
 
 async function escalate(ctx: ProxyContext): Promise<Response> {
-  const { opts, upstream, cache } = ctx.state;
+  const { opts, cache } = ctx.state;
   const id = ctx.params.id!;
   const contact = ctx.state.identity.escalationContact(ctx, await readJson(ctx.request));
-  spend(ctx);
+  const upstream = upstreamFor(ctx);
   // The integration and ticket fields come from the site owner's options, never from the browser.
   const payload: Record<string, unknown> = { integration: opts.escalation.integration, name: contact.name, email: contact.email };
   if (contact.note) payload.note = contact.note;
@@ -237,7 +232,7 @@ async function escalate(ctx: ProxyContext): Promise<Response> {
   if (result.status === 409 && stillInProgress(result.body)) {
     // The ticket is being made (by this request's earlier attempt, or another tab's): not an outcome yet.
     const retryAfter = parseRetryAfter(result.headers.get('retry-after')) ?? IN_PROGRESS_RETRY_AFTER;
-    throw new HttpError(409, 'conflict', 'Escalation is still in progress', { retryable: true, headers: { 'Retry-After': String(Math.max(1, retryAfter)) } });
+    throw conflict('Escalation is still in progress', { retryable: true, headers: { 'Retry-After': String(Math.max(1, retryAfter)) } });
   }
   return relay(result, ctx);
 }
@@ -248,8 +243,7 @@ async function feedback(ctx: ProxyContext): Promise<Response> {
   const payload: Record<string, unknown> = { rating: body.rating };
   if (typeof body.comment === 'string') payload.comment = body.comment;
   if (typeof body.message_index === 'number') payload.message_index = body.message_index;
-  spend(ctx);
-  return relay(await ctx.state.upstream.request('POST', `/v0/chat/${ctx.params.id!}/feedback`, { body: JSON.stringify(payload), signal: ctx.request.signal }), ctx);
+  return relay(await upstreamFor(ctx).request('POST', `/v0/chat/${ctx.params.id!}/feedback`, { body: JSON.stringify(payload), signal: ctx.request.signal }), ctx);
 }
 
 /**

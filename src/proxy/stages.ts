@@ -2,26 +2,42 @@
  * @module The stages of the proxy's request pipeline, in order: `site`, `route`, `visitor`,
  * `identify`, `limitVisitor`, `ownership`, `handle`. Each reads and completes the request's ProxyContext and
  * calls `next()`, answers by setting `ctx.response`, or throws an `HttpError` (handler.ts turns
- * every error into a response in one place). Also the limits the stages and routes count in.
+ * every error into a response in one place). Also the one rate-limit entry point (`limit`) and the
+ * upstream step (`upstreamFor`), where the organization's quota is spent.
  */
 import { addressKey, forwardedClient } from '../protocol/client-address.js';
-import { HttpError, isConversationId, MESSAGES, rateLimited, type Bucket } from '../protocol/index.js';
+import { badRequest, forbidden, HttpError, internal, isConversationId, methodNotAllowed, notFound, rateLimited, type Bucket } from '../protocol/index.js';
 import type { Router } from '../protocol/router.js';
 import type { Stage } from '../protocol/pipeline.js';
 import type { ProxyContext, ProxyRoute } from './context.js';
+import type { Upstream } from './upstream.js';
 import { decodeVisitor, newVisitor, readCookie } from './visitor.js';
 
 export type ProxyStage = Stage<ProxyContext>;
 
 const EXPOSED = 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Preference-Applied';
 
-/** The per-address bucket of a client (its address key, see clientAddress). */
-function addressBucket(ctx: ProxyContext): Bucket[] {
-  return [{ key: `addr:${ctx.address}`, limit: ctx.state.opts.visitorLimits.perAddress }];
-}
+/** What a request can count against: its client address, its address's new visitors, or its visitor's limit of a kind. */
+export type Limit = 'address' | 'newVisitor' | ProxyRoute['visitorLimit'];
 
-/** Counts one request in each bucket; throws 429 when one is used up. Keeps the decision with the fewest requests left for the headers. */
-export function count(ctx: ProxyContext, buckets: Bucket[]): void {
+/**
+ * The one rate-limit entry point: counts the request once in each of `limits`, all or none, and
+ * throws 429 when one is used up. Keeps the decision with the fewest requests left for the headers.
+ * Without a client address, the address's limits are off (said once in the log).
+ */
+export function limit(ctx: ProxyContext, ...limits: Limit[]): void {
+  const { opts } = ctx.state;
+  const buckets: Bucket[] = [];
+  for (const name of limits) {
+    if (name === 'address' || name === 'newVisitor') {
+      if (ctx.address) buckets.push(name === 'address' ? { key: `addr:${ctx.address}`, limit: opts.visitorLimits.perAddress } : { key: `new:${ctx.address}`, limit: opts.visitorLimits.newVisitorsPerAddress });
+      else if (!ctx.state.warnedNoAddress) {
+        ctx.state.warnedNoAddress = true;
+        opts.logger?.warn({ msg: 'no client address: per-address limits are off; pass { remoteAddress } or set trustProxy' });
+      }
+    } else buckets.push({ key: `${name}:${ctx.visitor.id}`, limit: opts.visitorLimits[name] });
+  }
+  if (buckets.length === 0) return;
   const decision = ctx.state.limiter.consume(buckets);
   if (!decision.allowed) {
     ctx.rate = decision;
@@ -30,19 +46,19 @@ export function count(ctx: ProxyContext, buckets: Bucket[]): void {
   if (!ctx.rate || decision.remaining < ctx.rate.remaining) ctx.rate = decision;
 }
 
-/** A request about to spend the organization's quota counts against its client address, whatever cookie it holds. */
-export function spend(ctx: ProxyContext): void {
-  const { opts } = ctx.state;
-  if (ctx.address) count(ctx, addressBucket(ctx));
-  else if (!ctx.state.warnedNoAddress) {
-    ctx.state.warnedNoAddress = true;
-    opts.logger?.warn({ msg: 'no client address: per-address limits are off; pass { remoteAddress } or set trustProxy' });
-  }
+/**
+ * The upstream step, the one place the organization's quota is spent: every call upstream on a
+ * visitor's behalf takes the upstream from here, which counts it against the client address first,
+ * whatever cookie it holds. Returns the upstream to call once (or for one listing).
+ */
+export function upstreamFor(ctx: ProxyContext): Upstream {
+  limit(ctx, 'address');
+  return ctx.state.upstream;
 }
 
 /** A refusal before a visitor is known: counted against the client address. */
 function refuseEarly(ctx: ProxyContext, error: HttpError): never {
-  if (ctx.address) count(ctx, addressBucket(ctx));
+  limit(ctx, 'address');
   throw error;
 }
 
@@ -82,7 +98,7 @@ export const site: ProxyStage = (ctx, next) => {
   try {
     ctx.url = new URL(ctx.request.url);
   } catch {
-    throw new HttpError(400, 'bad_request', 'Malformed request URL');
+    throw badRequest('Malformed request URL');
   }
   const pathname = ctx.url.pathname;
   ctx.path = pathname.startsWith(`${opts.basePath}/`) ? pathname.slice(opts.basePath.length) : null;
@@ -102,10 +118,10 @@ export function route(router: Router<ProxyRoute>): ProxyStage {
     const method = ctx.request.method;
     const match = ctx.path === null ? { route: undefined, allowed: [] } : router.match(method, ctx.path);
     const allowed = match.route ? [match.route.method] : match.allowed;
-    if (allowed.length === 0) refuseEarly(ctx, new HttpError(404, 'not_found', MESSAGES.notFound));
+    if (allowed.length === 0) refuseEarly(ctx, notFound());
     const name = match.route?.name ?? router.match(allowed[0]!, ctx.path!).route?.name;
     ctx.log.route = name;
-    if (!ctx.originAllowed) refuseEarly(ctx, new HttpError(403, 'forbidden', 'Origin not allowed'));
+    if (!ctx.originAllowed) refuseEarly(ctx, forbidden('Origin not allowed'));
     const methods = allowed.join(', ');
     if (method === 'OPTIONS') {
       ctx.response = new Response(null, {
@@ -118,7 +134,7 @@ export function route(router: Router<ProxyRoute>): ProxyStage {
       });
       return;
     }
-    if (!match.route) refuseEarly(ctx, new HttpError(405, 'bad_request', `Method ${method} is not allowed here; use ${methods}`, { headers: { Allow: `${methods}, OPTIONS` } }));
+    if (!match.route) refuseEarly(ctx, methodNotAllowed(method, methods));
     ctx.route = match.route;
     ctx.params = match.params;
     return next();
@@ -144,29 +160,28 @@ export const identify: ProxyStage = async (ctx, next) => {
   try {
     ctx.known = await ctx.state.identity.resolve(ctx.request);
   } catch (error) {
-    refuseEarly(ctx, error instanceof HttpError ? error : new HttpError(500, 'internal_error', MESSAGES.internal, { retryable: true }));
+    refuseEarly(ctx, error instanceof HttpError ? error : internal());
   }
   return next();
 };
 
 /** The visitor's limit of the route's kind; a new visitor's first message also counts in its address's new-visitor limit. */
 export const limitVisitor: ProxyStage = (ctx, next) => {
-  const { opts } = ctx.state;
   const route = ctx.route!;
-  if (route.name === 'send' && ctx.visitorIsNew && ctx.address) count(ctx, [{ key: `new:${ctx.address}`, limit: opts.visitorLimits.newVisitorsPerAddress }]);
-  count(ctx, [{ key: `${route.visitorLimit}:${ctx.visitor.id}`, limit: opts.visitorLimits[route.visitorLimit] }]);
+  if (route.name === 'send' && ctx.visitorIsNew) limit(ctx, 'newVisitor', route.visitorLimit);
+  else limit(ctx, route.visitorLimit);
   return next();
 };
 
 /**
- * A conversation in the path must be this visitor's (identity.ts, `ensureOwns`): an anonymous
+ * A conversation in the path must be this visitor's (owners.ts, `ensureOwns`): an anonymous
  * visitor's is in their cookie, a signed-in visitor's was started by their id. Anyone else's is 404.
  */
 export const ownership: ProxyStage = async (ctx, next) => {
   const id = ctx.params.id;
   if (id !== undefined) {
-    if (!isConversationId(id)) throw new HttpError(404, 'not_found', MESSAGES.notFound);
-    await ctx.state.identity.ensureOwns(ctx, id, () => spend(ctx));
+    if (!isConversationId(id)) throw notFound();
+    await ctx.state.owners.ensureOwns(ctx, id);
   }
   return next();
 };

@@ -8,7 +8,7 @@
  * await startServer({ role: 'api', port: 8787 });
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createAnswerEngine, type KnowledgeBase } from './answers/index.js';
+import { createAnswerEngine } from './answers/index.js';
 import type { AnswerEngine } from './answers/types.js';
 import { createIntegrationResolver, effectiveSettings, IntegrationSettingsStore } from './escalation/index.js';
 import { FollowUpForwarder } from './escalation/follow-ups.js';
@@ -249,10 +249,11 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   lifecycle.onDeleted((id) => streams.forget(id));
   const worker = new Worker({ lifecycle, conversations, engine, logger, streams, concurrency: options.workerConcurrency ?? DEFAULT_WORKER_CONCURRENCY });
   // Where answers are made, the vectors `kb ingest` left to the server (code pieces) are made in the background.
-  const embedding = 'embedPending' in engine ? new BackgroundEmbedding({ knowledge: engine as AnswerEngine & KnowledgeBase, bus, logger, pollMs: options.embeddingPollMs }) : null;
+  const knowledge = engine.knowledge;
+  const embedding = knowledge ? new BackgroundEmbedding({ knowledge, bus, logger, pollMs: options.embeddingPollMs }) : null;
   const tickets = new SqlTicketStore(sql, {
     forget: (orgId, source, externalId) => engine.forgetTicket(orgId, source, externalId),
-    index: 'indexTicket' in engine ? (orgId, ticket) => (engine as AnswerEngine & KnowledgeBase).indexTicket(orgId, ticket) : undefined,
+    index: knowledge ? (orgId, ticket) => knowledge.indexTicket(orgId, ticket) : undefined,
   });
   const integrationSettings = new IntegrationSettingsStore(sql);
   const tokens = new TokenService(sql, now);
@@ -281,9 +282,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     escalationClaimStaleMs: ESCALATION_CLAIM_STALE_MS,
     now,
   };
-  // Search and the MCP tools read the knowledge base in this process (every role): the index is built from the database, as the worker's is.
-  const knowledge = 'search' in engine ? (engine as AnswerEngine & KnowledgeBase) : null;
-  const mcp = mcpBackend({ sql, knowledge, lifecycle, conversations, logger });
+  const mcp = mcpBackend({ sql, knowledge: knowledge ?? null, lifecycle, conversations, logger });
   const retention = new RetentionSweep({ sql, conversations, logger, now, defaultDays: options.retentionDays });
   const router = new Router([
     ...chatRoutes,
@@ -295,7 +294,8 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     ...helpdeskWebhookRoutesFor(helpdesks, { bodyTimeoutMs: options.webhookBodyTimeoutMs }),
     ...feedbackRoutes({ feedback: new FeedbackStore(sql, now) }),
     ...insightsRoutes({ sql }),
-    ...searchRoutes({ knowledge }),
+    // Search and the MCP tools read the knowledge base in this process (every role): the index is built from the database, as the worker's is.
+    ...searchRoutes({ knowledge: knowledge ?? null }),
     ...mcpRoutes({ backend: mcp, allowedOrigins: mcpOrigins }),
     ...dashboardRoutes(),
   ]);

@@ -1,5 +1,5 @@
 /** @module Every part of the server's schema, in one list: what `migrate` applies when a database opens. */
-import { kbMigrations } from './knowledge/knowledge-base.js';
+import { kbMigrations } from './knowledge/index.js';
 import { integrationMigrations } from './escalation/settings.js';
 import { followUpMigrations } from './escalation/follow-ups.js';
 import { insightsMigrations } from './insights/migrations.js';

@@ -70,6 +70,7 @@ const KEYS = [
   'signIn',
   'recent',
   'escalateKnown',
+  'ticketCreatedEmail',
 ] as const satisfies readonly (keyof Strings)[];
 
 /**
@@ -113,7 +114,7 @@ const en = lines`
   Cancel
   Enter your name.
   Enter a valid email address, like name@example.com.
-  Thanks! The team has your conversation and will reply by email.
+  Thanks! The team has your conversation.
   Ticket {id}
   This conversation is already with the team.
   New conversation
@@ -146,6 +147,7 @@ const en = lines`
   Sign in to chat with support.
   Your recent conversations
   Someone from the team will follow up with this conversation by email at {email}.
+  Thanks! The team has your conversation and will reply by email.
 `;
 
 LOCALES['en'] = en satisfies Strings;

@@ -62,10 +62,6 @@ export class ConversationPoller implements ReactiveController {
     window.removeEventListener('online', this._onOnline);
   }
 
-  get running(): boolean {
-    return this._controller !== undefined;
-  }
-
   stop(): void {
     this._controller?.abort();
     this._controller = undefined;

@@ -11,11 +11,19 @@ export interface Rating {
   comment?: string;
 }
 
+/** A ticket the conversation went to. */
+export interface Ticket {
+  ticketId: string;
+  ticketUrl: string;
+  /** The integration answers the visitor by email (a helpdesk such as Plain or Pylon; a webhook or an issue tracker does not). */
+  byEmail?: boolean;
+}
+
 export interface SavedState {
   conversationId: string | null;
   status: ConversationStatus | 'idle';
   messages: Message[];
-  escalation: { ticketId: string; ticketUrl: string } | 'already' | null;
+  escalation: Ticket | 'already' | null;
   /** Messages from this index on were sent after escalating (and reached the ticket). */
   escalatedFrom?: number | null;
   /** The visitor's rating of answers, by message index. */

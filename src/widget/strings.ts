@@ -26,6 +26,7 @@ export interface Strings {
   cancel: string;
   nameRequired: string;
   emailInvalid: string;
+  /** The escalation's confirmation when the integration does not email the visitor (a webhook, an issue tracker). */
   ticketCreated: string;
   ticketLink: string;
   alreadyEscalated: string;
@@ -82,6 +83,8 @@ export interface Strings {
   recent: string;
   /** The escalation form's intro for a visitor the site knows by email: {email}. */
   escalateKnown: string;
+  /** The escalation's confirmation when the integration replies by email (Plain, Pylon). */
+  ticketCreatedEmail: string;
 }
 
 /** The languages by code: English, then each built-in one once `locales.ts` has loaded it (see there). */

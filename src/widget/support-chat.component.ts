@@ -21,7 +21,7 @@ import { loadMarkdown, markdownLoading } from './render-markdown.js';
 import { LOCALES, localeFor, type Strings } from './strings.js';
 import { storageKey } from './storage.js';
 import { styles } from './support-chat.styles.js';
-import { escalationArea, escalationForm } from './templates/escalation.js';
+import { escalationArea, escalationForm, ticketCreated } from './templates/escalation.js';
 import { answerMarkdown, message } from './templates/message.js';
 import { recentList } from './templates/recent.js';
 import { composer, header, launcher, notices, parseStarters, pending, status, welcome } from './templates/panel.js';
@@ -216,7 +216,7 @@ export class SupportChat extends LitElement {
   private readonly _escalation = new EscalationController(this, this._chat, () => ({ t: this._text, lang: this._locale.code }), {
     formOpened: () => this._scroll.toEnd(),
     done: (conversationId, escalation) => {
-      this._notices.announce(escalation === 'already' ? this._text.alreadyEscalated : this._text.ticketCreated);
+      this._notices.announce(escalation === 'already' ? this._text.alreadyEscalated : ticketCreated(this._text, escalation));
       if (escalation !== 'already') this._emit('support-chat-escalate', { conversationId, ticketId: escalation.ticketId, ticketUrl: escalation.ticketUrl || null });
     },
     failed: (error) => this._notices.fail(error, () => this.renderRoot.querySelector<HTMLFormElement>('form.escalation-form')?.requestSubmit()),

@@ -13,7 +13,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createAnswerEngine } from '../../src/server/answers/index.js';
 import { sentenceEncoder } from '../../src/server/knowledge/ranking/embeddings.js';
-import { parseFile } from '../../src/server/knowledge/knowledge-base.js';
+import { parseFile } from '../../src/server/knowledge/ingest/parse.js';
 import { migrations } from '../../src/server/schema.js';
 import { migrate } from '../../src/server/store/migrate.js';
 import { openSql } from '../../src/server/store/sql.js';

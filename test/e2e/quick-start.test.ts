@@ -158,7 +158,7 @@ describe("the README's quick start", () => {
     await form.getByRole('button', { name: /send|submit|request/i }).click();
     await page.locator('[part~="ticket"]').waitFor({ timeout: 30_000 });
     const web = started.at(-1)!;
-    await expect.poll(() => web.output(), { timeout: 10_000 }).toContain('Escalation from ada@example.com');
+    await expect.poll(() => web.output(), { timeout: 10_000 }).toContain('Escalation from Ada Lovelace <ada@example.com>');
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -27,6 +27,8 @@ export interface ProxyBehaviour {
   escalateStatus: number;
   /** How many escalation requests are answered 409 retryable ("in progress", with Retry-After) before the ticket. */
   escalateInProgress: number;
+  /** The integration the escalation result names (the proxy's configured one). */
+  escalateIntegration: string;
   /** Final status of answers. */
   finalStatus: 'completed' | 'failed';
 }
@@ -48,6 +50,7 @@ const defaults = (): ProxyBehaviour => ({
   retryAfter: 1,
   escalateStatus: 200,
   escalateInProgress: 0,
+  escalateIntegration: 'webhook',
   finalStatus: 'completed',
 });
 
@@ -176,7 +179,7 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
         }
         if (b.escalateStatus === 409) return send(409, { error: { code: 'conflict', message: 'Conversation has already been escalated' } });
         if (b.escalateStatus !== 200) return send(b.escalateStatus, { error: { code: 'internal_error', message: 'An internal error occurred', retryable: true } });
-        return send(200, { success: true, integration: 'webhook', ticket_id: 'tkt_42', ticket_url: 'https://helpdesk.example.com/tickets/tkt_42' });
+        return send(200, { success: true, integration: b.escalateIntegration, ticket_id: 'tkt_42', ticket_url: 'https://helpdesk.example.com/tickets/tkt_42' });
       }
       const feedback = /^\/chat\/([\w-]+)\/feedback$/.exec(path);
       if (req.method === 'POST' && feedback) {

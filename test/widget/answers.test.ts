@@ -168,3 +168,16 @@ describe('landmarks and axe', () => {
     }
   }
 });
+
+describe('a relative source', () => {
+  it('still shows, resolved against the page (a site set up without a base URL serves its docs there)', async () => {
+    const relative = [{ title: 'Billing — Account', url: 'docs/account#billing' }, { title: 'A script', url: 'javascript:alert(1)' }];
+    const m = await mount({ answerDelayMs: 10, answer: 'Refunds take 14 days [1].', sources: relative }, { mode: 'inline' });
+    await typeAndSend(m, 'how long do refunds take?');
+    await m.answered();
+    await m.el.updateComplete;
+    const links = [...answer(m).querySelectorAll<HTMLAnchorElement>('[part~="source"]')];
+    expect(links.map((a) => a.href)).toEqual([new URL('docs/account#billing', document.baseURI).href]);
+    expect(answer(m).querySelector<HTMLAnchorElement>('a.cite')!.href).toBe(links[0]!.href);
+  });
+});

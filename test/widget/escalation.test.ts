@@ -208,4 +208,19 @@ describe('the escalation form', () => {
     const bodies = (await requests(m, /^\/chat$/)).map((p) => JSON.parse(p.body) as { conversation_id?: string });
     expect(bodies[1]!.conversation_id).toMatch(/^conv_/);
   });
+
+  for (const [integration, text] of [
+    ['webhook', 'Thanks! The team has your conversation.'],
+    ['linear', 'Thanks! The team has your conversation.'],
+    ['plain', 'Thanks! The team has your conversation and will reply by email.'],
+  ] as const) {
+    it(`confirms what the ${integration} integration does, promising an email only when it sends one`, async () => {
+      const m = await mount({ answerDelayMs: 10, escalateIntegration: integration }, { mode: 'inline' });
+      await open(m);
+      (await fillForm(m, { name: 'Ada', email: 'ada@example.com' })).requestSubmit();
+      await waitUntil(() => m.part('ticket'));
+      expect(m.part('ticket')!.querySelector('p')!.textContent).toBe(text);
+      await waitUntil(() => m.el.shadowRoot!.querySelector('[role="status"][aria-live="polite"]')!.textContent === text, 'the confirmation was not announced');
+    });
+  }
 });

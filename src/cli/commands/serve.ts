@@ -2,7 +2,7 @@
 import { isWorkerConcurrency, SERVER_ROLES, ServerConfigError, startServer, type ConnectionLimits, type ServerRole } from '../../server/index.js';
 import { CliError, parse, PROGRAM } from '../args.js';
 import { openDatabase } from '../database.js';
-import type { AnswerEngine, KnowledgeBase } from '../../server/answers/index.js';
+import type { KnowledgeBase } from '../../server/knowledge/index.js';
 import { SiteSync } from '../../server/knowledge/sources/site-sync.js';
 import type { Sql } from '../../server/store/sql.js';
 
@@ -15,8 +15,8 @@ export function parseDuration(value: string, flag: string): number {
   return ms;
 }
 
-function startSiteSync(sql: Sql, engine: AnswerEngine & KnowledgeBase, everyMs: number): SiteSync {
-  const sync = new SiteSync({ sql, everyMs, ingestSource: (orgId, source) => engine.sync(orgId, { only: source, kinds: ['url'] }), log: (line) => console.error(line) });
+function startSiteSync(sql: Sql, knowledge: KnowledgeBase, everyMs: number): SiteSync {
+  const sync = new SiteSync({ sql, everyMs, ingestSource: (orgId, source) => knowledge.sync(orgId, { only: source, kinds: ['url'] }), log: (line) => console.error(line) });
   sync.start();
   return sync;
 }
@@ -106,7 +106,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   const { url, server } = started;
   // Docs sites synced in the background by the processes that do background work.
-  const siteSync = kbSyncEveryMs !== undefined && role !== 'api' && 'sync' in server.engine ? startSiteSync(server.sql, server.engine as AnswerEngine & KnowledgeBase, kbSyncEveryMs) : undefined;
+  const knowledge = server.engine.knowledge;
+  const siteSync = kbSyncEveryMs !== undefined && role !== 'api' && knowledge ? startSiteSync(server.sql, knowledge, kbSyncEveryMs) : undefined;
   const close = async () => {
     await siteSync?.stop();
     await started.close();

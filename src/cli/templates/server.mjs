@@ -54,7 +54,7 @@ async function escalation(req, res) {
   if (!signed) return res.writeHead(401).end();
   const ticket = JSON.parse(body);
   if (req.headers['x-support-chat-event'] === 'ticket.created') {
-    console.log(`Escalation from ${ticket.customer?.email}: ${ticket.title}\n${ticket.note ?? ''}\n${ticket.summary}`);
+    console.log(`Escalation from ${ticket.customer?.name} <${ticket.customer?.email}>: ${ticket.title}\n${ticket.note ?? ''}\n${ticket.summary}`);
   }
   res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
 }

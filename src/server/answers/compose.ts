@@ -1,7 +1,7 @@
 /** @module Answers and summaries built only from the sources' own sentences: nothing the sources don't say. */
 import type { Message } from '../../protocol/index.js';
 import { answerSignals, decide } from './decision.js';
-import type { SearchHit, Vocabulary } from '../knowledge/knowledge-base.js';
+import type { SearchHit, Vocabulary } from '../knowledge/index.js';
 import { relatedHits, relevantHits, toSource } from './sources.js';
 import type { Answer } from './types.js';
 import { specificity } from '../knowledge/text/specificity.js';

@@ -1,5 +1,6 @@
 /** @module Whether to answer at all: signals of how well the best sections fit the question, and the decision over them. */
-import { runInLabels, type SearchHit, type Vocabulary } from '../knowledge/knowledge-base.js';
+import type { SearchHit, Vocabulary } from '../knowledge/index.js';
+import { runInLabels } from '../knowledge/ranking/rank.js';
 import { MAX_QUERY_WORDS } from '../knowledge/ranking/search-index.js';
 import { specificity } from '../knowledge/text/specificity.js';
 import { isQuestionFraming, tokenize } from '../knowledge/text/text.js';
@@ -118,7 +119,7 @@ export function answerSignals(question: string, hits: SearchHit[], vocabulary: V
 
 /**
  * How many of the first hits the "nothing related" floor reads: the best by words and the first
- * section placed beside it by its meaning (see `NEAREST_SHOWN` in knowledge-base.ts). Measured:
+ * section placed beside it by its meaning (see `NEAREST_SHOWN` in knowledge/ranking/rank.ts). Measured:
  * the best hit alone cost code two related pages (gold shown 0.948 → 0.935), the first five let
  * more other sets' questions show pages (docs: cite nothing 0.450 → 0.425).
  */

@@ -7,37 +7,16 @@ import type { Message } from '../../protocol/index.js';
 import type { Sql } from '../store/sql.js';
 import { composeAnswer, extractiveSummary, extractiveTitle, NOTHING_RELATED, RELATED_INTRO } from './compose.js';
 import { answerSignals, THRESHOLDS } from './decision.js';
-import { KnowledgeStore, type EmbedPendingOptions, type IngestOptions, type IngestReport, type SearchHit, type TicketDocument, type Vocabulary } from '../knowledge/knowledge-base.js';
-import { sentenceEncoder, type Embedder } from '../knowledge/ranking/embeddings.js';
-import type { KnowledgeSource } from '../knowledge/sources/source-registry.js';
+import { createKnowledgeBase, type KnowledgeBase, type SearchHit } from '../knowledge/index.js';
+import type { Embedder } from '../knowledge/ranking/embeddings.js';
 import { complete, llmConfigFromEnv, LlmError, streamCompletion, type ChatMessage, type LlmConfig } from './llm.js';
 import { NOT_ANSWERED, StreamedReply } from './streamed-reply.js';
 import { relatedHits, relevantHits, toSource } from './sources.js';
-import { loadSpecificity } from '../knowledge/text/specificity.js';
 import type { Answer, AnswerEngine, AnswerRequest, SummaryRequest } from './types.js';
 
-export { kbMigrations, IngestError, type EmbedPendingOptions, type IngestReport, type SearchHit } from '../knowledge/knowledge-base.js';
-export type { KnowledgeSource } from '../knowledge/sources/source-registry.js';
+export { kbMigrations, IngestError, type EmbedPendingOptions, type IngestReport, type KnowledgeBase, type KnowledgeSource, type SearchHit } from '../knowledge/index.js';
 export type { AnswerEngine } from './types.js';
 export { mapCitations, NOT_ANSWERED } from './streamed-reply.js';
-
-export interface KnowledgeBase {
-  /** Files, folders and docs sites (by URL), remembered as the organization's sources. */
-  ingest(orgId: string, paths: string[], options?: IngestOptions): Promise<IngestReport>;
-  /** The organization's sources and their last sync. */
-  sources(orgId: string): Promise<KnowledgeSource[]>;
-  /** Ingests the organization's sources again (`kinds: ['url']`: its docs sites only). */
-  sync(orgId: string, options?: Parameters<KnowledgeStore['sync']>[1]): Promise<IngestReport & { sources: number }>;
-  search(orgId: string, query: string, options?: { history?: string[]; limit?: number; includeTickets?: boolean }): Promise<SearchHit[]>;
-  indexTicket(orgId: string, ticket: TicketDocument): Promise<void>;
-  stats(orgId: string): Promise<{ documents: number; sections: number; prose: number; embedded: number }>;
-  /** What the organization's knowledge base knows of a term (as the tokenizer returns it). */
-  vocabulary(orgId: string): Promise<Vocabulary>;
-  /** Embeds sections without a vector of the current embedder (code pieces after `kb ingest`), a batch at a time; how many it embedded (see `KnowledgeStore.embedPending`). */
-  embedPending(orgId?: string, options?: EmbedPendingOptions): Promise<number>;
-  /** The organizations with sections waiting for `embedPending`, and how many each. */
-  pending(): Promise<{ orgId: string; sections: number }[]>;
-}
 
 export interface AnswerEngineOptions {
   /** The database, migrated with the knowledge base's migrations (`kbMigrations`, part of src/server/schema.ts). */
@@ -53,6 +32,8 @@ export interface AnswerEngineOptions {
    * ranks by words alone. @default the Universal Sentence Encoder, on a thread of the process (see embeddings.ts)
    */
   embedder?: Embedder | null;
+  /** The knowledge base to answer from. @default one over `sql` with `embedder` */
+  knowledge?: KnowledgeBase;
 }
 
 const SYSTEM_PROMPT = `You are the support assistant of a software product. Answer the customer's question using only the numbered sources below.
@@ -99,8 +80,12 @@ function clip(text: string, start: number, end: number): string {
   return text.slice(start, end);
 }
 
-export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine & KnowledgeBase {
-  const store = new KnowledgeStore(options.sql, options.embedder !== undefined ? options.embedder : sentenceEncoder);
+/**
+ * The local answer engine over a knowledge base. It is the knowledge base too (its methods, and
+ * `knowledge`, which the server uses for ticket indexing and background embedding).
+ */
+export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine & KnowledgeBase & { knowledge: KnowledgeBase } {
+  const knowledge = options.knowledge ?? createKnowledgeBase({ sql: options.sql, embedder: options.embedder });
   const llm = options.llm !== undefined ? options.llm : llmConfigFromEnv(options.env ?? process.env, options.fetch);
 
   /**
@@ -154,16 +139,17 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
   }
 
   return {
+    ...knowledge,
+    knowledge,
     async answer(request: AnswerRequest): Promise<Answer> {
       const { question, earlier } = history(request.messages);
-      await loadSpecificity();
       // One check that the organization's index is current serves the whole answer.
-      const kb = await store.snapshot(request.orgId);
+      const kb = await knowledge.snapshot(request.orgId);
       // With an LLM, a follow-up is condensed to a standalone question before retrieval.
       const standalone = llm ? await condensed(llm, request) : null;
       const query = standalone ?? question;
       const context = standalone ? [] : earlier;
-      const hits = kb.search(query, { history: context, limit: 10, vector: await store.embedQuestion(query) });
+      const hits = kb.search(query, { history: context, limit: 10, vector: await knowledge.embedQuestion(query) });
       // Retrieval and composition are each a few milliseconds of work: other requests go between them.
       await setImmediate();
       if (llm) {
@@ -206,20 +192,5 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
     async title(request: SummaryRequest): Promise<string> {
       return extractiveTitle(request.messages);
     },
-
-    forgetTicket: (orgId, source, externalId) => store.forgetTicket(orgId, source, externalId),
-
-    ingest: (orgId, paths, ingestOptions) => store.ingest(orgId, paths, ingestOptions),
-    sources: (orgId) => store.sources(orgId),
-    sync: (orgId, syncOptions) => store.sync(orgId, syncOptions),
-    search: async (orgId, query, searchOptions) => {
-      await loadSpecificity();
-      return store.search(orgId, query, searchOptions);
-    },
-    indexTicket: (orgId, ticket) => store.indexTicket(orgId, ticket),
-    stats: (orgId) => store.stats(orgId),
-    vocabulary: (orgId) => store.vocabulary(orgId),
-    embedPending: (orgId, embedOptions) => store.embedPending(orgId, embedOptions),
-    pending: () => store.pending(),
   };
 }

@@ -1,7 +1,7 @@
 /** @module The sources an answer cites: which hits, and their titles as a person reads them. */
 import type { Source } from '../../protocol/index.js';
 import { termsOfSection } from './decision.js';
-import type { SearchHit } from '../knowledge/knowledge-base.js';
+import type { SearchHit } from '../knowledge/index.js';
 import { tokenize } from '../knowledge/text/text.js';
 
 /**

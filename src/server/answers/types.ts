@@ -1,5 +1,6 @@
 /** @module The answer engine as the server sees it: answers, summaries, and forgetting derived knowledge. */
 import type { Message, Source } from '../../protocol/index.js';
+import type { KnowledgeBase } from '../knowledge/index.js';
 
 export interface AnswerRequest {
   orgId: string;
@@ -49,4 +50,6 @@ export interface AnswerEngine {
   title(request: SummaryRequest): Promise<string>;
   /** Removes from the index anything derived from the ticket `source`/`externalId` (called when a ticket is deleted). */
   forgetTicket(orgId: string, source: string, externalId: string): Promise<void>;
+  /** The knowledge base it answers from, when it has one: the server indexes synced tickets in it and embeds its pending sections in the background. */
+  readonly knowledge?: KnowledgeBase;
 }

@@ -1,6 +1,6 @@
 /**
  * @module Background embedding: the sentence embeddings `kb ingest` leaves to the server (code
- * pieces, see `KnowledgeStore.embedPending`) are made by the processes that answer, after they
+ * pieces, see `SectionEmbeddings.embedPending`) are made by the processes that answer, after they
  * start, whenever the bus's 'kb' topic says an organization's knowledge base changed, and every
  * `pollMs` (an ingest by a process that shares no bus with this one). Answers work by words
  * meanwhile; each organization's index is rebuilt once its run ends.
@@ -11,10 +11,10 @@
  */
 import type { Bus } from '../bus/index.js';
 import type { Logger } from '../http/log.js';
-import type { KnowledgeBase } from '../answers/index.js';
+import type { PendingEmbeddings } from '../knowledge/index.js';
 
 export interface BackgroundEmbeddingOptions {
-  knowledge: Pick<KnowledgeBase, 'embedPending' | 'pending'>;
+  knowledge: PendingEmbeddings;
   bus: Bus;
   logger: Logger;
   /** How often the database is checked for sections to embed that no message announced. @default 60000 */

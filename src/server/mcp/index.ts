@@ -5,7 +5,7 @@
  */
 import type { ConversationLifecycle } from '../conversations/lifecycle.js';
 import type { Logger } from '../http/log.js';
-import { indexedPage } from '../knowledge/pages.js';
+import { indexedPage } from '../knowledge/store/pages.js';
 import { searchDocs, type Ranking } from '../knowledge/search.js';
 import type { ConversationStore } from '../store/conversations.js';
 import type { Sql } from '../store/sql.js';

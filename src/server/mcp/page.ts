@@ -1,5 +1,5 @@
 /** @module An indexed page as the Markdown the MCP tool `read_page` answers: its title, its headings and their text, bounded. */
-import type { IndexedPage } from '../knowledge/pages.js';
+import type { IndexedPage } from '../knowledge/store/pages.js';
 
 /**
  * The most characters of a page `read_page` answers: a long reference page stays within what an

@@ -1,7 +1,8 @@
 /**
- * @module The conversation as a reactive controller: its data (messages, status, queue, escalation),
- * persistence in localStorage, following other tabs, streaming answers (or polling for them), and sending, driven by one
- * explicit `phase` that only `_to()` changes. The element renders this state and turns its events into UI.
+ * @module The conversation as a reactive controller: its data (messages, queue, escalation),
+ * persistence in localStorage, following other tabs, streaming answers (or polling for them), and
+ * sending, driven by one state (`ConversationState`: the phase, and how the answer is followed)
+ * that only `_to()` changes. The element renders this state and turns its events into UI.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Conversation, ConversationStatus, Message } from '../../protocol/index.js';
@@ -12,17 +13,32 @@ import { clear, load, loadQueue, save, saveQueue, storageKey, type Rating, type 
 
 export type Escalation = SavedState['escalation'];
 
+/** How an answer is followed: its event stream, or polls (when there is no stream). */
+export type Following = 'stream' | 'poll';
+
 /**
  * Where the conversation stands; every change goes through `_to()`:
  *
- *   idle ──send──▶ sending ──accepted──▶ waiting ──answer done (poll or other tab)──▶ idle
+ *   idle ──send──▶ sending ──accepted──▶ waiting ──answer done (stream, poll or other tab)──▶ idle
  *     ▲               │                     ▲
  *     └────failed─────┘          reload or other tab with an answer processing
  *
- * Entering `idle` is the one place where a queued message goes out (and `settled` waiters are freed
- * once the element has rendered it); `flush()` (the browser came back online) asks the same question.
+ * - `idle`: nothing on its way; `status` is how the last answer ended ('idle' before any), and
+ *   `following` is set while a conversation is read (continued from the list, or resumed).
+ * - `sending`: a message is going out.
+ * - `waiting`: its answer is being written, followed by stream or poll; `following` is null once
+ *   following stopped (a timeout or an error: `resume()` follows again).
+ *
+ * Entering `idle` from `waiting` is the one place where a queued message goes out (and `settled`
+ * waiters are freed once the element has rendered it); `flush()` (the browser came back online)
+ * asks the same question. A message that failed to send leaves the queue alone.
  */
-export type Phase = 'idle' | 'sending' | 'waiting';
+export type ConversationState =
+  | { readonly phase: 'idle'; readonly status: 'idle' | 'completed' | 'failed'; readonly following: Following | null }
+  | { readonly phase: 'sending' }
+  | { readonly phase: 'waiting'; readonly following: Following | null };
+
+const IDLE: ConversationState = { phase: 'idle', status: 'idle', following: null };
 
 export interface ConversationOptions {
   endpoint: string;
@@ -57,7 +73,6 @@ export interface ConversationEvents {
 export class ConversationController implements ReactiveController {
   messages: Message[] = [];
   conversationId: string | null = null;
-  status: ConversationStatus | 'idle' = 'idle';
   escalation: Escalation = null;
   /** Messages from this index on were sent after the conversation went to the team. */
   escalatedFrom: number | null = null;
@@ -72,8 +87,8 @@ export class ConversationController implements ReactiveController {
   private readonly _host: ReactiveControllerHost;
   private readonly _options: () => ConversationOptions;
   private readonly _events: ConversationEvents;
-  /** The one state of the machine (see `Phase`). */
-  phase: Phase = 'idle';
+  /** The one state of the machine (see `ConversationState`); only `_to()` writes it. */
+  private _state: ConversationState = IDLE;
 
   private _client: ProxyClient | null = null;
   /** A stored state is being loaded: storing it again meanwhile would echo it to the other tabs. */
@@ -96,13 +111,20 @@ export class ConversationController implements ReactiveController {
     this._poller = new ConversationPoller(
       host,
       () => this.client,
-      { onUpdate: (c) => this._apply(c), onError: (e) => events.pollFailed(e), onTransient: () => undefined },
+      {
+        onUpdate: (c) => this._apply(c),
+        onError: (e) => {
+          this._following(null);
+          events.pollFailed(e);
+        },
+        onTransient: () => undefined,
+      },
       () => ({ timeoutMs: options().pollTimeout }),
     );
     this.stream = new AnswerStream(
       host,
       () => this.client,
-      { onConversation: (c) => this._apply(c), onUnavailable: (id) => this._poller.start(id) },
+      { onConversation: (c) => this._apply(c), onUnavailable: (id) => this._poll(id) },
       (source) => options().markdown(source),
       () => options().list(),
     );
@@ -111,7 +133,22 @@ export class ConversationController implements ReactiveController {
   /** Follows the answer of conversation `id`: streamed when the proxy can, else polled. */
   private _watch(id: string): void {
     this._poller.stop();
-    if (!this.stream.start(id)) this._poller.start(id);
+    const following: Following = this.stream.start(id) ? 'stream' : 'poll';
+    if (following === 'poll') this._poller.start(id);
+    const state = this._state;
+    this._to(state.phase === 'idle' ? { ...state, following } : { phase: 'waiting', following });
+  }
+
+  /** The stream of `id` gave way: its answer is polled for. */
+  private _poll(id: string): void {
+    this._poller.start(id);
+    this._following('poll');
+  }
+
+  /** How the answer is followed now (null: no longer), in whatever phase the conversation is. */
+  private _following(following: Following | null): void {
+    const state = this._state;
+    if (state.phase !== 'sending') this._to({ ...state, following });
   }
 
   private _unwatch(): void {
@@ -131,27 +168,45 @@ export class ConversationController implements ReactiveController {
     return storageKey(o.storageKey, o.endpoint);
   }
 
+  /** Where the conversation stands (read-only; see `ConversationState`). */
+  get state(): ConversationState {
+    return this._state;
+  }
+
+  /** The conversation's status as the API names it: 'processing' while a message is sent or answered. */
+  get status(): ConversationStatus | 'idle' {
+    return this._state.phase === 'idle' ? this._state.status : 'processing';
+  }
+
   /** A message is being sent. */
   get sending(): boolean {
-    return this.phase === 'sending';
+    return this._state.phase === 'sending';
   }
 
   /** A message is being sent or its answer is on its way. */
   get busy(): boolean {
-    return this.phase !== 'idle';
+    return this._state.phase !== 'idle';
   }
 
-  /** The one transition function: every change of phase, and what entering a phase sets off. */
-  private _to(phase: Phase): void {
-    this.phase = phase;
+  /**
+   * The one writer of the state, and what a change sets off: the streams and polls of an answer
+   * no longer followed stop; the next queued message goes out once an answer is done (after the
+   * current event has been handled).
+   */
+  private _to(next: ConversationState): void {
+    const from = this._state;
+    this._state = next;
     this._host.requestUpdate();
-    // Once idle, the next queued message goes out (after the current event has been handled).
-    if (phase === 'idle') queueMicrotask(() => this.flush());
+    if (from.phase !== 'sending' && from.following !== null && (next.phase === 'sending' || next.following === null)) this._unwatch();
+    if (next.phase === 'idle' && from.phase !== 'sending') queueMicrotask(() => this.flush());
   }
 
-  /** The phase that the conversation's status calls for, unless a message is being sent. */
+  /** The state that the conversation's status calls for, unless a message is being sent. */
   private _follow(status: ConversationStatus | 'idle'): void {
-    if (this.phase !== 'sending') this._to(status === 'processing' ? 'waiting' : 'idle');
+    const state = this._state;
+    if (state.phase === 'sending') return;
+    if (status !== 'processing') this._to({ phase: 'idle', status, following: null });
+    else if (state.phase !== 'waiting') this._to({ phase: 'waiting', following: state.following });
   }
 
   hostConnected(): void {
@@ -181,10 +236,9 @@ export class ConversationController implements ReactiveController {
 
   /** Sends `message` at once; resolves when the proxy has accepted it (or it failed). */
   async send(message: string): Promise<void> {
-    const previous = { messages: this.messages, status: this.status, phase: this.phase };
+    const previous = { messages: this.messages, state: this._state };
     this.messages = [...this.messages, { role: 'user', content: message, sources: [] }];
-    this.status = 'processing';
-    this._to('sending');
+    this._to({ phase: 'sending' });
     this._events.sent(message, this.conversationId);
     try {
       let result;
@@ -200,17 +254,15 @@ export class ConversationController implements ReactiveController {
       }
       if (result.conversation_id !== this.conversationId) this._forget();
       this.conversationId = result.conversation_id;
+      this._to({ phase: 'waiting', following: null });
       this.persist();
       if (!this._options().noPersist) saveQueue(this._key, this.queue);
-      this._to('waiting');
       this._watch(result.conversation_id);
       this._events.accepted(message);
     } catch (error) {
       this.messages = previous.messages;
-      this.status = previous.status;
       // Back where it was; a failed message is not sent again by itself (the visitor retries it).
-      this.phase = previous.phase === 'sending' ? 'idle' : previous.phase;
-      this._host.requestUpdate();
+      this._to(previous.state.phase === 'idle' ? { ...previous.state, following: null } : IDLE);
       // Offline: the message goes out when the browser is back.
       if (error instanceof NetworkError && !navigator.onLine) this.queue = [message, ...this.queue];
       else this._events.sendFailed(error, message);
@@ -251,11 +303,10 @@ export class ConversationController implements ReactiveController {
   reset(): void {
     this._unwatch();
     this.messages = [];
-    this.status = 'idle';
     this.queue = [];
     this._forget();
     if (!this._options().noPersist) clear(this._key);
-    this._to('idle');
+    this._to(IDLE);
   }
 
   /** Resolves once no message is being sent and no answer is on its way (or `signal` aborts). */
@@ -279,11 +330,10 @@ export class ConversationController implements ReactiveController {
     const wasProcessing = this.status === 'processing';
     const before = this.messages.filter((m) => m.role === 'assistant').length;
     this.messages = conversation.messages;
-    this.status = conversation.status;
     const answers = conversation.messages.filter((m) => m.role === 'assistant');
     const answer = conversation.status === 'completed' && wasProcessing && answers.length > before ? answers[answers.length - 1]! : null;
-    this.persist();
     this._follow(conversation.status);
+    this.persist();
     this._events.updated(conversation, answer, conversation.status === 'failed' && wasProcessing);
   }
 
@@ -304,16 +354,15 @@ export class ConversationController implements ReactiveController {
     this._restoring = true;
     this.messages = saved.messages;
     this.conversationId = saved.conversationId;
-    this.status = saved.status;
     this.escalation = saved.escalation;
     this.escalatedFrom = saved.escalatedFrom ?? null;
     this.ratings = saved.ratings ?? {};
     this._events.restored(saved);
     this._restoring = false;
+    // Another tab has the answer: this one's stream or polls of it stop (`_to`, on leaving `waiting`).
     this._follow(saved.status);
-    // Another tab has the answer: this one's stream of it has nothing more to show.
-    if (saved.status !== 'processing') this.stream.stop();
-    if (saved.conversationId && saved.status === 'processing' && !this._poller.running && !this.stream.running) this._watch(saved.conversationId);
+    const state = this._state;
+    if (saved.conversationId && state.phase === 'waiting' && state.following === null) this._watch(saved.conversationId);
   }
 
   /** Stores the conversation (unless `no-persist`). */

@@ -16,6 +16,13 @@ import type { EscalationResult } from '../../protocol/index.js';
 
 export type { Customer };
 
+/**
+ * The integrations that answer the visitor by email (helpdesks: the agent's reply reaches the
+ * visitor's inbox). A webhook or an issue tracker (Linear) only hands the conversation to the team,
+ * so the confirmation promises no email for them.
+ */
+const REPLIES_BY_EMAIL = new Set(['plain', 'pylon']);
+
 export interface EscalationEvents {
   /** The form opened (at the end of the conversation). */
   formOpened(): void;
@@ -68,7 +75,7 @@ export class EscalationController implements ReactiveController {
       onComplete: ({ id, result }) => {
         this.creating = false;
         this.request = '';
-        const escalation = result ? { ticketId: result.ticket_id, ticketUrl: safeUrl(result.ticket_url) ?? '' } : 'already';
+        const escalation = result ? { ticketId: result.ticket_id, ticketUrl: safeUrl(result.ticket_url) ?? '', byEmail: REPLIES_BY_EMAIL.has(result.integration) } : 'already';
         chat.escalated(escalation);
         this.formOpen = false;
         // The form that had focus is gone: focus moves to the outcome, inside the widget.

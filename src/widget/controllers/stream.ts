@@ -121,10 +121,6 @@ export class AnswerStream implements ReactiveController {
     if (this.text) this._paint();
   }
 
-  get running(): boolean {
-    return this._run !== undefined;
-  }
-
   /** Streams the answer of conversation `id` (replacing any stream); false when this page polls instead. */
   start(id: string): boolean {
     this.stop();

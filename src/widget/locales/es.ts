@@ -25,7 +25,7 @@ export default `
   Cancelar
   Escribe tu nombre.
   Escribe un correo válido, como nombre@ejemplo.com.
-  ¡Gracias! El equipo tiene tu conversación y te responderá por correo.
+  ¡Gracias! El equipo tiene tu conversación.
   Ticket {id}
   Esta conversación ya está con el equipo.
   Nueva conversación
@@ -58,4 +58,5 @@ export default `
   Inicia sesión para hablar con soporte.
   Tus conversaciones recientes
   Alguien del equipo continuará esta conversación por correo electrónico en {email}.
+  ¡Gracias! El equipo tiene tu conversación y te responderá por correo.
 `;

@@ -25,7 +25,7 @@ export default `
   Annuler
   Saisissez votre nom.
   Saisissez une adresse e-mail valide, comme nom@exemple.com.
-  Merci ! L'équipe a votre conversation et vous répondra par e-mail.
+  Merci ! L'équipe a votre conversation.
   Ticket {id}
   Cette conversation est déjà entre les mains de l'équipe.
   Nouvelle conversation
@@ -58,4 +58,5 @@ export default `
   Connectez-vous pour discuter avec l’assistance.
   Vos conversations récentes
   Quelqu’un de l’équipe reprendra cette conversation par e-mail à {email}.
+  Merci ! L'équipe a votre conversation et vous répondra par e-mail.
 `;

@@ -1,6 +1,7 @@
 /** @module Templates of the hand-over to a person: the offer, the form (name, email, optional note), the ticket. */
 import { html, nothing, type TemplateResult } from 'lit';
 import { isPlausibleEmail, NOTE_MAX_LENGTH } from '../../protocol/index.js';
+import type { Ticket } from '../storage.js';
 import { format, type Strings } from '../strings.js';
 import { lengthError, noteField } from './note.js';
 
@@ -83,7 +84,7 @@ export function escalationForm(v: EscalationView): TemplateResult {
  */
 export function escalationArea(
   t: Strings,
-  escalation: { ticketId: string; ticketUrl: string } | 'already' | null,
+  escalation: Ticket | 'already' | null,
   offer: { shown: boolean; urged: boolean },
   onOffer: () => void,
 ): TemplateResult | typeof nothing {
@@ -94,12 +95,15 @@ export function escalationArea(
   </div>`;
 }
 
+/** What the visitor is told once the team has the conversation: a reply by email only when the integration sends one. */
+export const ticketCreated = (t: Strings, escalation: Ticket) => (escalation.byEmail ? t.ticketCreatedEmail : t.ticketCreated);
+
 /** The outcome: the ticket with its link, or "already with the team". Focusable, so focus can move to it. */
-export function ticket(t: Strings, escalation: { ticketId: string; ticketUrl: string } | 'already'): TemplateResult {
+export function ticket(t: Strings, escalation: Ticket | 'already'): TemplateResult {
   if (escalation === 'already') return html`<p class="ticket" part="ticket" tabindex="-1">${t.alreadyEscalated}</p>`;
   const label = format(t.ticketLink, { id: escalation.ticketId });
   return html`<div class="ticket" part="ticket" tabindex="-1">
-    <p>${t.ticketCreated}</p>
+    <p>${ticketCreated(t, escalation)}</p>
     ${escalation.ticketUrl ? html`<a href=${escalation.ticketUrl} target="_blank" rel="noopener noreferrer">${label}</a>` : html`<span>${label}</span>`}
   </div>`;
 }

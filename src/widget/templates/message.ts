@@ -5,7 +5,7 @@
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import type { Message, Source } from '../../protocol/index.js';
-import { safeUrl } from '../safe-url.js';
+import { sourceUrl } from '../safe-url.js';
 import { renderMarkdown } from '../render-markdown.js';
 import type { Rating } from '../storage.js';
 import { format, type Strings } from '../strings.js';
@@ -55,7 +55,7 @@ function feedback(index: number, v: MessageView): TemplateResult {
 export function readableTitle(source: Source): { name: string; detail: string } {
   const title = source.title.trim();
   if (!title) {
-    const url = safeUrl(source.url);
+    const url = sourceUrl(source.url);
     const path = url ? decodeURIComponent(new URL(url).pathname) : source.url;
     return { name: path.split('/').filter(Boolean).pop() ?? source.url, detail: '' };
   }
@@ -66,7 +66,7 @@ export function readableTitle(source: Source): { name: string; detail: string } 
 }
 
 function sources(message: Message, index: number, v: MessageView): TemplateResult | typeof nothing {
-  const listed = message.sources.map((source, i) => ({ source, n: i + 1, url: safeUrl(source.url) })).filter((s) => s.url);
+  const listed = message.sources.map((source, i) => ({ source, n: i + 1, url: sourceUrl(source.url) })).filter((s) => s.url);
   if (!listed.length) return nothing;
   const titleId = `${v.id}-sources-${index}`;
   const link = (source: Source, url: string) => {
@@ -104,7 +104,7 @@ function speaker(m: Message, t: Strings): string {
 export function answerMarkdown(source: string, sources: Source[], t: Strings, onCopy: MessageView['onCopy']): TemplateResult {
   const cite = (n: number) => {
     const cited = sources[n - 1];
-    const href = cited && safeUrl(cited.url);
+    const href = cited && sourceUrl(cited.url);
     return href ? { href, label: format(t.citation, { n: String(n), title: readableTitle(cited).name }) } : null;
   };
   return renderMarkdown(source, {

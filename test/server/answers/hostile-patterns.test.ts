@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { answersAsCode, bestSentences, codeExcerpt, extractiveSummary } from '../../../src/server/answers/compose.js';
 import { sectionText } from '../../../src/server/knowledge/ranking/embeddings.js';
 import { mapCitations } from '../../../src/server/answers/index.js';
-import { runInLabels } from '../../../src/server/knowledge/knowledge-base.js';
+import { runInLabels } from '../../../src/server/knowledge/ranking/rank.js';
 import { docSummary } from '../../../src/server/answers/sources.js';
 import { loadSpecificity } from '../../../src/server/knowledge/text/specificity.js';
 import { sentences, slugify, tokenize } from '../../../src/server/knowledge/text/text.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAnswerEngine } from '../../../src/server/answers/index.js';
 import { codeText } from '../../../src/server/knowledge/ranking/embeddings.js';
-import { showNearest } from '../../../src/server/knowledge/knowledge-base.js';
+import { showNearest } from '../../../src/server/knowledge/ranking/rank.js';
 import { tokenize } from '../../../src/server/knowledge/text/text.js';
 import { migrations } from '../../../src/server/schema.js';
 import { migrate } from '../../../src/server/store/migrate.js';

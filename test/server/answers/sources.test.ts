@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseFile } from '../../../src/server/knowledge/knowledge-base.js';
-import type { SearchHit } from '../../../src/server/knowledge/knowledge-base.js';
+import { parseFile } from '../../../src/server/knowledge/ingest/parse.js';
+import type { SearchHit } from '../../../src/server/knowledge/index.js';
 import { relevantHits, toSource } from '../../../src/server/answers/sources.js';
 
 /** The titles of a file's code pieces as the answer cites them. */

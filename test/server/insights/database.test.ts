@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { kbMigrations } from '../../../src/server/knowledge/knowledge-base.js';
+import { kbMigrations } from '../../../src/server/knowledge/index.js';
 import { FeedbackStore } from '../../../src/server/insights/feedback.js';
 import { insightsMigrations } from '../../../src/server/insights/migrations.js';
 import { insightsReport } from '../../../src/server/insights/report.js';

@@ -7,7 +7,7 @@ import { fromParse5 } from 'hast-util-from-parse5';
 import { selectAll } from 'hast-util-select';
 import { defaultHandlers, toMdast, type Handle } from 'hast-util-to-mdast';
 import type { Root, RootContent } from 'mdast';
-import { parse } from 'parse5';
+import { defaultTreeAdapter, parse, type DefaultTreeAdapterMap, type TreeAdapter } from 'parse5';
 import { htmlText } from './html-text.js';
 import { blocksText, pieces, type HeadingPiece } from './mdast-text.js';
 import { pageName, type ParsedFile, type Section } from './sections.js';
@@ -25,6 +25,49 @@ export interface ContentOptions {
 export interface HtmlOptions extends ContentOptions {
   url: string;
   fallbackTitle: string;
+  /** Elements a page may have at most; a page over it is refused (`PageBudgetError`). @default MAX_ELEMENTS */
+  maxElements?: number;
+  /** How deep elements may nest at most; a page over it is refused. @default MAX_DEPTH */
+  maxDepth?: number;
+}
+
+/** Elements per page at most: a long reference page has tens of thousands; more is not a page to read. */
+export const MAX_ELEMENTS = 100_000;
+/** Nesting depth at most (as Chromium's HTML parser, which flattens deeper trees): docs pages nest a few dozen deep. */
+export const MAX_DEPTH = 512;
+
+/** A page over the element or depth budget: refused while it is parsed, before anything costly is done with it. */
+export class PageBudgetError extends Error {
+  override name = 'PageBudgetError';
+}
+
+type Parse5Node = DefaultTreeAdapterMap['node'];
+
+/** parse5's own tree, counting elements and their depth as it builds: the parse stops at the first over budget. */
+function budgetedAdapter(maxElements: number, maxDepth: number): TreeAdapter<DefaultTreeAdapterMap> {
+  let elements = 0;
+  const depths = new WeakMap<Parse5Node, number>();
+  const placed = (parent: Parse5Node, node: Parse5Node): void => {
+    if (!('tagName' in node)) return;
+    const depth = (depths.get(parent) ?? 0) + 1;
+    if (depth > maxDepth) throw new PageBudgetError(`elements nested over ${maxDepth} deep`);
+    depths.set(node, depth);
+  };
+  return {
+    ...defaultTreeAdapter,
+    createElement(tagName, namespaceURI, attrs) {
+      if (++elements > maxElements) throw new PageBudgetError(`over ${maxElements.toLocaleString('en')} elements`);
+      return defaultTreeAdapter.createElement(tagName, namespaceURI, attrs);
+    },
+    appendChild(parent, node) {
+      placed(parent, node);
+      defaultTreeAdapter.appendChild(parent, node);
+    },
+    insertBefore(parent, node, reference) {
+      placed(parent, node);
+      defaultTreeAdapter.insertBefore(parent, node, reference);
+    },
+  };
 }
 
 /** A page as the crawler reads it: its sections, and what it says about its address and its links. */
@@ -39,9 +82,6 @@ export interface HtmlPage extends ParsedFile {
   noindex: boolean;
   nofollow: boolean;
 }
-
-/** Where docs sites put a page's content, most specific first; the first that matches is the content. */
-const CONTENT_SELECTORS = ['[data-support-chat-content]', 'main article', 'article', 'main', '[role=main]', '#content', '.content'];
 
 /** Never content: scripts, forms and controls, and landmarks that are the site's chrome. */
 const DROPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'button', 'form', 'input', 'select', 'textarea', 'nav', 'footer', 'dialog']);
@@ -86,18 +126,38 @@ function isChromeText(element: Element): boolean {
   return text.length > 0 && text.length <= 40 && CHROME_TEXT.some((phrase) => text === phrase || (phrase.length > 8 && text.startsWith(phrase)));
 }
 
-/** The elements to leave out, found once: the owner's exclusions and `data-support-chat-exclude`. */
+/** The elements the owner's selectors leave out, found once (`data-support-chat-exclude` is chrome, see `isChrome`). */
 function excluded(root: HastRoot, options: ContentOptions): Set<Element> {
-  const out = new Set<Element>(selectAll('[data-support-chat-exclude]', root));
+  const out = new Set<Element>();
   for (const selector of options.excludeSelectors ?? []) for (const element of selectAll(selector, root)) out.add(element);
   return out;
 }
 
-/** A copy of the content without chrome and exclusions; `pre` elements marked with their language. */
+/** Inline elements that say nothing when they hold only blanks (an empty `<a href>`, `<span> </span>`). */
+const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'big', 'cite', 'data', 'del', 'dfn', 'em', 'font', 'i', 'ins', 'kbd', 'label', 'mark', 'nobr', 'q', 's', 'samp', 'small', 'span', 'strike', 'strong', 'sub', 'sup', 'time', 'tt', 'u', 'var']);
+const BLANK = /^[ \t\n\f\r]*$/;
+
+/** Appends a text, joined to a text just before it: a run of texts is one node. */
+function pushText(children: ElementContent[], value: string): void {
+  const last = children.at(-1);
+  if (last?.type === 'text') last.value += value;
+  else children.push({ type: 'text', value });
+}
+
+/**
+ * A copy of the content without chrome and exclusions; `pre` elements marked with their language.
+ * Inline elements of blanks alone become their blanks, and neighbouring texts one text: the
+ * whitespace pass of hast-util-to-mdast looks ahead over siblings that are neither text nor
+ * block, so a run of thousands of empty `<a href>` cost it time growing with their square.
+ */
 function clean<T extends HastRoot | Element>(node: T, skip: Set<Element>): T {
   const children: ElementContent[] = [];
   for (const child of node.children as HastContent[]) {
     if (child.type === 'comment' || child.type === 'doctype') continue;
+    if (child.type === 'text') {
+      pushText(children, child.value);
+      continue;
+    }
     if (child.type !== 'element') {
       children.push(child as ElementContent);
       continue;
@@ -105,6 +165,11 @@ function clean<T extends HastRoot | Element>(node: T, skip: Set<Element>): T {
     if (skip.has(child) || isChrome(child) || isChromeText(child)) continue;
     const copy = clean(child, skip);
     if (copy.tagName === 'pre') copy.properties = { ...copy.properties, dataSupportChatLang: codeLanguage(child) };
+    if (INLINE.has(copy.tagName) && copy.children.every((c) => c.type === 'text' && BLANK.test(c.value))) {
+      const blanks = copy.children.map((c) => (c as { value: string }).value).join('');
+      if (blanks) pushText(children, blanks);
+      continue;
+    }
     children.push(copy);
   }
   return { ...node, children };
@@ -150,67 +215,124 @@ function textOf(node: HastRoot | Element | undefined): string {
   return out.replace(/\s+/g, ' ').trim();
 }
 
-function attribute(root: HastRoot, selector: string, name: string): string | null {
-  const value = selectAll(selector, root)[0]?.properties[name];
-  return typeof value === 'string' && value.trim() ? value.trim() : null;
+/**
+ * Where docs sites put a page's content, most specific first; the first that matches is the
+ * content: `[data-support-chat-content]`, `main article`, `article`, `main`, `[role=main]`,
+ * `#content`, `.content`.
+ */
+const CONTENT_TESTS: ((element: Element, inMain: boolean) => boolean)[] = [
+  (e) => e.properties.dataSupportChatContent !== undefined && e.properties.dataSupportChatContent !== null && e.properties.dataSupportChatContent !== false,
+  (e, inMain) => inMain && e.tagName === 'article',
+  (e) => e.tagName === 'article',
+  (e) => e.tagName === 'main',
+  (e) => e.properties.role === 'main',
+  (e) => e.properties.id === 'content',
+  (e) => Array.isArray(e.properties.className) && e.properties.className.includes('content'),
+];
+
+/** What a page says of itself and where its content is, found in one walk: CSS selectors over a deep tree cost its size times its depth. */
+interface Landmarks {
+  title: Element | undefined;
+  robots: Element | undefined;
+  canonical: Element | undefined;
+  base: Element | undefined;
+  body: Element[];
+  /** Every `<a href>`'s address, as written. */
+  links: string[];
+  /** Per content selector, its outermost matches (one inside another is read with it). */
+  content: Element[][];
 }
 
-/** The page's content: the owner's selector, else the first of `CONTENT_SELECTORS` found, else the body. */
-function contentOf(root: HastRoot, options: ContentOptions): (HastRoot | Element)[] {
-  if (options.contentSelector) return selectAll(options.contentSelector, root);
-  for (const selector of CONTENT_SELECTORS) {
-    const found = selectAll(selector, root);
-    // The outermost matches: an `article` inside another is read with it.
-    if (found.length > 0) return found.filter((el) => !found.some((other) => other !== el && contains(other, el)));
-  }
-  return selectAll('body', root);
-}
-
-function contains(ancestor: Element, node: Element): boolean {
-  const stack: ElementContent[] = [...ancestor.children];
+function landmarksOf(root: HastRoot): Landmarks {
+  const found: Landmarks = { title: undefined, robots: undefined, canonical: undefined, base: undefined, body: [], links: [], content: CONTENT_TESTS.map(() => []) };
+  // Depth first in document order; each element with whether a `main` is above it, and which content selectors matched above it (bits).
+  const stack: { node: Element; inMain: boolean; above: number }[] = [];
+  const push = (children: HastContent[], inMain: boolean, above: number) => {
+    for (let i = children.length - 1; i >= 0; i--) {
+      const child = children[i]!;
+      if (child.type === 'element') stack.push({ node: child, inMain, above });
+    }
+  };
+  push(root.children, false, 0);
   while (stack.length > 0) {
-    const next = stack.pop()!;
-    if (next === node) return true;
-    if (next.type === 'element') stack.push(...next.children);
+    const { node, inMain, above } = stack.pop()!;
+    const props = node.properties;
+    if (node.tagName === 'title') found.title ??= node;
+    else if (node.tagName === 'meta' && props.name === 'robots') found.robots ??= node;
+    else if (node.tagName === 'link' && Array.isArray(props.rel) && props.rel.join(' ') === 'canonical') found.canonical ??= node;
+    else if (node.tagName === 'base' && props.href !== undefined) found.base ??= node;
+    else if (node.tagName === 'a' && typeof props.href === 'string') found.links.push(props.href);
+    else if (node.tagName === 'body') found.body.push(node);
+    let matched = above;
+    CONTENT_TESTS.forEach((test, i) => {
+      if (!test(node, inMain)) return;
+      if ((above & (1 << i)) === 0) found.content[i]!.push(node);
+      matched |= 1 << i;
+    });
+    push(node.children as HastContent[], inMain || node.tagName === 'main', matched);
   }
-  return false;
+  return found;
 }
 
-/** Reads an HTML page: its main content's sections, and its canonical address, links and robots directives. */
+const value = (element: Element | undefined, name: string): string | null => {
+  const found = element?.properties[name];
+  return typeof found === 'string' && found.trim() ? found.trim() : null;
+};
+
+/** The page's content: the owner's selector, else the first of `CONTENT_TESTS` found, else the body. */
+function contentOf(root: HastRoot, landmarks: Landmarks, options: ContentOptions): (HastRoot | Element)[] {
+  if (options.contentSelector) return selectAll(options.contentSelector, root);
+  return landmarks.content.find((matches) => matches.length > 0) ?? landmarks.body;
+}
+
+/** The first h1, in document order. */
+function firstH1(root: HastRoot): Element | undefined {
+  const stack: HastContent[] = [...root.children].reverse();
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type !== 'element') continue;
+    if (node.tagName === 'h1') return node;
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+  }
+  return undefined;
+}
+
+/**
+ * Reads an HTML page: its main content's sections, and its canonical address, links and robots
+ * directives. Throws `PageBudgetError` for a page over the element or depth budget.
+ */
 export function readHtml(html: string, options: HtmlOptions): HtmlPage {
   let root: HastRoot;
   try {
-    root = fromParse5(parse(html)) as HastRoot;
+    root = fromParse5(parse(html, { treeAdapter: budgetedAdapter(options.maxElements ?? MAX_ELEMENTS, options.maxDepth ?? MAX_DEPTH) })) as HastRoot;
   } catch (error) {
     // Tens of thousands of nested elements exhaust the stack: such a page is read as its text.
     if (error instanceof RangeError) return { ...parseText(htmlText(html), options), canonical: null, base: null, links: [], noindex: false, nofollow: false };
     throw error;
   }
-  const robots = words(attribute(root, 'meta[name=robots]', 'content'));
-  const links: string[] = [];
-  for (const a of selectAll('a[href]', root)) if (typeof a.properties.href === 'string') links.push(a.properties.href);
+  const landmarks = landmarksOf(root);
+  const robots = words(value(landmarks.robots, 'content'));
   const meta = {
-    canonical: attribute(root, 'link[rel=canonical]', 'href'),
-    base: attribute(root, 'base[href]', 'href'),
-    links,
+    canonical: value(landmarks.canonical, 'href'),
+    base: value(landmarks.base, 'href'),
+    links: landmarks.links,
     noindex: robots.includes('noindex') || robots.includes('none'),
     nofollow: robots.includes('nofollow') || robots.includes('none'),
   };
   try {
-    return { ...sectionsOf(root, options), ...meta };
+    return { ...sectionsOf(root, landmarks, options), ...meta };
   } catch (error) {
     if (error instanceof RangeError) return { ...parseText(htmlText(html), options), ...meta };
     throw error;
   }
 }
 
-function sectionsOf(root: HastRoot, options: HtmlOptions): ParsedFile {
+function sectionsOf(root: HastRoot, landmarks: Landmarks, options: HtmlOptions): ParsedFile {
   const skip = excluded(root, options);
-  const content: HastRoot = { type: 'root', children: contentOf(root, options).map((node) => clean(node.type === 'root' ? { type: 'element', tagName: 'div', properties: {}, children: node.children as ElementContent[] } : node, skip)) };
+  const content: HastRoot = { type: 'root', children: contentOf(root, landmarks, options).map((node) => clean(node.type === 'root' ? { type: 'element', tagName: 'div', properties: {}, children: node.children as ElementContent[] } : node, skip)) };
   const mdast = toMdast(content, { handlers: HANDLERS }) as Root;
 
-  const h1 = selectAll('h1', content)[0];
-  const pageTitle = textOf(h1) || textOf(selectAll('title', root)[0]);
+  const pageTitle = textOf(firstH1(content)) || textOf(landmarks.title);
   const title = pageTitle || pageName(options.fallbackTitle);
 
   // Sections by h1–h3: deeper headings are read as bold lines of their section.
@@ -252,9 +374,18 @@ function sectionsOf(root: HastRoot, options: HtmlOptions): ParsedFile {
   return { title, sections };
 }
 
-/** An HTML file's sections (a page of a site exported to files: its canonical link is its address). */
+/**
+ * An HTML file's sections (a page of a site exported to files: its canonical link is its address).
+ * A file over the element or depth budget is read as its text.
+ */
 export function parseHtml(html: string, options: HtmlOptions): ParsedFile {
-  const page = readHtml(html, options);
+  let page: HtmlPage;
+  try {
+    page = readHtml(html, options);
+  } catch (error) {
+    if (error instanceof PageBudgetError) return parseText(htmlText(html), options);
+    throw error;
+  }
   if (!page.canonical || !/^https?:\/\//i.test(page.canonical) || page.canonical === options.url) return { title: page.title, sections: page.sections };
   const canonical = page.canonical;
   return { title: page.title, sections: page.sections.map((s) => ({ ...s, url: canonical + s.url.slice(options.url.length) })) };

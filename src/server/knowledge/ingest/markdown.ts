@@ -57,8 +57,8 @@ export const MAX_MARKER_PREFIX = 64;
 
 const isMarker = (code: number): boolean => code === 32 || code === 9 || code === 62 || code === 45 || code === 42 || code === 43 || code === 46 || code === 41 || (code >= 48 && code <= 57);
 
-/** The text with a blank line at least every `MAX_BLOCK_CHARS` characters and no line's markers past `MAX_MARKER_PREFIX` (see there); one pass. */
-export function boundBlocks(text: string): string {
+/** The text with a blank line at least every `maxBlock` characters and no line's markers past `MAX_MARKER_PREFIX` (see there); one pass. */
+export function boundBlocks(text: string, maxBlock = MAX_BLOCK_CHARS): string {
   const out: string[] = [];
   let runStart = 0;
   let lineStart = 0;
@@ -82,7 +82,7 @@ export function boundBlocks(text: string): string {
       from = i;
       prefix = false;
     }
-    if (i - runStart >= MAX_BLOCK_CHARS) {
+    if (i - runStart >= maxBlock) {
       const floor = Math.max(runStart, from);
       const cut = lastBreak > floor ? lastBreak : lastSpace > floor ? lastSpace : i;
       out.push(text.slice(from, cut), '\n\n');

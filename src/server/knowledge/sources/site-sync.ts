@@ -1,6 +1,6 @@
 /** @module `serve --kb-sync-every`: every organization's docs sites crawled again in the background, each by one process at a time. */
 import type { Sql } from '../../store/sql.js';
-import type { IngestReport } from '../knowledge-base.js';
+import type { IngestReport } from './report.js';
 import { claimSiteSync, scheduleSiteSync, siteSources } from './source-registry.js';
 
 /** How long a process holds a site while it syncs it: another takes it over after this if the first died. */

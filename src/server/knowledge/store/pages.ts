@@ -3,8 +3,8 @@
  * sections in page order, found by the page's URL (the MCP tool `read_page` reads it). Tickets
  * are never pages.
  */
-import type { Sql } from '../store/sql.js';
-import type { Section } from './ingest/sections.js';
+import type { Sql } from '../../store/sql.js';
+import type { Section } from '../ingest/sections.js';
 
 export interface IndexedPage {
   /** The page's address, without a fragment. */

@@ -1,0 +1,308 @@
+/**
+ * @module Ranking: each organization's indexes (words, pages, meaning), built from its stored
+ * sections on the first question after a change and kept per version, and the one ranking of
+ * sections for a question that answers, search and MCP all use.
+ */
+import type { SectionEmbeddings } from '../store/embeddings.js';
+import type { SectionStore, StoredSection } from '../store/sections.js';
+import { loadSpecificity } from '../text/specificity.js';
+import { DenseIndex } from './dense-index.js';
+import { cosine, fromBytes } from './embeddings.js';
+import { SearchIndex, type Hit } from './search-index.js';
+
+/** A ranked section. */
+export interface SearchHit extends Hit {
+  section: StoredSection;
+  /**
+   * For a heading with no text of its own (the next heading follows at once), the section right
+   * after it on its page: what a reader finds under that heading, and what is quoted for it.
+   */
+  under?: StoredSection;
+  /** Cosine of the question's sentence embedding with the section's, when both have one (see embeddings.ts). */
+  similarity?: number;
+}
+
+/** What the knowledge base knows of a term (as `tokenize` returns it). */
+export interface Vocabulary {
+  /** Whether any section holds the term. */
+  has(term: string): boolean;
+  /** The terms of a text, misspelled words read as the words they most likely mean (see `SearchIndex.terms`). */
+  terms(text: string): string[];
+}
+
+export interface SearchOptions {
+  /** Earlier user turns: their words count less. */
+  history?: string[];
+  /** @default 10 */
+  limit?: number;
+  /** Synced tickets too (private to the organization's agents). @default false */
+  includeTickets?: boolean;
+  /** The question's sentence embedding: the best doc sections are reordered by what they mean too (see `SEMANTIC_RERANK`). @default the knowledge base's embedding of the query */
+  vector?: Int8Array | null;
+}
+
+/** One organization's knowledge base at one version. */
+export interface KnowledgeSnapshot {
+  search(query: string, options?: SearchOptions): SearchHit[];
+  vocabulary: Vocabulary;
+}
+
+/** How much the page's relevance adds to a section's (both normalised to the best hit). */
+const PAGE_WEIGHT = 0.2;
+/** Support questions are answered from docs first; code wins when it is clearly the better match. */
+const CODE_PRIOR = 0.5;
+/** A doc section matching as much of the question as a code section goes first from this share of its score on. */
+const DOCS_FIRST_RATIO = 0.2;
+/**
+ * The semantic rerank, for questions in other words than the docs': when the best hit matches
+ * less than `belowCoverage` of the question's weight, the best `candidates` doc sections by their
+ * words are reordered by `words × (score / best doc score) + cosine(question, section)`, in the
+ * places doc sections hold among the hits (code keeps its places: reordered by meaning, code
+ * ranked worse). A question in the docs' own words keeps its ranking: reordered too, the demo's
+ * "Where is the data stored?" led with the widget's `data-*` attributes. Normalised-score fusion,
+ * measured against reciprocal-rank fusion and min-max normalised cosines (see docs/engine.md).
+ */
+const SEMANTIC_RERANK = { candidates: 50, words: 1, belowCoverage: 0.5 };
+
+/**
+ * Dense retrieval, the first stage beside the words: the sections (docs, tickets and code) whose
+ * sentence embeddings are nearest the question's join the candidates with no score of their
+ * words, so "money back" reaches "Refunds" though they share no word; the semantic rerank then
+ * places the doc sections by their cosine. Chosen on the development sets together (see docs/engine.md).
+ */
+const DENSE_CANDIDATES = 20;
+/**
+ * The least cosine a section found by its meaning alone needs to join: nearer than the neutral
+ * point of the decision's meaning signal (`MEANING_NEUTRAL`), so a question about nothing the
+ * knowledge base holds still finds nothing.
+ */
+const DENSE_MIN_COSINE = 0.5;
+/**
+ * When the words match less than `SEMANTIC_RERANK.belowCoverage` of the question, the `count`
+ * doc sections nearest in meaning (at `DENSE_MIN_COSINE` or nearer) are placed second, fourth and
+ * sixth unless already among the first five: a reply that is not sure shows the pages nearest by
+ * words and the pages nearest by meaning side by side, as the five related pages.
+ */
+const NEAREST_SHOWN = { count: 3, firstPlaces: 5 };
+
+/** One organization's indexes, built from its sections at one version. */
+interface LoadedIndex {
+  version: number;
+  index: SearchIndex;
+  sections: StoredSection[];
+  pages: SearchIndex;
+  pageOf: Int32Array;
+  /** Each section's sentence embedding (null for code, and for sections stored without one). */
+  vectors: (Int8Array | null)[];
+  /** The same vectors, for dense retrieval. */
+  dense: DenseIndex;
+}
+
+/** Whether a hit takes part in the semantic rerank: a doc or ticket section with a vector (code keeps its places). */
+const reranked = (section: StoredSection, vector: Int8Array | null) => section.kind !== 'code' && vector !== null;
+
+/**
+ * The doc and ticket hits reordered by what they mean as well as by their words (see
+ * `SEMANTIC_RERANK`); unchanged when a candidate has no vector yet (a knowledge base ingested
+ * without embeddings ranks by its words until `kb ingest` is run again).
+ */
+function semanticRerank<T extends { index: number; score: number; coverage: number; section: StoredSection }>(hits: T[], question: Int8Array, vectors: (Int8Array | null)[]): T[] {
+  const slots: number[] = [];
+  for (let i = 0; i < hits.length && slots.length < SEMANTIC_RERANK.candidates; i++) if (hits[i]!.section.kind !== 'code') slots.push(i);
+  if (slots.length < 2 || hits[0]!.coverage >= SEMANTIC_RERANK.belowCoverage || slots.some((i) => !reranked(hits[i]!.section, vectors[hits[i]!.index] ?? null))) return hits;
+  const best = hits[slots[0]!]!.score || 1;
+  const reordered = slots
+    .map((i) => ({ hit: hits[i]!, score: (SEMANTIC_RERANK.words * hits[i]!.score) / best + cosine(question, vectors[hits[i]!.index]!) }))
+    .sort((a, b) => b.score - a.score);
+  const out = [...hits];
+  slots.forEach((slot, k) => (out[slot] = reordered[k]!.hit));
+  return out;
+}
+
+/**
+ * The hits with the `nearest` sections (by meaning, best first) placed second, fourth, sixth…
+ * unless already among the first `NEAREST_SHOWN.firstPlaces` (see `NEAREST_SHOWN`).
+ */
+export function showNearest<T extends { index: number }>(hits: T[], nearest: T[]): T[] {
+  const shown = new Set(hits.slice(0, NEAREST_SHOWN.firstPlaces).map((h) => h.index));
+  const missing = nearest.filter((h) => !shown.has(h.index));
+  if (missing.length === 0) return hits;
+  const moved = new Set(missing.map((h) => h.index));
+  const rest = hits.filter((h) => !moved.has(h.index));
+  const out: T[] = [];
+  let m = 0, r = 0;
+  while (m < missing.length || r < rest.length) {
+    if ((out.length % 2 === 1 && m < missing.length) || r >= rest.length) out.push(missing[m++]!);
+    else out.push(rest[r++]!);
+  }
+  return out;
+}
+
+/**
+ * Docs before code: the ranked hits merged so that a doc section goes before a code section whenever
+ * it matches as much of the question (coverage within 0.05) and scores at least a fifth as much:
+ * a support question is answered from the docs that explain, and the code is the last resort.
+ */
+function docsFirst<T extends { score: number; coverage: number; section: { kind: string } }>(hits: T[]): T[] {
+  const docs = hits.filter((h) => h.section.kind !== 'code');
+  const code = hits.filter((h) => h.section.kind === 'code');
+  if (docs.length === 0 || code.length === 0) return hits;
+  const out: T[] = [];
+  let d = 0, c = 0;
+  while (d < docs.length || c < code.length) {
+    const doc = docs[d];
+    const piece = code[c];
+    const takeDoc = !piece || (doc && (doc.score >= piece.score || (doc.coverage >= piece.coverage - 0.05 && doc.score >= piece.score * DOCS_FIRST_RATIO)));
+    if (takeDoc) out.push(docs[d++]!);
+    else out.push(code[c++]!);
+  }
+  return out;
+}
+
+/**
+ * The bold labels that open list items ("- **CSP.** Works under…" gives "CSP"). Blanks within the
+ * line only: `^\s*` crossed line ends, and so read a run of empty lines again from each of them.
+ */
+export function runInLabels(body: string): string[] {
+  return [...body.matchAll(/^[^\S\n]*(?:[-*+]|\d+[.)])[^\S\n]+\*\*([^*\n]{1,40}?)[.:]?\*\*/gm)].map((m) => m[1]!);
+}
+
+/** Ranked sections of one loaded index for a query (see the constants above for each stage). */
+function rank(loaded: LoadedIndex, query: string, options: SearchOptions): SearchHit[] {
+  const { index, sections, pages, pageOf, vectors, dense } = loaded;
+  const limit = options.limit ?? 10;
+  const hits = index.search(query, { history: options.history, limit: Math.max(50, limit * 3) });
+  const pageHits = pages.search(query, { history: options.history, limit: 20 });
+  const bestSection = hits[0]?.score ?? 1;
+  const bestPage = pageHits[0]?.score ?? 1;
+  const pageScore = new Map(pageHits.map((h) => [h.index, h.score / bestPage]));
+  const ranked = hits
+    .map((hit) => ({
+      ...hit,
+      score: (hit.score / bestSection + PAGE_WEIGHT * (pageScore.get(pageOf[hit.index]!) ?? 0)) * (sections[hit.index]!.kind === 'code' ? CODE_PRIOR : 1),
+    }))
+    .sort((a, b) => b.score - a.score)
+    .map((hit) => ({ ...hit, section: sections[hit.index]! }))
+    .filter((hit) => options.includeTickets || hit.section.kind !== 'ticket');
+  const merged = docsFirst(ranked);
+  const question = options.vector;
+  // A heading with no text of its own is read with the section under it (see `SearchHit.under`).
+  const withText = <T extends SearchHit>(hit: T): T => {
+    const next = sections[hit.index + 1];
+    return hit.section.kind === 'doc' && !hit.section.body.trim() && !hit.section.code.trim() && next?.docKey === hit.section.docKey && next.kind === 'doc' ? { ...hit, under: next } : hit;
+  };
+  if (!question) return merged.slice(0, limit).map(withText);
+  // The sections nearest in meaning that the words did not find follow the words' candidates.
+  const found = new Set(merged.map((hit) => hit.index));
+  const near = dense.nearest(question, DENSE_CANDIDATES + found.size, (i) => options.includeTickets || sections[i]!.kind !== 'ticket').filter((hit) => hit.cosine >= DENSE_MIN_COSINE);
+  const asHit = (index: number) => ({ index, score: 0, coverage: 0, section: sections[index]! });
+  const joining = near.filter((hit) => !found.has(hit.index)).slice(0, DENSE_CANDIDATES);
+  let fused = semanticRerank([...merged, ...joining.map((hit) => asHit(hit.index))], question, vectors);
+  if ((fused[0]?.coverage ?? 0) < SEMANTIC_RERANK.belowCoverage) {
+    const byIndex = new Map(fused.map((hit) => [hit.index, hit]));
+    const nearest = near.filter((hit) => sections[hit.index]!.kind !== 'code').slice(0, NEAREST_SHOWN.count);
+    fused = showNearest(fused, nearest.map((hit) => byIndex.get(hit.index) ?? asHit(hit.index)));
+  }
+  return fused.slice(0, limit).map((hit) => {
+    const vector = vectors[hit.index];
+    return withText(vector ? { ...hit, similarity: cosine(question, vector) } : hit);
+  });
+}
+
+/**
+ * The ranking of one knowledge base: its organizations' indexes, cached per version (one read of
+ * the version before each question; a change in any process makes the next question rebuild).
+ */
+export class Ranking {
+  readonly #store: SectionStore;
+  readonly #embeddings: SectionEmbeddings;
+  readonly #cache = new Map<string, LoadedIndex>();
+  /** Indexes being built, per organization: questions arriving meanwhile wait for the same build. */
+  readonly #building = new Map<string, { version: number; loaded: Promise<LoadedIndex> }>();
+
+  constructor(store: SectionStore, embeddings: SectionEmbeddings) {
+    this.#store = store;
+    this.#embeddings = embeddings;
+  }
+
+  /** Ranked sections for a query; tickets only when asked for (they are private to the organization's agents). */
+  async search(orgId: string, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+    await loadSpecificity();
+    const vector = options.vector !== undefined ? options.vector : await this.#embeddings.question(query);
+    return rank(await this.#load(orgId), query, { ...options, vector });
+  }
+
+  /**
+   * The organization's knowledge base as it is now, to search and read its vocabulary more than
+   * once for one answer after one check that the index is current.
+   */
+  async snapshot(orgId: string): Promise<KnowledgeSnapshot> {
+    await loadSpecificity();
+    const loaded = await this.#load(orgId);
+    return { search: (query, options = {}) => rank(loaded, query, options), vocabulary: vocabularyOf(loaded) };
+  }
+
+  /** What the organization's knowledge base knows of terms (as `tokenize` returns them). */
+  async vocabulary(orgId: string): Promise<Vocabulary> {
+    return vocabularyOf(await this.#load(orgId));
+  }
+
+  /**
+   * The organization's indexes, built on the first question after a change. The build yields to the
+   * event loop as it goes (see `SearchIndex.build`), so a server keeps answering other requests
+   * while a large knowledge base is indexed.
+   */
+  async #load(orgId: string): Promise<LoadedIndex> {
+    const version = await this.#store.version(orgId);
+    const cached = this.#cache.get(orgId);
+    if (cached && cached.version === version) return cached;
+    const building = this.#building.get(orgId);
+    if (building && building.version === version) return building.loaded;
+    const loaded = this.#build(orgId, version);
+    this.#building.set(orgId, { version, loaded });
+    try {
+      const entry = await loaded;
+      if ((this.#cache.get(orgId)?.version ?? -1) < entry.version) this.#cache.set(orgId, entry);
+      return entry;
+    } finally {
+      if (this.#building.get(orgId)?.loaded === loaded) this.#building.delete(orgId);
+    }
+  }
+
+  async #build(orgId: string, version: number): Promise<LoadedIndex> {
+    const rows = await this.#store.sections(orgId);
+    const sections: StoredSection[] = rows.map(({ embedding: _embedding, embeddingBy: _by, ...section }) => section);
+    // Only vectors this knowledge base's embedder made can be compared with its questions'.
+    const embedderId = this.#embeddings.id;
+    const vectors = rows.map((r) => (embedderId !== null && r.embeddingBy === embedderId ? fromBytes(r.embedding) : null));
+    // A second index over whole pages: a section on the right page ranks above a look-alike elsewhere.
+    const pageIds = new Map<string, number>();
+    const pageOf = new Int32Array(sections.length);
+    const pageTexts: { id: number; title: string; context: string; body: string; code: string }[] = [];
+    sections.forEach((section, i) => {
+      let page = pageIds.get(section.docKey);
+      if (page === undefined) {
+        page = pageTexts.length;
+        pageIds.set(section.docKey, page);
+        pageTexts.push({ id: page, title: section.context.split(' › ')[0] ?? '', context: '', body: '', code: '' });
+      }
+      const text = pageTexts[page]!;
+      text.context += ` ${section.title}`;
+      text.body += ` ${section.body}`;
+      pageOf[i] = page;
+    });
+    // A heading is read with the headings above it: "Examples" under "Use XML tags" is about XML
+    // tags. Doc sections are indexed with their heading path in the title field (code keeps its
+    // symbol names alone there); what is shown keeps the section's own title.
+    // Bold run-in labels of a list ("- **CSP.** Works under…") name what their items are about, as
+    // sub-headings would: they are read with the heading.
+    const indexed = sections.map((s) => (s.kind === 'code' ? s : { ...s, title: [s.title, s.context, ...runInLabels(s.body)].filter(Boolean).join(' ') }));
+    const index = await SearchIndex.build(indexed);
+    const pages = await SearchIndex.build(pageTexts, { phrases: false });
+    return { version, index, sections, pages, pageOf, vectors, dense: new DenseIndex(vectors) };
+  }
+}
+
+function vocabularyOf({ index }: LoadedIndex): Vocabulary {
+  return { has: (term) => index.has(term), terms: (text) => index.terms(text) };
+}

@@ -1,0 +1,200 @@
+/**
+ * @module The knowledge base's tables: documents, their sections (with their sentence
+ * embeddings), and a version per organization that every change moves, so each process knows
+ * when to rebuild its index.
+ */
+import type { Migration } from '../../store/migrate.js';
+import type { Sql } from '../../store/sql.js';
+import type { Section } from '../ingest/sections.js';
+import { toBytes } from '../ranking/embeddings.js';
+
+/** The knowledge base's own tables (the sources' are in sources/source-registry.ts). */
+export const sectionMigrations: Migration[] = [
+  {
+    component: 'kb',
+    version: 1,
+    description: 'knowledge-base documents and sections',
+    up: `
+      CREATE TABLE kb_documents (
+        org_id TEXT NOT NULL,
+        doc_key TEXT NOT NULL,
+        root TEXT NOT NULL,
+        rel_path TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        title TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (org_id, doc_key)
+      );
+      CREATE INDEX kb_documents_root ON kb_documents (org_id, root);
+      CREATE TABLE kb_sections (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        org_id TEXT NOT NULL,
+        doc_key TEXT NOT NULL,
+        ord INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        title TEXT NOT NULL,
+        context TEXT NOT NULL,
+        url TEXT NOT NULL,
+        body TEXT NOT NULL,
+        code TEXT NOT NULL,
+        lang TEXT NOT NULL
+      );
+      CREATE INDEX kb_sections_doc ON kb_sections (org_id, doc_key);
+      CREATE TABLE kb_versions (org_id TEXT PRIMARY KEY, version INTEGER NOT NULL);
+    `,
+  },
+  {
+    component: 'kb',
+    version: 2,
+    description: 'sentence embeddings of doc and ticket sections',
+    up: 'ALTER TABLE kb_sections ADD COLUMN embedding BLOB;',
+  },
+  {
+    component: 'kb',
+    version: 3,
+    description: 'what made each sentence embedding (see Embedder.id)',
+    up: 'ALTER TABLE kb_sections ADD COLUMN embedding_by TEXT;',
+  },
+];
+
+/** A section as stored: its row id, and the document it belongs to. */
+export interface StoredSection extends Section {
+  id: number;
+  docKey: string;
+}
+
+/** A stored section with its sentence embedding's bytes and what made them. */
+export interface SectionRow extends StoredSection {
+  embedding: Uint8Array | null;
+  embeddingBy: string | null;
+}
+
+/** What is stored of a document beside its sections. */
+export interface DocumentInfo {
+  /** The ingested folder, `url:<site>` or `ticket:<source>`: what a sync of that source replaces. */
+  root: string;
+  relPath: string;
+  /** Of what was parsed (with its base URL); an unchanged hash skips the document. */
+  hash: string;
+  title: string;
+}
+
+/** What a crawl remembers of a page, to ask the site only for changes next time. */
+export interface PageCache {
+  etag: string | null;
+  lastModified: string | null;
+  links: string[];
+}
+
+/** Sentence embeddings to store with a document's sections (one per section, null for none), and what made them. */
+export interface SectionVectors {
+  vectors: (Int8Array | null)[];
+  by: string | null;
+}
+
+/** Rows per INSERT when a document's sections are written (12 parameters each, well under both engines' limits). */
+const SECTION_BATCH = 50;
+
+/** The knowledge base's rows: every read and write of `kb_documents`, `kb_sections` and `kb_versions`. */
+export class SectionStore {
+  /** The database, for the sources' registry and the embeddings, which share its transactions. */
+  readonly sql: Sql;
+
+  constructor(sql: Sql) {
+    this.sql = sql;
+  }
+
+  /** The stored hash and root of a document; undefined when it is not stored. */
+  async document(orgId: string, docKey: string): Promise<{ hash: string; root: string } | undefined> {
+    return this.sql.get<{ hash: string; root: string }>('SELECT hash, root FROM kb_documents WHERE org_id = ? AND doc_key = ?', [orgId, docKey]);
+  }
+
+  /** The documents stored under a root, with what their crawl remembered (pages of a docs site). */
+  async documentsUnder(orgId: string, root: string): Promise<({ docKey: string; relPath: string } & PageCache)[]> {
+    const rows = await this.sql.all<{ doc_key: string; rel_path: string; etag: string | null; last_modified: string | null; links: string | null }>(
+      'SELECT doc_key, rel_path, etag, last_modified, links FROM kb_documents WHERE org_id = ? AND root = ?',
+      [orgId, root],
+    );
+    return rows.map((d) => ({ docKey: d.doc_key, relPath: d.rel_path, etag: d.etag, lastModified: d.last_modified, links: d.links ? (JSON.parse(d.links) as string[]) : [] }));
+  }
+
+  /** Remembers what a crawl learnt of a page (its validators and links). */
+  async setPageCache(orgId: string, docKey: string, page: PageCache, tx: Sql = this.sql): Promise<void> {
+    await tx.run('UPDATE kb_documents SET etag = ?, last_modified = ?, links = ? WHERE org_id = ? AND doc_key = ?', [page.etag, page.lastModified, JSON.stringify(page.links), orgId, docKey]);
+  }
+
+  /** Replaces a document and its sections in one transaction; `page` remembers a crawled page's validators too. */
+  async write(orgId: string, docKey: string, doc: DocumentInfo, sections: Section[], vectors: SectionVectors, page?: PageCache): Promise<void> {
+    await this.sql.transaction(async (tx) => {
+      await this.replace(tx, orgId, docKey, doc, sections, vectors);
+      if (page) await this.setPageCache(orgId, docKey, page, tx);
+    });
+  }
+
+  /** Replaces a document and its sections within the transaction `tx`. */
+  async replace(tx: Sql, orgId: string, docKey: string, doc: DocumentInfo, sections: Section[], { vectors, by }: SectionVectors): Promise<void> {
+    // The document row first: its lock orders two processes replacing the same document, so the
+    // second deletes the first's sections rather than adding to them.
+    await tx.run(
+      `INSERT INTO kb_documents (org_id, doc_key, root, rel_path, hash, title, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (org_id, doc_key) DO UPDATE SET root = excluded.root, rel_path = excluded.rel_path, hash = excluded.hash,
+         title = excluded.title, updated_at = excluded.updated_at`,
+      [orgId, docKey, doc.root, doc.relPath, doc.hash, doc.title, new Date().toISOString()],
+    );
+    await tx.run('DELETE FROM kb_sections WHERE org_id = ? AND doc_key = ?', [orgId, docKey]);
+    for (let start = 0; start < sections.length; start += SECTION_BATCH) {
+      const batch = sections.slice(start, start + SECTION_BATCH);
+      await tx.run(
+        `INSERT INTO kb_sections (org_id, doc_key, ord, kind, title, context, url, body, code, lang, embedding, embedding_by) VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        batch.flatMap((s, i) => {
+          const vector = vectors[start + i];
+          return [orgId, docKey, start + i, s.kind, s.title, s.context, s.url, s.body, s.code, s.lang, vector ? toBytes(vector) : null, vector ? by : null];
+        }),
+      );
+    }
+  }
+
+  /** Removes a document and its sections (within `tx`, else in a transaction of its own); true when it was stored. */
+  async remove(orgId: string, docKey: string, tx?: Sql): Promise<boolean> {
+    if (!tx) return this.sql.transaction((own) => this.remove(orgId, docKey, own));
+    const removed = await tx.run('DELETE FROM kb_documents WHERE org_id = ? AND doc_key = ?', [orgId, docKey]);
+    await tx.run('DELETE FROM kb_sections WHERE org_id = ? AND doc_key = ?', [orgId, docKey]);
+    return removed > 0;
+  }
+
+  /** Marks the organization's knowledge base changed: every process rebuilds its index on its next question. */
+  async bump(orgId: string, tx: Sql = this.sql): Promise<void> {
+    await tx.run('INSERT INTO kb_versions (org_id, version) VALUES (?, 1) ON CONFLICT (org_id) DO UPDATE SET version = kb_versions.version + 1', [orgId]);
+  }
+
+  /**
+   * The version of the organization's knowledge base, moved by every change whichever process made
+   * it: one read of a primary key, made before each question so an index built from older rows is rebuilt.
+   */
+  async version(orgId: string): Promise<number> {
+    return (await this.sql.get<{ version: number }>('SELECT version FROM kb_versions WHERE org_id = ?', [orgId]))?.version ?? 0;
+  }
+
+  /** Every section of the organization with its embedding, documents in byte order and sections in page order. */
+  async sections(orgId: string): Promise<SectionRow[]> {
+    const rows = await this.sql.all<{ id: number; doc_key: string; kind: Section['kind']; title: string; context: string; url: string; body: string; code: string; lang: string; embedding: Uint8Array | null; embedding_by: string | null }>(
+      // Documents in byte order on both engines (PostgreSQL's default collation may follow a locale), so both build the same index.
+      `SELECT id, doc_key, kind, title, context, url, body, code, lang, embedding, embedding_by FROM kb_sections WHERE org_id = ?
+       ORDER BY doc_key${this.sql.dialect === 'postgres' ? ' COLLATE "C"' : ''}, ord`,
+      [orgId],
+    );
+    return rows.map((r) => ({ id: r.id, docKey: r.doc_key, kind: r.kind, title: r.title, context: r.context, url: r.url, body: r.body, code: r.code, lang: r.lang, embedding: r.embedding, embeddingBy: r.embedding_by }));
+  }
+
+  /** How many documents and sections the organization has, and how many of its prose sections (doc and ticket) have a vector made by `embedderId`. */
+  async stats(orgId: string, embedderId: string | null): Promise<{ documents: number; sections: number; prose: number; embedded: number }> {
+    const documents = (await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM kb_documents WHERE org_id = ?', [orgId]))!.n;
+    const counts = (await this.sql.get<{ sections: number; prose: number; embedded: number }>(
+      `SELECT COUNT(*) AS sections, COUNT(CASE WHEN kind <> 'code' THEN 1 END) AS prose,
+         COUNT(CASE WHEN kind <> 'code' AND embedding IS NOT NULL AND embedding_by = ? THEN 1 END) AS embedded
+       FROM kb_sections WHERE org_id = ?`,
+      [embedderId ?? '', orgId],
+    ))!;
+    return { documents, sections: counts.sections, prose: counts.prose, embedded: counts.embedded };
+  }
+}

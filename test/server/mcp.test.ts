@@ -222,9 +222,11 @@ describe('/v0/mcp', () => {
     s.held.gate = new Promise<void>((resolveGate) => (open = resolveGate));
     const controller = new AbortController();
     const call = s.post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'ask', arguments: { question: 'How do I install the CLI?' } } }, { authorization: `Bearer ${token}` }, controller.signal);
-    await new Promise((r) => setTimeout(r, 300));
+    await expect.poll(() => s.server.lifecycle.waiting).toBe(1);
     controller.abort();
     await expect(call).rejects.toThrow();
+    // The call stopped waiting for its answer as its client left, while the answer is still held.
+    await expect.poll(() => s.server.lifecycle.waiting).toBe(0);
     s.held.gate = null;
     open();
     const c = await s.client(token);

@@ -5,19 +5,20 @@ import { findChromium, chromiumArgs } from './scripts/chromium.mjs';
 import { minifyLitCss } from './scripts/minify-lit-css.mjs';
 import { manglePrivateMembers } from './scripts/mangle-private.mjs';
 import { emitLocales } from './scripts/emit-locales.mjs';
-import { emitMarkdown } from './scripts/emit-markdown.mjs';
+import { emitModule } from './scripts/emit-module.mjs';
 import { testPostgresUrl } from './test/helpers/postgres-url.js';
 
 /**
  * `vite build` makes dist/support-chat.js (ES module); `vite build --mode iife`
  * makes dist/support-chat.iife.js (a classic script that registers the element).
  * Both bundle Lit so a page needs nothing else; both load Spanish, French and Arabic on demand from
- * dist/locales/<code>.js next to them, and the Markdown parser from dist/markdown.js.
+ * dist/locales/<code>.js next to them, the Markdown parser from dist/markdown.js and the search from
+ * dist/search.js.
  */
 export default defineConfig(({ mode, command }) => ({
   // `--mode iife` is not "production", so say it: Lit's production build, not its dev-mode one.
   ...(command === 'build' ? { resolve: { conditions: ['module', 'browser', 'production'] }, define: { 'process.env.NODE_ENV': '"production"' } } : {}),
-  plugins: [minifyLitCss(), manglePrivateMembers(), emitLocales(), emitMarkdown()],
+  plugins: [minifyLitCss(), manglePrivateMembers(), emitLocales(), emitModule('markdown', 'render-markdown.ts', 'markdown-module'), emitModule('search', 'load-search.ts')],
   build: {
     outDir: 'dist',
     emptyOutDir: false,

@@ -1,4 +1,4 @@
-/** @module Bounds shared by widget, proxy and server (DESIGN.md, "Decisions where the spec is silent"). */
+/** @module Bounds shared by widget, proxy and server: the spec's, and ours where it is silent (docs/server.md, "Decisions where the spec is silent"). */
 
 export const MESSAGE_MIN_LENGTH = 1;
 /** Longest `message`, in characters (code points). */

@@ -24,6 +24,10 @@ export interface ProxyState {
   inflight: Map<string, Promise<UpstreamResult>>;
   /** Settled conversations, served without asking upstream. */
   cache: TtlLruCache<UpstreamResult>;
+  /** Searches' upstream answers, shared by every visitor asking the same for `searchCacheTtlMs`. */
+  searches: TtlLruCache<UpstreamResult>;
+  /** Concurrent identical searches that missed the cache share one upstream request. */
+  searching: Map<string, Promise<UpstreamResult>>;
   /** Whether the upstream honours `Prefer: wait`; unknown until it answers once. */
   longPoll: boolean | undefined;
   /** Answer streams open now, per visitor (`streamKey`), for `visitorLimits.streams`. */
@@ -39,7 +43,7 @@ export interface ProxyRoute {
   /** The name the request log gives it. */
   name: string;
   /** The per-visitor limit it counts against. */
-  visitorLimit: 'messages' | 'polls' | 'escalations';
+  visitorLimit: 'messages' | 'polls' | 'escalations' | 'searches';
   handler(ctx: ProxyContext): Promise<Response>;
 }
 

@@ -21,6 +21,8 @@ export { escalationKey } from './routes.js';
 
 /** Most bytes of settled conversations the cache holds, whatever `cacheSize` says. */
 const CACHE_MAX_BYTES = 32 * 1024 * 1024;
+/** Most bytes of search results the search cache holds, whatever `searchCacheSize` says. */
+const SEARCH_CACHE_MAX_BYTES = 8 * 1024 * 1024;
 
 type Handler = (request: Request, info?: { remoteAddress?: string }) => Promise<Response>;
 
@@ -33,7 +35,8 @@ type Handler = (request: Request, info?: { remoteAddress?: string }) => Promise<
  * - `GET {basePath}/chat/:id`: a conversation (long-polled when the upstream offers it);
  * - `GET {basePath}/chat/:id/events`: its answer as it is written, relayed unbuffered;
  * - `POST {basePath}/chat/:id/escalate`: hand it to the site owner's helpdesk;
- * - `POST {basePath}/chat/:id/feedback`: rate an answer.
+ * - `POST {basePath}/chat/:id/feedback`: rate an answer;
+ * - `GET {basePath}/search`: the docs' search, one upstream call serving every visitor asking the same.
  *
  * @example
  * const proxy = createSupportProxy({ apiBaseUrl: 'http://127.0.0.1:8787', token: process.env.SUPPORT_API_TOKEN!, secret: process.env.SUPPORT_PROXY_SECRET! });
@@ -50,6 +53,8 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
     limiter: new FixedWindowLimiter(),
     inflight: new Map(),
     cache: new TtlLruCache({ ttlMs: opts.cacheTtlMs, maxEntries: opts.cacheSize, maxBytes: CACHE_MAX_BYTES }),
+    searches: new TtlLruCache({ ttlMs: opts.searchCacheTtlMs, maxEntries: opts.searchCacheSize, maxBytes: SEARCH_CACHE_MAX_BYTES }),
+    searching: new Map(),
     longPoll: undefined,
     streams: new Map(),
     warnedNoAddress: false,

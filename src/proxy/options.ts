@@ -21,6 +21,11 @@ export interface VisitorLimits {
    * 429 `rate_limited` until one closes. Opening a stream also counts as a poll. @default 4
    */
   streams: number;
+  /**
+   * Searches (`GET {basePath}/search`) a visitor may make per minute; a visitor without a cookie is
+   * counted by their client address. Searches answered from the shared cache count too. @default 60
+   */
+  searches: number;
   /** New visitors one client address may start per minute. @default 30 */
   newVisitorsPerAddress: number;
   /**
@@ -63,6 +68,14 @@ export interface SupportProxyOptions {
   cacheTtlMs?: number;
   /** Most conversations held in that cache; the least recently used go first (it also holds at most 32 MiB). @default 1000 */
   cacheSize?: number;
+  /**
+   * How long a search's results are served to every visitor asking the same (query, limit and
+   * page), in ms: a query many visitors type costs one upstream search per this long; 0 turns the
+   * cache off. @default 60000
+   */
+  searchCacheTtlMs?: number;
+  /** Most searches held in that cache; the least recently used go first (it also holds at most 8 MiB). @default 1000 */
+  searchCacheSize?: number;
   /** Longest `Prefer: wait=N` passed upstream, in seconds. @default 20 */
   maxWaitSeconds?: number;
   /** Name of the visitor cookie. @default 'sc_visitor' */
@@ -165,6 +178,7 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
       polls: positive(options.visitorLimits?.polls, 240, 'visitorLimits.polls'),
       escalations: positive(options.visitorLimits?.escalations, 5, 'visitorLimits.escalations'),
       streams: positive(options.visitorLimits?.streams, 4, 'visitorLimits.streams'),
+      searches: positive(options.visitorLimits?.searches, 60, 'visitorLimits.searches'),
       newVisitorsPerAddress: positive(options.visitorLimits?.newVisitorsPerAddress, 30, 'visitorLimits.newVisitorsPerAddress'),
       perAddress: positive(options.visitorLimits?.perAddress, 60, 'visitorLimits.perAddress'),
     },
@@ -173,6 +187,8 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
     retries: positive(options.retries, 2, 'retries'),
     cacheTtlMs: positive(options.cacheTtlMs, 5_000, 'cacheTtlMs'),
     cacheSize: positive(options.cacheSize, 1_000, 'cacheSize'),
+    searchCacheTtlMs: positive(options.searchCacheTtlMs, 60_000, 'searchCacheTtlMs'),
+    searchCacheSize: positive(options.searchCacheSize, 1_000, 'searchCacheSize'),
     maxWaitSeconds: Math.min(20, positive(options.maxWaitSeconds, 20, 'maxWaitSeconds')),
     cookieName: options.cookieName ?? 'sc_visitor',
     visitorMaxAgeSeconds: positive(options.visitorMaxAgeSeconds, DEFAULT_VISITOR_MAX_AGE_SECONDS, 'visitorMaxAgeSeconds'),

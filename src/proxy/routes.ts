@@ -1,11 +1,12 @@
 /**
  * @module The proxy's routes (relative to its basePath) and what each does upstream: send a
  * message, list the visitor's conversations, say who the visitor is, poll a conversation (cached once settled, shared while in flight, long-polled when
- * the upstream offers it), stream its answer as it is written (relayed unbuffered, a few streams per visitor), escalate with the site owner's integration, rate an answer.
+ * the upstream offers it), stream its answer as it is written (relayed unbuffered, a few streams per visitor), escalate with the site owner's integration, rate an answer,
+ * search the docs (no conversation or cookie needed; one upstream search serves every visitor asking the same for a minute).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { badRequest, conflict, isConversationId, isErrorBody, parseJsonObject, parsePreferWait, parseRetryAfter, rateLimited, readCappedText } from '../protocol/index.js';
-import { FeedbackRequest, parseBody, VisitorSendMessageRequest } from '../protocol/schemas/index.js';
+import { badRequest, conflict, isConversationId, isErrorBody, parseJsonObject, parsePreferWait, parseRetryAfter, rateLimited, readCappedText, SEARCH_LIMIT_DEFAULT } from '../protocol/index.js';
+import { FeedbackRequest, parseBody, readSearchQuery, VisitorSendMessageRequest } from '../protocol/schemas/index.js';
 import type { ProxyContext, ProxyRoute } from './context.js';
 import { errorResponse } from './errors.js';
 import { upstreamFor } from './stages.js';
@@ -26,6 +27,7 @@ export const PROXY_ROUTES: ProxyRoute[] = [
   { method: 'GET', pattern: '/chat/:id/events', name: 'events', visitorLimit: 'polls', handler: events },
   { method: 'POST', pattern: '/chat/:id/escalate', name: 'escalate', visitorLimit: 'escalations', handler: escalate },
   { method: 'POST', pattern: '/chat/:id/feedback', name: 'feedback', visitorLimit: 'messages', handler: feedback },
+  { method: 'GET', pattern: '/search', name: 'search', visitorLimit: 'searches', handler: search },
 ];
 
 async function readJson(request: Request): Promise<Record<string, unknown>> {
@@ -69,11 +71,14 @@ function passHeaders(upstream: Headers, names: string[], ctx: ProxyContext, extr
 
 async function sendMessage(ctx: ProxyContext): Promise<Response> {
   const { cache } = ctx.state;
-  const { message, conversation_id: conversationId } = parseBody(VisitorSendMessageRequest, await readJson(ctx.request));
+  const { message, conversation_id: conversationId, context } = parseBody(VisitorSendMessageRequest, await readJson(ctx.request));
   if (conversationId) await ctx.state.owners.ensureOwns(ctx, conversationId);
   const visitor = ctx.state.identity.upstreamVisitor(ctx);
-  const payload = JSON.stringify(conversationId ? { message, conversation_id: conversationId, visitor } : { message, visitor });
-  const result = await upstreamFor(ctx).request('POST', '/v0/chat', { body: payload, idempotencyKey: `chat-${randomUUID()}`, signal: ctx.request.signal });
+  const body: Record<string, unknown> = conversationId ? { message, conversation_id: conversationId, visitor } : { message, visitor };
+  // Where the visitor asks from, as the schema bounded it (its null fields dropped).
+  const page = context ? Object.fromEntries(Object.entries(context).filter(([, value]) => typeof value === 'string')) : {};
+  if (Object.keys(page).length > 0) body.context = page;
+  const result = await upstreamFor(ctx).request('POST', '/v0/chat', { body: JSON.stringify(body), idempotencyKey: `chat-${randomUUID()}`, signal: ctx.request.signal });
   if (result.status === 202) {
     const id = (JSON.parse(result.body) as { conversation_id?: unknown }).conversation_id;
     if (!isConversationId(id)) return errorResponse(502, 'internal_error', 'The support service answered unexpectedly', { retryable: true });
@@ -119,6 +124,33 @@ async function getConversation(ctx: ProxyContext): Promise<Response> {
       // Not JSON: relay() answers 502.
     }
   }
+  return relay(result, ctx);
+}
+
+/**
+ * `GET {basePath}/search?q=&limit=&page_url=`: the docs' search, relayed. The parameters are
+ * bounded here as the API bounds them; the same search (query, limit and page) is served to every
+ * visitor from the shared cache for `searchCacheTtlMs`, and concurrent misses share one upstream
+ * request, which alone spends quota.
+ */
+async function search(ctx: ProxyContext): Promise<Response> {
+  const { state } = ctx;
+  const { q, limit = SEARCH_LIMIT_DEFAULT, page_url: pageUrl } = readSearchQuery(ctx.url.searchParams);
+  const query = new URLSearchParams({ q, limit: String(limit) });
+  if (pageUrl) query.set('page_url', pageUrl);
+  const key = query.toString();
+  const cached = state.searches.get(key);
+  if (cached) {
+    ctx.log.cached = true;
+    return relay(cached, ctx);
+  }
+  let pending = state.searching.get(key);
+  if (!pending) {
+    pending = upstreamFor(ctx).request('GET', `/v0/search?${key}`).finally(() => state.searching.delete(key));
+    state.searching.set(key, pending);
+  } else ctx.log.shared = true;
+  const result = await pending;
+  if (result.status === 200) state.searches.set(key, result, key.length * 2 + result.body.length * 2);
   return relay(result, ctx);
 }
 

@@ -35,7 +35,7 @@ export function limit(ctx: ProxyContext, ...limits: Limit[]): void {
         ctx.state.warnedNoAddress = true;
         opts.logger?.warn({ msg: 'no client address: per-address limits are off; pass { remoteAddress } or set trustProxy' });
       }
-    } else buckets.push({ key: `${name}:${ctx.visitor.id}`, limit: opts.visitorLimits[name] });
+    } else buckets.push({ key: `${name}:${visitorKey(ctx, name)}`, limit: opts.visitorLimits[name] });
   }
   if (buckets.length === 0) return;
   const decision = ctx.state.limiter.consume(buckets);
@@ -44,6 +44,14 @@ export function limit(ctx: ProxyContext, ...limits: Limit[]): void {
     throw rateLimited();
   }
   if (!ctx.rate || decision.remaining < ctx.rate.remaining) ctx.rate = decision;
+}
+
+/**
+ * Whom a visitor's limit counts: the visitor of the cookie; for searches, which set no cookie, a
+ * visitor without one is their client address (a new random visitor each time would never be limited).
+ */
+function visitorKey(ctx: ProxyContext, name: ProxyRoute['visitorLimit']): string {
+  return name === 'searches' && ctx.visitorIsNew && ctx.address ? `addr:${ctx.address}` : ctx.visitor.id;
 }
 
 /**

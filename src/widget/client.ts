@@ -1,6 +1,7 @@
 /** @module The widget's client for the proxy routes, and its typed errors. */
 import { isErrorBody, type Conversation, type ConversationSummary, type EscalationResult, type SendMessageResult, type VisitorInfo } from '../protocol/index.js';
 import { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTimeoutError } from '../protocol/client-errors.js';
+import { PAGE_TITLE_MAX_LENGTH, PAGE_URL_MAX_LENGTH, SELECTION_MAX_LENGTH } from '../protocol/limits.js';
 import { parseRetryAfter } from '../protocol/retry.js';
 import type { VisitorToken } from './identity-token.js';
 
@@ -16,6 +17,24 @@ export interface ConversationList {
   conversations: ConversationSummary[];
 }
 
+
+/** `GET {basePath}/search`: one ranked section; `highlights` are `[start, end)` UTF-16 offsets of matched words in `excerpt`. */
+export interface SearchResult {
+  url: string;
+  title: string;
+  section: string | null;
+  excerpt: string;
+  highlights: [number, number][];
+}
+
+/** The first `max` code points of `text` (an emoji counts one; a pair is never cut in two). */
+export const codePoints = (text: string, max: number): string => [...text.slice(0, 2 * max)].slice(0, max).join('');
+
+/** Where the visitor is: this page's URL when it is an http(s) one the proxy accepts, else undefined. */
+function pageUrl(): string | undefined {
+  const url = location.href;
+  return /^https?:/.test(url) && url.length <= PAGE_URL_MAX_LENGTH ? url : undefined;
+}
 
 export class ProxyClient {
   private readonly _base: string;
@@ -74,9 +93,23 @@ export class ProxyClient {
     return { data: data as T, response };
   }
 
-  async send(message: string, conversationId: string | undefined, signal?: AbortSignal): Promise<SendMessageResult> {
-    // Absent fields are left out (JSON drops undefined).
-    return (await this._request<SendMessageResult>('POST', '/chat', { body: { message, conversation_id: conversationId }, signal })).data;
+  /**
+   * Sends a message with where the visitor is (`context`: this page's URL and title, and `selection`,
+   * text they selected on it, for this one message).
+   */
+  async send(message: string, conversationId: string | undefined, selection?: string, signal?: AbortSignal): Promise<SendMessageResult> {
+    const page_url = pageUrl();
+    // Absent fields are left out (JSON drops undefined); the text is cut to the proxy's bounds.
+    const context = page_url && { page_url, page_title: codePoints(document.title, PAGE_TITLE_MAX_LENGTH), selection: selection && codePoints(selection, SELECTION_MAX_LENGTH) };
+    return (await this._request<SendMessageResult>('POST', '/chat', { body: { message, conversation_id: conversationId, context }, signal })).data;
+  }
+
+  /** Searches the docs: ranked sections for `q` (at most `limit`), the page the visitor is on weighed first. */
+  async search(q: string, limit: number, signal: AbortSignal): Promise<SearchResult[]> {
+    const query = new URLSearchParams({ q, limit: String(limit) });
+    const page_url = pageUrl();
+    if (page_url) query.set('page_url', page_url);
+    return (await this._request<{ results: SearchResult[] }>('GET', `/search?${query}`, { signal })).data.results;
   }
 
   /** The visitor's conversations, newest first (signed in: from any device). */

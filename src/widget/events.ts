@@ -1,6 +1,6 @@
 /** @module The widget's events: one prefix, typed details, bubbling and composed. */
 import type { ErrorCode, Message, Source } from '../protocol/index.js';
-import { ApiError, NetworkError, TimeoutError } from './client.js';
+import { ApiError, NetworkError, TimeoutError, type SearchResult } from './client.js';
 import type { Strings } from './strings.js';
 
 export interface SupportChatErrorDetail {
@@ -19,6 +19,10 @@ export interface SupportChatEventMap {
   'support-chat-escalate': CustomEvent<{ conversationId: string; ticketId: string | null; ticketUrl: string | null }>;
   'support-chat-error': CustomEvent<SupportChatErrorDetail>;
   'support-chat-feedback': CustomEvent<{ conversationId: string; messageIndex: number; rating: 'up' | 'down'; comment: string | null }>;
+  /** Results arrived for what the visitor typed in the search field. */
+  'support-chat-search': CustomEvent<{ query: string; results: SearchResult[] }>;
+  /** A search result is being opened; cancelable (the page's router may take it). */
+  'support-chat-result-click': CustomEvent<{ result: SearchResult; query: string }>;
 }
 
 declare global {

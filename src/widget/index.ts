@@ -4,5 +4,5 @@ export { ApiError, NetworkError, TimeoutError, isApiError, isNetworkError, isTim
 export type { SupportChatEventMap, SupportChatErrorDetail } from './events.js';
 export type { Strings } from './strings.js';
 export type { IdentityToken } from './identity-token.js';
-export type { ConversationList, VisitorInfo } from './client.js';
+export type { ConversationList, SearchResult, VisitorInfo } from './client.js';
 export { LOCALES } from './strings.js';

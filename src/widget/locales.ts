@@ -71,6 +71,10 @@ const KEYS = [
   'recent',
   'escalateKnown',
   'ticketCreatedEmail',
+  'search',
+  'askAi',
+  'searchEmpty',
+  'searchFailed',
 ] as const satisfies readonly (keyof Strings)[];
 
 /**
@@ -148,6 +152,10 @@ const en = lines`
   Your recent conversations
   Someone from the team will follow up with this conversation by email at {email}.
   Thanks! The team has your conversation and will reply by email.
+  Search the docs
+  Ask AI: {query}
+  No pages match “{query}”.
+  Search failed.
 `;
 
 LOCALES['en'] = en satisfies Strings;

@@ -85,6 +85,14 @@ export interface Strings {
   escalateKnown: string;
   /** The escalation's confirmation when the integration replies by email (Plain, Pylon). */
   ticketCreatedEmail: string;
+  /** The search field's label and placeholder (also the results list's label). */
+  search: string;
+  /** The first row of the search results, which asks the query in chat: {query}. */
+  askAi: string;
+  /** A search that found nothing: {query}. */
+  searchEmpty: string;
+  /** A search that failed, before the reason. */
+  searchFailed: string;
 }
 
 /** The languages by code: English, then each built-in one once `locales.ts` has loaded it (see there). */

@@ -18,6 +18,9 @@ import { RecentController } from './controllers/recent.js';
 import { asksForHuman } from './intent.js';
 import { loadLocale } from './locales.js';
 import { loadMarkdown, markdownLoading } from './render-markdown.js';
+import { loadSearch } from './load-search.js';
+import { DEFAULT_SHORTCUT, matchesShortcut } from './shortcut.js';
+import { errorDetail } from './events.js';
 import { LOCALES, localeFor, type Strings } from './strings.js';
 import { storageKey } from './storage.js';
 import { styles } from './support-chat.styles.js';
@@ -41,9 +44,15 @@ let instances = 0;
  * @event support-chat-source-click - A source link was followed. Detail: `{source}`.
  * @event support-chat-escalate - The conversation was handed to a human. Detail: `{conversationId, ticketId, ticketUrl}`.
  * @event support-chat-error - Something failed. Detail: `{code, message, retryable, status}`.
+ * @event support-chat-search - Results arrived for what the visitor typed in the search field. Detail: `{query, results}`.
+ * @event support-chat-result-click - The visitor opens a search result (Enter or a click). Cancelable:
+ * `preventDefault()` keeps the widget from following the link (a single-page app's router can take it). Detail: `{result, query}`.
  * @event support-chat-feedback - The visitor rated an answer (thumbs up or down, a "down" maybe with a comment). Detail: `{conversationId, messageIndex, rating, comment}`.
  *
  * @csspart launcher - The floating button (launcher mode).
+ * @csspart search - The search field at the top of the panel (a combobox; loaded on first use).
+ * @csspart search-ask - The first row of the search results, "Ask AI: <query>", which asks it in chat.
+ * @csspart search-result - One search result, a link to its page, matched words in `<mark>`.
  * @csspart panel - The chat panel.
  * @csspart header - The panel's header.
  * @csspart messages - The message list.
@@ -99,6 +108,8 @@ export class SupportChat extends LitElement {
     pollTimeout: { type: Number, attribute: 'poll-timeout' },
     opened: { type: Boolean, reflect: true, attribute: 'open' },
     identityToken: { attribute: false },
+    noSearch: { type: Boolean, attribute: 'no-search' },
+    shortcut: {},
   };
 
   /** Base URL of the proxy, e.g. `/api/support`. */
@@ -150,6 +161,16 @@ export class SupportChat extends LitElement {
    */
   identityToken: IdentityToken | null = null;
 
+  /** Hides the search field (and its shortcut): the panel is the chat alone. */
+  noSearch = false;
+
+  /**
+   * The keys that open the panel with the search field focused, from anywhere on the page: a
+   * space-separated list where `mod+k` is ⌘K on a Mac and Ctrl+K elsewhere and a key alone (`/`)
+   * counts only outside text fields. `mod+j` when the site's own search has ⌘K; `none` for no key.
+   */
+  shortcut = DEFAULT_SHORTCUT;
+
   private get _messagesEl() {
     return this.renderRoot.querySelector<HTMLElement>('.messages');
   }
@@ -161,6 +182,19 @@ export class SupportChat extends LitElement {
   }
 
   private readonly _id = `support-chat-${++instances}`;
+
+  /** The search (field, results, "Ask AI") once its module has loaded; undefined before, and with `no-search`. */
+  private _search?: { controller: { set(query: string): void }; render(t: Strings): unknown };
+  /** The search module's load while it is under way: `updateComplete` waits for it. */
+  private _searchLoading?: Promise<void>;
+  private _searchAsked = false;
+
+  private readonly _onShortcut = (event: KeyboardEvent) => {
+    if (!this.noSearch && matchesShortcut(this.shortcut, event)) {
+      event.preventDefault();
+      void this.search();
+    }
+  };
 
   private readonly _scroll = new ScrollController(this, () => this._messagesEl);
   private readonly _composer = new ComposerController(
@@ -264,9 +298,33 @@ export class SupportChat extends LitElement {
   /** The Markdown parser still loading: `updateComplete` waits for it, so answers are rendered then. */
   private _markdownLoading?: Promise<void>;
 
+  override connectedCallback(): void {
+    super.connectedCallback();
+    document.addEventListener('keydown', this._onShortcut);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    document.removeEventListener('keydown', this._onShortcut);
+  }
+
+  /** Loads the search once, and attaches it to this element. */
+  private _loadSearch(): Promise<void> | undefined {
+    if (this._searchAsked) return this._searchLoading;
+    this._searchAsked = true;
+    return (this._searchLoading = loadSearch().then((m) => {
+      this._search = m?.attachSearch(this, { id: this._id, client: () => this._chat.client, describe: (e) => errorDetail(e, this._text).message, ask: (q) => void this.ask(q) });
+      this._searchLoading = undefined;
+      this.requestUpdate();
+    }));
+  }
+
   protected override updated(): void {
-    // Answers need the parser: it starts loading when the panel shows (or an answer renders).
-    if (this.opened || this.mode !== 'launcher') void loadMarkdown();
+    // Answers need the parser, and the panel its search: they start loading when the panel shows (or an answer renders).
+    if (this.opened || this.mode !== 'launcher') {
+      void loadMarkdown();
+      if (!this.noSearch) void this._loadSearch();
+    }
     const markdown = markdownLoading();
     if (markdown && !this._markdownLoading) {
       this._markdownLoading = markdown.then(() => {
@@ -286,8 +344,8 @@ export class SupportChat extends LitElement {
 
   protected override async getUpdateComplete(): Promise<boolean> {
     let done = await super.getUpdateComplete();
-    while (this._localeLoading || this._markdownLoading) {
-      await Promise.all([this._localeLoading, this._markdownLoading]);
+    while (this._localeLoading || this._markdownLoading || this._searchLoading) {
+      await Promise.all([this._localeLoading, this._markdownLoading, this._searchLoading]);
       done = await super.getUpdateComplete();
     }
     return done;
@@ -328,8 +386,24 @@ export class SupportChat extends LitElement {
     else this.open();
   }
 
-  /** Sends `text` as the visitor's question (opening the panel in launcher mode). */
-  async ask(text: string): Promise<void> {
+  /**
+   * Opens the panel with the search field focused (what the `shortcut` keys do); with `query`, puts
+   * it in the field and searches it. Does nothing with `no-search`.
+   */
+  async search(query?: string): Promise<void> {
+    if (this.noSearch) return;
+    if (this.mode === 'launcher') this.open();
+    await this._loadSearch();
+    await this.updateComplete;
+    if (query !== undefined) this._search?.controller.set(String(query));
+    this.renderRoot.querySelector<HTMLInputElement>('[part=search]')?.focus();
+  }
+
+  /**
+   * Sends `text` as the visitor's question (opening the panel in launcher mode). `selection`: text
+   * the visitor selected on the page, sent with this one question (its first 1,000 characters).
+   */
+  async ask(text: string, options?: { selection?: string }): Promise<void> {
     const message = String(text ?? '').trim();
     if (!message) return;
     if (!this.endpoint) {
@@ -349,7 +423,7 @@ export class SupportChat extends LitElement {
     }
     // Never lost: while an answer is on its way, or while offline, the message waits visibly in order.
     this._scroll.toEnd();
-    this._chat.ask(message);
+    this._chat.ask(message, options?.selection);
   }
 
   /**
@@ -431,6 +505,7 @@ export class SupportChat extends LitElement {
         onReset: messages.length ? () => this.reset() : null,
         onClose: launcherMode ? () => this.close() : null,
       })}
+      ${this.noSearch ? nothing : this._search?.render(t)}
       <div class="messages" part="messages" role="log" aria-live="off" aria-label=${this.heading || t.heading} aria-busy=${chat.status === 'processing' ? 'true' : 'false'} tabindex="0">
         ${empty ? welcome(t, this.starters, (q) => void this.ask(q)) : nothing}
         ${empty && !chat.conversationId ? recentList(t, this._id, this._recent.conversations, (id) => this._recent.continue(id)) : nothing}

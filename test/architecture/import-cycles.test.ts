@@ -3,38 +3,9 @@
  * TypeScript's own pre-processor, the graph's strongly connected components found with Tarjan's
  * algorithm (linear in files and imports).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import ts from 'typescript';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
-  });
-}
-
-/** Each file's imports of other files in `files` (relative specifiers; `.js` names its `.ts`). */
-export function importGraph(files: string[]): Map<string, string[]> {
-  const known = new Set(files);
-  const graph = new Map<string, string[]>();
-  for (const file of files) {
-    const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-    const targets = importedFiles
-      .map((i) => i.fileName)
-      .filter((name) => name.startsWith('.'))
-      .flatMap((name) => {
-        const base = resolve(dirname(file), name);
-        return [base.replace(/\.js$/, '.ts'), `${base}.ts`, join(base, 'index.ts')].filter((candidate) => known.has(candidate)).slice(0, 1);
-      });
-    graph.set(file, [...new Set(targets)]);
-  }
-  return graph;
-}
+import { importGraph, ROOT, sources } from './import-graph.js';
 
 /** The import circles of a graph: its strongly connected components of more than one file, or a file importing itself. */
 export function circles(graph: Map<string, string[]>): string[][] {

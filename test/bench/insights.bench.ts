@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { createServer } from '../../src/server/index.js';
 import { RetentionSweep } from '../../src/server/retention/index.js';
 import type Database from 'better-sqlite3';

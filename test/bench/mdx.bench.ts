@@ -1,7 +1,8 @@
 /**
  * @module MDX with components against the same docs as plain Markdown: Mintlify's public docs
- * (github.com/mintlify/docs, read in place from the search tool's mirror when present, never copied
- * into the project), ingested twice, and asked each section's heading as a question.
+ * (github.com/mintlify/docs, read in place from the bare git directory or clone that
+ * `SUPPORT_CHAT_BENCH_MDX` names, never copied into the project; skipped when it is unset),
+ * ingested twice, and asked each section's heading as a question.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,7 +26,6 @@ import { openSql } from '../../src/server/store/sql.js';
 import { CHROME_SENTENCES, serveDocsSite, type SiteOptions } from '../helpers/docs-site.js';
 import type { BenchTable } from './table.js';
 
-const MIRROR = '/work/.mirror/mintlify+docs/repo';
 const BASE = 'https://docs.example.com/';
 
 /** The page as plain Markdown: components unwrapped to their content, imports and expressions gone. */
@@ -75,11 +75,13 @@ async function score(source: string, questions: Question[], pageOf: (gold: strin
 }
 
 export async function run(): Promise<BenchTable[]> {
-  if (!existsSync(MIRROR)) {
-    console.log(`mdx: skipped: no mirror of github.com/mintlify/docs at ${MIRROR} (fetch it with the search tool's fetch)`);
+  const repository = process.env.SUPPORT_CHAT_BENCH_MDX;
+  if (!repository || !existsSync(repository)) {
+    console.log(`mdx: skipped: SUPPORT_CHAT_BENCH_MDX does not name a clone or a bare git directory of github.com/mintlify/docs`);
     return [];
   }
-  const git = (...args: string[]) => execFileSync('git', ['--git-dir', MIRROR, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const gitDir = existsSync(join(repository, '.git')) ? join(repository, '.git') : repository;
+  const git = (...args: string[]) => execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   // The English pages (the translations and shared snippets left out).
   const files = git('ls-tree', '-r', '--name-only', 'HEAD')
     .split('\n')

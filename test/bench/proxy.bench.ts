@@ -7,7 +7,7 @@ import autocannon from 'autocannon';
 import { createServer } from 'node:http';
 import { createSupportProxy, nodeListener } from '../../src/proxy/index.js';
 import { startServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { quantile, type BenchTable } from './table.js';
 

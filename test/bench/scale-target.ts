@@ -9,7 +9,7 @@
  */
 import { tracingChannel } from 'node:diagnostics_channel';
 import { createServer, startServer, type ServerRole } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { openSql, type Params, type Sql } from '../../src/server/store/sql.js';
 
 export interface Counters {

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { chromiumArgs, chromiumPath } from '../../scripts/chromium.mjs';
 import { createSupportProxy, nodeListener } from '../../src/proxy/index.js';
 import { startServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { createAnswerEngine, type KnowledgeBase } from '../../src/server/answers/index.js';
 import type { AnswerEngine } from '../../src/server/answers/types.js';
 import { buildWidget } from '../helpers/build-widget.js';

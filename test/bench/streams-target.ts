@@ -9,7 +9,7 @@
 import { resolve } from 'node:path';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { startServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { createAnswerEngine, type KnowledgeBase } from '../../src/server/answers/index.js';
 import type { AnswerEngine } from '../../src/server/answers/types.js';
 

@@ -14,7 +14,7 @@ import { SignJWT } from 'jose';
 import { createSupportProxy } from '../../src/proxy/index.js';
 import { toNodeListener } from '../../src/protocol/node-http.js';
 import { startServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 import { webhookReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { buildWidget } from '../helpers/build-widget.js';

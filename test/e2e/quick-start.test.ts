@@ -136,6 +136,10 @@ describe("the README's quick start", () => {
     const markdown = await fetch(`http://localhost:${sitePort}/markdown.js`);
     expect(markdown.status).toBe(200);
     expect(await markdown.text()).toContain('parseMarkdown');
+    // And the search, which it loads when the panel opens or ⌘K is pressed.
+    const search = await fetch(`http://localhost:${sitePort}/search.js`);
+    expect(search.status).toBe(200);
+    expect(await search.text()).toContain('attachSearch');
 
     const context = await browser.newContext();
     const { page, problems } = await watchedPage(context);

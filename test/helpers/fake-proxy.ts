@@ -31,12 +31,19 @@ export interface ProxyBehaviour {
   escalateIntegration: string;
   /** Final status of answers. */
   finalStatus: 'completed' | 'failed';
+  /**
+   * What `GET /search` answers, in the shape of the proxy's `{"results": [...]}`; null: results made
+   * from the query (two pages, the query's words highlighted), so a test sees which query answered.
+   */
+  searchResults: unknown[] | null;
+  /** How long `GET /search` takes, ms. */
+  searchDelayMs: number;
 }
 
 interface Namespace {
   behaviour: ProxyBehaviour;
   conversations: Map<string, { messages: { role: string; content: string; sources: unknown[]; is_uncertain?: boolean }[]; readyAt: number; status: string; held: Set<() => void> }>;
-  log: { method: string; path: string; prefer: string | null; body: string }[];
+  log: { method: string; path: string; prefer: string | null; body: string; aborted?: true }[];
 }
 
 const defaults = (): ProxyBehaviour => ({
@@ -52,7 +59,19 @@ const defaults = (): ProxyBehaviour => ({
   escalateInProgress: 0,
   escalateIntegration: 'webhook',
   finalStatus: 'completed',
+  searchResults: null,
+  searchDelayMs: 0,
 });
+
+/** Results for `q` as the search route ranks them: two sections of one page and one of another, `q` marked in each excerpt. */
+function resultsFor(q: string): unknown[] {
+  const excerpt = (before: string) => ({ excerpt: `${before}${q} in a few steps.`, highlights: [[before.length, before.length + q.length]] });
+  return [
+    { url: 'https://docs.example.com/account#reset', title: 'Account', section: `Reset: ${q}`, ...excerpt('How to ') },
+    { url: 'https://docs.example.com/install', title: 'Install', section: null, ...excerpt('Install ') },
+    { url: 'https://docs.example.com/account#delete', title: 'Account', section: 'Delete', ...excerpt('Remove ') },
+  ];
+}
 
 export async function startFakeProxy(): Promise<{ url: string; close(): Promise<void> }> {
   const spaces = new Map<string, Namespace>();
@@ -132,6 +151,22 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
         conversation.status = 'processing';
         ns.conversations.set(id, conversation);
         return send(202, { conversation_id: id, status: 'processing' });
+      }
+      if (req.method === 'GET' && path.startsWith('/search?')) {
+        // As the proxy: `q` is 1–500 characters once trimmed, `limit` 1–20; the results come in rank order.
+        const params = new URLSearchParams(path.slice('/search?'.length));
+        const q = (params.get('q') ?? '').trim();
+        const limit = Number(params.get('limit') ?? 8);
+        if (!q || [...q].length > 500) return send(400, { error: { code: 'bad_request', message: '"q" must be 1 to 500 characters' } });
+        if (!Number.isInteger(limit) || limit < 1 || limit > 20) return send(400, { error: { code: 'bad_request', message: '"limit" must be an integer from 1 to 20' } });
+        const results = (b.searchResults ?? resultsFor(q)).slice(0, limit);
+        // A search the widget gave up on (a stale one it aborted) is logged as such.
+        const entry = ns.log.at(-1)!;
+        res.on('close', () => {
+          if (!res.writableFinished) entry.aborted = true;
+        });
+        setTimeout(() => !res.destroyed && send(200, { results }), b.searchDelayMs).unref();
+        return;
       }
       const get = /^\/chat\/([\w-]+)$/.exec(path);
       if (req.method === 'GET' && get) {

@@ -1,6 +1,6 @@
 /** @module The server that random-input tests run against: limits out of the way, a helpdesk that accepts every valid escalation, one answered conversation. */
 import { createServer, type SupportServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import type { Scope } from '../../src/protocol/index.js';
 import { createTestEngine } from './test-engine.js';
 

@@ -3,7 +3,7 @@
  * killed mid-answer); otherwise answers come at once. Prints the URL when listening.
  */
 import { startServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { createTestEngine } from './test-engine.js';
 
 const engine = createTestEngine();

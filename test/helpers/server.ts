@@ -3,7 +3,7 @@
  * are checked against the OpenAPI document the server serves (ajv, see openapi.ts).
  */
 import { createServer, type ServerOptions, type SupportServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { createIntegrationResolver } from '../../src/server/escalation/index.js';
 import type { Scope } from '../../src/protocol/index.js';
 import { expectDocumented, servedValidator, type OpenApiValidator } from './openapi.js';

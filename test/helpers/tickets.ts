@@ -1,5 +1,5 @@
 /** @module A synced ticket as a helpdesk sync would store it, for tests. */
-import type { TicketInput } from '../../src/server/tickets/types.js';
+import type { TicketInput } from '../../src/server/helpdesks/types.js';
 
 /** A Plain ticket `externalId` with plausible fields; `overrides` replace any of them. */
 export function ticket(externalId: string, overrides: Partial<TicketInput> = {}): TicketInput {

@@ -30,7 +30,7 @@ afterAll(() => {
 
 describe('the packed package', () => {
   it('holds the built widget, server, proxy, CLI, types and the custom elements manifest', () => {
-    for (const file of ['dist/support-chat.js', 'dist/support-chat.iife.js', 'dist/locales/fr.js', 'dist/markdown.js', 'dist/node/server/index.js', 'dist/node/proxy/index.js', 'dist/node/cli/index.js', 'dist/types/widget/index.d.ts', 'bin/support-chat.js', 'custom-elements.json', 'package.json', 'README.md', 'dist/node/server/dashboard/assets/index.html', 'dist/node/server/dashboard/assets/dashboard.js', 'dist/node/cli/templates/server.mjs']) {
+    for (const file of ['dist/support-chat.js', 'dist/support-chat.iife.js', 'dist/locales/fr.js', 'dist/markdown.js', 'dist/search.js', 'dist/node/server/index.js', 'dist/node/proxy/index.js', 'dist/node/cli/index.js', 'dist/types/widget/index.d.ts', 'bin/support-chat.js', 'custom-elements.json', 'package.json', 'README.md', 'dist/node/server/dashboard/assets/index.html', 'dist/node/server/dashboard/assets/dashboard.js', 'dist/node/cli/templates/server.mjs']) {
       expect(files).toContain(file);
     }
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);

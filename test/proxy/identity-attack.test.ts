@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { createSupportProxy } from '../../src/proxy/index.js';
 import { startServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 
 const SECRET = 'a-visitor-signing-secret-of-32-chars!!';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConnection } from 'node:net';
 import { startServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { testServer, type TestServer } from '../helpers/server.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer, startServer, type SupportServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { changeTracker } from '../../src/server/store/change-tracker.js';
 import { openSql, openSqlite } from '../../src/server/store/sql.js';
 import { TokenService } from '../../src/server/store/tokens.js';

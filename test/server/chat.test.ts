@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MESSAGES } from '../../src/protocol/index.js';
 import { request as httpRequest } from 'node:http';
 import { startServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 import { testServer, type TestServer } from '../helpers/server.js';
 

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer } from '../../src/server/index.js';
-import { jsonLogger } from '../../src/server/http/log.js';
+import { jsonLogger } from '../../src/server/log.js';
 import { openSql } from '../../src/server/store/sql.js';
 import { freshDatabaseUrl, TEST_POSTGRES_URL } from '../helpers/database.js';
 import { createTestEngine } from '../helpers/test-engine.js';

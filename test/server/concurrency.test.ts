@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type SupportServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { ALL_SCOPES, webhookReceiver, type Receiver } from '../helpers/server.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 import { freshDatabaseUrl } from '../helpers/database.js';

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerConfigError, startServer, type StartServerOptions } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { connectionLimits } from '../../src/cli/commands/serve.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 import { rawRequest, within } from '../helpers/raw-http.js';

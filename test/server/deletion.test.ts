@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createServer, type SupportServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { createIntegrationResolver } from '../../src/server/escalation/index.js';
 import { testServer, webhookReceiver, type Receiver } from '../helpers/server.js';
 import { createTestEngine } from '../helpers/test-engine.js';

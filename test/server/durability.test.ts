@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, startServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 import { ALL_SCOPES } from '../helpers/server.js';
 import { DEFAULT_JOB_LEASE_MS, DEFAULT_MAX_ATTEMPTS } from '../../src/server/conversations/lifecycle.js';

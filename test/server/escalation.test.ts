@@ -5,7 +5,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer, verifyWebhookSignature, type ServerOptions } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { ESCALATION_NOT_CONFIGURED } from '../../src/server/http/routes/escalate.js';
 import { ALL_SCOPES, testServer, webhookReceiver, type Receiver, type TestServer } from '../helpers/server.js';
 import { createTestEngine } from '../helpers/test-engine.js';

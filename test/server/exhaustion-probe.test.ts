@@ -13,7 +13,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/server/index.js';
 import { IntegrationSettingsStore } from '../../src/server/escalation/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { TOKEN_PREFIX } from '../../src/server/store/tokens.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 import { rawRequest, within, type RawExchange } from '../helpers/raw-http.js';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { startServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import type { KnowledgeBase } from '../../src/server/answers/index.js';
 import { MESSAGE_MAX_LENGTH } from '../../src/protocol/limits.js';
 import { freshDatabaseUrl } from '../helpers/database.js';

@@ -4,7 +4,7 @@
  * its lease can store nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { JobQueue, type Job } from '../../src/server/jobs/queue.js';
+import { JobQueue, type Job } from '../../src/server/conversations/jobs/queue.js';
 import { ConversationStore } from '../../src/server/store/conversations.js';
 import { testDatabases } from '../helpers/database.js';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { batchedWriter, jsonLogger } from '../../src/server/http/log.js';
+import { batchedWriter, jsonLogger } from '../../src/server/log.js';
 
 describe('jsonLogger', () => {
   it('writes one JSON line per event with time and level first, then the fields', () => {
@@ -39,7 +39,7 @@ describe('jsonLogger', () => {
   });
 
   it('writes stdout lines still waiting for their batch when the process exits', () => {
-    const log = pathToFileURL(resolve(import.meta.dirname, '../../src/server/http/log.ts')).href;
+    const log = pathToFileURL(resolve(import.meta.dirname, '../../src/server/log.ts')).href;
     const script = `import { jsonLogger } from ${JSON.stringify(log)}; const l = jsonLogger(); l.info({ msg: 'one' }); l.info({ msg: 'two' }); process.exit(0);`;
     const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(result.status).toBe(0);

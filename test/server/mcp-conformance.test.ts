@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnswerEngine } from '../../src/server/answers/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { startServer } from '../../src/server/index.js';
 import { freshDatabaseUrl } from '../helpers/database.js';
 

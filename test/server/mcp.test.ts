@@ -10,7 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAnswerEngine, type KnowledgeBase } from '../../src/server/answers/index.js';
 import type { AnswerEngine } from '../../src/server/answers/types.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { startServer, type ServerOptions } from '../../src/server/index.js';
 import type { Scope } from '../../src/protocol/index.js';
 import { freshDatabaseUrl } from '../helpers/database.js';

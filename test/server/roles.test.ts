@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer, type SupportServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 import { freshPostgresUrl } from '../helpers/database.js';
 import { missingServices } from '../helpers/cluster.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'redis';
 import { startServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { RedisRateLimiter } from '../../src/server/http/redis-rate-limit.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 import { awayFromWindowEnd, keySlot, redisAvailable, TEST_REDIS_URL as REDIS_URL } from '../helpers/redis.js';

@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAnswerEngine, type KnowledgeBase } from '../../src/server/answers/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { startServer } from '../../src/server/index.js';
 import type { Scope } from '../../src/protocol/index.js';
 import { freshDatabaseUrl } from '../helpers/database.js';
@@ -153,5 +153,57 @@ describe('GET /v0/search', () => {
     expect(Number(limited.response.headers.get('retry-after'))).toBeGreaterThan(0);
     // Another token of the organization has its own budget.
     expect((await s.search('q=install', { token: await s.token() })).status).toBe(200);
+  });
+
+  it('weighs the reader’s page and its neighbours: an ambiguous question finds the install page of the product being read', async () => {
+    const s = await searchServer();
+    const token = await s.token();
+    const page = (path: string) => encodeURIComponent(`${BASE}products/${path}`);
+    const first = async (query: string) => ((await s.search(query, { token })).body.results as Result[])[0]?.url;
+    expect(await first(`q=how+do+I+install+it&page_url=${page('cli/commands')}`)).toBe(`${BASE}products/cli/install`);
+    expect(await first(`q=how+do+I+install+it&page_url=${page('desktop/preferences')}`)).toBe(`${BASE}products/desktop/install`);
+    // On the page itself, and a boost, not a filter: what the question names is still found elsewhere.
+    expect(await first(`q=how+do+I+install+it&page_url=${page('desktop/install')}`)).toBe(`${BASE}products/desktop/install`);
+    expect(await first(`q=download+invoices&page_url=${page('cli/commands')}`)).toBe(`${BASE}products/billing#invoices`);
+  });
+
+  it('answers a question asked from a page with that product’s page, and keeps the page with the question', async () => {
+    const s = await searchServer();
+    const token = await s.token('acme', ['chat:read', 'chat:write']);
+    const ask = async (page: string) => {
+      const sent = await fetch(`${s.url}/v0/chat`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'How do I install it?', context: { page_url: `${BASE}products/${page}`, page_title: page } }),
+      });
+      expect(sent.status).toBe(202);
+      const { conversation_id: id } = (await sent.json()) as { conversation_id: string };
+      await s.server.worker.runOnce();
+      const conversation = (await (await fetch(`${s.url}/v0/chat/${id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { messages: { sources: { url: string }[] }[] };
+      return { id, cited: conversation.messages[1]!.sources[0]?.url };
+    };
+    const cli = await ask('cli/commands');
+    expect(cli.cited).toBe(`${BASE}products/cli/install`);
+    expect((await ask('desktop/preferences')).cited).toBe(`${BASE}products/desktop/install`);
+    expect(await s.server.sql.get("SELECT page_url, page_title FROM messages WHERE conversation_id = ? AND role = 'user'", [cli.id])).toEqual({ page_url: `${BASE}products/cli/commands`, page_title: 'cli/commands' });
+  });
+
+  it('refuses a bad context on POST /v0/chat with 400 naming the field', async () => {
+    const s = await searchServer();
+    const token = await s.token('acme', ['chat:read', 'chat:write']);
+    for (const [context, message] of [
+      [{ page_url: 'docs/install' }, '"context.page_url" must be an absolute http(s) URL of at most 2000 characters'],
+      [{ page_url: 42 }, '"context.page_url" must be an absolute http(s) URL of at most 2000 characters'],
+      [{ page_title: '😀'.repeat(301) }, '"context.page_title" must be at most 300 characters'],
+      [{ selection: 'x'.repeat(1001) }, '"context.selection" must be at most 1000 characters'],
+      [{ pageUrl: 'https://a.example/' }, 'Unknown field "context.pageUrl"'],
+      [[], '"context" must be an object'],
+    ] as const) {
+      const response = await fetch(`${s.url}/v0/chat`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Hi', context }) });
+      expect({ context, status: response.status, body: await response.json() }).toEqual({ context, status: 400, body: { error: { code: 'bad_request', message } } });
+    }
+    // 300 emoji are 300 characters.
+    const fine = await fetch(`${s.url}/v0/chat`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Hi', context: { page_title: '😀'.repeat(300) } }) });
+    expect(fine.status).toBe(202);
   });
 });

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolve } from 'node:path';
 import { startServer, type ServerOptions } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { createAnswerEngine, NOT_ANSWERED, type KnowledgeBase } from '../../src/server/answers/index.js';
 import type { AnswerEngine } from '../../src/server/answers/types.js';
 import { freshDatabaseUrl } from '../helpers/database.js';

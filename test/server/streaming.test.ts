@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer, type ServerOptions } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import type { Scope } from '../../src/protocol/index.js';
 import { createTestEngine, type TestEngine } from '../helpers/test-engine.js';
 import { freshDatabaseUrl } from '../helpers/database.js';

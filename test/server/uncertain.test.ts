@@ -2,7 +2,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createSupportProxy } from '../../src/proxy/index.js';
 import { startServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import type { Answer } from '../../src/server/answers/types.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 import { testServer, type TestServer } from '../helpers/server.js';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/server/index.js';
 import { IntegrationSettingsStore } from '../../src/server/escalation/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 import { rawRequest, within } from '../helpers/raw-http.js';
 

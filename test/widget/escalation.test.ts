@@ -25,7 +25,7 @@ describe('the empty state', () => {
     await expect(m.el).to.be.accessible();
     starters[1]!.click();
     await m.answered();
-    expect(JSON.parse((await requests(m, /^\/chat$/))[0]!.body)).toEqual({ message: 'Where are invoices?' });
+    expect(JSON.parse((await requests(m, /^\/chat$/))[0]!.body)).toMatchObject({ message: 'Where are invoices?' });
     expect(m.parts('starter')).toHaveLength(0);
   });
 
@@ -71,7 +71,7 @@ describe('talking to a human', () => {
     const escalated = oneEvent(m.el, 'support-chat-escalate');
     form.requestSubmit();
     expect((await escalated).detail.ticketId).toBe('tkt_42');
-    expect(JSON.parse((await requests(m, /^\/chat$/))[0]!.body)).toEqual({ message: 'Can I talk to a human?' });
+    expect(JSON.parse((await requests(m, /^\/chat$/))[0]!.body)).toMatchObject({ message: 'Can I talk to a human?' });
     const [escalation] = await requests(m, /\/escalate$/);
     expect(JSON.parse(escalation!.body)).toEqual({ name: 'Ada', email: 'ada@example.com', note: 'My invoice is wrong' });
   });
@@ -83,7 +83,7 @@ describe('asking about a person is not asking for one', () => {
     await typeAndSend(m, 'What happens when a visitor wants to talk to a real person?');
     await m.answered();
     expect(m.part('escalation-form')).toBeNull();
-    expect(JSON.parse((await requests(m, /^\/chat$/))[0]!.body)).toEqual({ message: 'What happens when a visitor wants to talk to a real person?' });
+    expect(JSON.parse((await requests(m, /^\/chat$/))[0]!.body)).toMatchObject({ message: 'What happens when a visitor wants to talk to a real person?' });
   });
 
   it('gives back what the visitor typed when they cancel the form it opened, with focus in their field', async () => {

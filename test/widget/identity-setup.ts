@@ -10,7 +10,7 @@ import type { TestProject } from 'vitest/node';
 import { createSupportProxy } from '../../src/proxy/index.js';
 import { toNodeListener } from '../../src/protocol/node-http.js';
 import { startServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/http/log.js';
+import { silentLogger } from '../../src/server/log.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 import { webhookReceiver } from '../helpers/webhook-receiver.js';
 

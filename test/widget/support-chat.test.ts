@@ -116,8 +116,10 @@ describe('asking and answering', () => {
     const polled = new Set(log.filter((l) => l.method === 'GET').map((l) => l.path));
     expect(polled.size).toBe(1);
     const id = [...polled][0]!.replace('/chat/', '');
-    expect(JSON.parse(posts[0]!.body)).toEqual({ message: 'first' });
-    expect(JSON.parse(posts[1]!.body)).toEqual({ message: 'second', conversation_id: id });
+    // Each with where the visitor is (search.test.ts covers the page context).
+    const context = { page_url: location.href, page_title: document.title };
+    expect(JSON.parse(posts[0]!.body)).toEqual({ message: 'first', context });
+    expect(JSON.parse(posts[1]!.body)).toEqual({ message: 'second', conversation_id: id, context });
   });
 
   it('honours 429 and Retry-After while polling, without giving up', async () => {

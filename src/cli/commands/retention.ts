@@ -1,5 +1,5 @@
 /** @module `support-chat-kit retention set|show|clear|sweep`: how long an organization's conversations are kept. */
-import { silentLogger } from '../../server/http/log.js';
+import { silentLogger } from '../../server/log.js';
 import { DEFAULT_RETENTION_DAYS, RetentionInputError, RetentionSettingsStore, RetentionSweep, validRetentionDays } from '../../server/retention/index.js';
 import { ConversationStore } from '../../server/store/conversations.js';
 import { CliError, dispatch, ORG_OPTION, parse, required } from '../args.js';

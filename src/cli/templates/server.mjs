@@ -28,7 +28,7 @@ const proxy = nodeListener(
 const widget = await readFile(fileURLToPath(import.meta.resolve('support-chat-kit/support-chat.iife.js')));
 // Spanish, French, Arabic and the Markdown parser: small modules the widget loads next to its script when it needs one.
 const modules = Object.fromEntries(
-  await Promise.all(['locales/es', 'locales/fr', 'locales/ar', 'markdown'].map(async (name) => [`/${name}.js`, await readFile(fileURLToPath(import.meta.resolve(`support-chat-kit/${name}.js`)))])),
+  await Promise.all(['locales/es', 'locales/fr', 'locales/ar', 'markdown', 'search'].map(async (name) => [`/${name}.js`, await readFile(fileURLToPath(import.meta.resolve(`support-chat-kit/${name}.js`)))])),
 );
 
 const page = `<!doctype html>

@@ -1,6 +1,7 @@
 /**
  * @module Field builders for the body schemas: each field checks its value and words its error
- * exactly as the spec and DESIGN.md do, and describes itself to JSON Schema with the same bounds.
+ * exactly as the spec does (and docs/server.md where the spec is silent), and describes itself to
+ * JSON Schema with the same bounds.
  */
 import { z } from 'zod';
 import { characterCount } from '../input.js';

@@ -24,7 +24,7 @@ const AssistantMessage = z.strictObject({
   role: z.literal('assistant'),
   content: z.string(),
   sources: z.array(Source),
-  // Optional until every server sends it (DESIGN.md, "Reply outcomes").
+  // Optional: our addition to v0, which servers that do not send it leave out (docs/server.md, "Decisions where the spec is silent").
   is_uncertain: z.boolean().optional().meta({
     description: 'Extension: false when the content answers from its sources; true with sources offers related pages without claiming an answer; true without sources found nothing related',
   }),

@@ -55,6 +55,15 @@ function sourceBlock(hits: SearchHit[]): string {
     .join('\n\n');
 }
 
+/** What the LLM is told of where the last question was asked: the page, and the text the visitor selected there (for this question only). */
+function whereAsked(request: AnswerRequest): string {
+  const { pageUrl, pageTitle, selection } = request.context ?? {};
+  let out = '';
+  if (pageUrl) out += `\n\nThe customer asked from the page ${pageTitle ? `"${pageTitle}" ` : ''}(${pageUrl}); "it" or "this" may mean what that page is about.`;
+  if (selection) out += `\n\nWith the last question, the customer selected this text on the page:\n"""\n${selection}\n"""`;
+  return out;
+}
+
 /**
  * How much of a conversation an answer reads: the question's first and last characters (a pasted
  * log with the question after it keeps its question), and the last few earlier user turns, each
@@ -103,7 +112,7 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
       request.stream?.delta(text);
     };
     request.stream?.status('writing');
-    await streamCompletion(config, [{ role: 'system', content: `${SYSTEM_PROMPT}\n\nSources:\n\n${sourceBlock(hits) || '(none found)'}` }, ...conversation], {
+    await streamCompletion(config, [{ role: 'system', content: `${SYSTEM_PROMPT}${whereAsked(request)}\n\nSources:\n\n${sourceBlock(hits) || '(none found)'}` }, ...conversation], {
       signal: request.signal,
       onText: (piece) => send(reply.push(piece)),
     });
@@ -149,7 +158,9 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
       const standalone = llm ? await condensed(llm, request) : null;
       const query = standalone ?? question;
       const context = standalone ? [] : earlier;
-      const hits = kb.search(query, { history: context, limit: 10, vector: await knowledge.embedQuestion(query) });
+      // The page asked from weighs its sections and its neighbours'; a selection is read as an earlier turn, for this question only.
+      const { pageUrl, selection } = request.context ?? {};
+      const hits = kb.search(query, { history: selection ? [...context, selection] : context, limit: 10, vector: await knowledge.embedQuestion(query), pageUrl });
       // Retrieval and composition are each a few milliseconds of work: other requests go between them.
       await setImmediate();
       if (llm) {

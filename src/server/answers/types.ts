@@ -1,6 +1,7 @@
 /** @module The answer engine as the server sees it: answers, summaries, and forgetting derived knowledge. */
 import type { Message, Source } from '../../protocol/index.js';
 import type { KnowledgeBase } from '../knowledge/index.js';
+import type { QuestionContext } from '../store/conversations.js';
 
 export interface AnswerRequest {
   orgId: string;
@@ -8,6 +9,8 @@ export interface AnswerRequest {
   messages: Message[];
   /** Aborted when the job's lease is lost or the server shuts down. */
   signal: AbortSignal;
+  /** Where the last question was asked from, and text the visitor selected for it (see `QuestionContext`). */
+  context?: QuestionContext;
   /**
    * Told the reply as it is written: its pieces joined are exactly the answer's final `content`
    * (so an engine streams only text it will not rewrite). An engine may stream nothing; the

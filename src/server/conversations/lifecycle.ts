@@ -8,9 +8,8 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { ConversationVisitor, Source } from '../../protocol/index.js';
 import { backoffDelay } from '../../protocol/retry.js';
-import type { Job, JobQueue } from '../jobs/queue.js';
-import type { ConversationRecord, ConversationStore, SendOutcome } from '../store/conversations.js';
-import type { Channel } from '../insights/channels.js';
+import type { Job, JobQueue } from './jobs/queue.js';
+import type { ConversationRecord, ConversationStore, QuestionContext, SendOutcome } from '../store/conversations.js';
 import type { Sql } from '../store/sql.js';
 import { LocalBus, type Bus } from '../bus/index.js';
 
@@ -101,7 +100,7 @@ export class ConversationLifecycle {
    * `conversationId` is undefined), then wakes the workers of this process. A conversation that
    * already holds `maxTurns` user messages is `full`.
    */
-  async send(orgId: string, message: string, conversationId: string | undefined, visitor?: ConversationVisitor, channel?: Channel): Promise<SendOutcome> {
+  async send(orgId: string, message: string, conversationId: string | undefined, visitor?: ConversationVisitor, context?: QuestionContext): Promise<SendOutcome> {
     const continued = conversationId !== undefined;
     const record =
       this.#sent.size === 0
@@ -109,7 +108,7 @@ export class ConversationLifecycle {
         : async (tx: Sql, id: string) => {
             for (const listener of this.#sent) await listener(tx, orgId, id, continued);
           };
-    const outcome = await this.#store.send(orgId, message, conversationId, this.policy.maxTurns, record, visitor, channel);
+    const outcome = await this.#store.send(orgId, message, conversationId, this.policy.maxTurns, record, visitor, context);
     if (outcome.ok) this.#bus.publish('queued', outcome.conversationId);
     return outcome;
   }

@@ -14,7 +14,7 @@
  */
 import type { Integration } from '../../protocol/index.js';
 import { backoffDelay } from '../../protocol/retry.js';
-import type { Logger } from '../http/log.js';
+import type { Logger } from '../log.js';
 import type { Migration } from '../store/migrate.js';
 import type { Sql } from '../store/sql.js';
 import { IntegrationError, type IntegrationResolver } from '../helpdesks/types.js';

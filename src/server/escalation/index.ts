@@ -1,5 +1,6 @@
 /** @module Which helpdesk client handles an escalation, per organization and name: looked up in the helpdesk registry, built from the organization's settings. */
-import { guardTargets, localTargetsAllowed } from '../helpdesks/targets.js';
+import { guardTargets } from '../helpdesks/targets.js';
+import { localTargetsAllowed } from '../local-targets.js';
 import type { Integration } from '../../protocol/index.js';
 import { helpdesks as registry, type HelpdeskRegistry } from '../helpdesks/index.js';
 import type { Sql } from '../store/sql.js';
@@ -27,7 +28,7 @@ export interface IntegrationResolverOptions {
   now?: () => number;
   /** Where helpdesks are looked up. @default the server's registry */
   helpdesks?: HelpdeskRegistry;
-  /** Allow targets on loopback or link-local addresses (see helpdesks/targets.ts). @default env SUPPORT_CHAT_ALLOW_LOCAL_TARGETS=true, else false */
+  /** Allow targets on loopback or link-local addresses (see local-targets.ts). @default env SUPPORT_CHAT_ALLOW_LOCAL_TARGETS=true, else false */
   allowLocalTargets?: boolean;
 }
 

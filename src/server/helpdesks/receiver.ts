@@ -1,6 +1,6 @@
 /** @module Building blocks the helpdesks' webhook receivers share: HMAC checks and payload reading with the API's error shape. */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { badRequest, HttpError } from '../http/errors.js';
+import { badRequest, HttpError } from '../../protocol/errors.js';
 
 /** 401 for a delivery whose signature or timestamp does not check out. */
 export const invalidSignature = (): HttpError => new HttpError(401, 'unauthorized', 'Invalid webhook signature');

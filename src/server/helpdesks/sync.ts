@@ -1,5 +1,5 @@
 /** @module Building blocks the helpdesks' sync connectors share. */
-import type { TicketInput } from '../tickets/types.js';
+import type { TicketInput } from './types.js';
 import type { SyncConnector } from './types.js';
 import { parseFragment, type DefaultTreeAdapterMap } from 'parse5';
 

@@ -7,26 +7,8 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { ALLOW_LOCAL_TARGETS_ENV, isLocalAddress } from '../local-targets.js';
 import { IntegrationError } from './types.js';
-
-/** The environment variable that allows loopback and link-local targets (local development, tests). */
-export const ALLOW_LOCAL_TARGETS_ENV = 'SUPPORT_CHAT_ALLOW_LOCAL_TARGETS';
-
-const REFUSED_RANGES = new Set(['loopback', 'linkLocal', 'unspecified']);
-
-/** Whether `address` (an IP literal) is loopback, link-local or unspecified, an IPv4-mapped IPv6 one included. */
-export function isLocalAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return REFUSED_RANGES.has(parsed.range());
-}
-
-/** Whether the environment allows local targets (`SUPPORT_CHAT_ALLOW_LOCAL_TARGETS=true`). */
-export function localTargetsAllowed(env: NodeJS.ProcessEnv): boolean {
-  return env[ALLOW_LOCAL_TARGETS_ENV]?.trim().toLowerCase() === 'true';
-}
 
 /**
  * A fetch that first refuses (IntegrationError, not retryable) a target whose host is or resolves
@@ -38,7 +20,7 @@ export function guardTargets(doFetch: typeof fetch, allowLocal: boolean, resolve
     const url = new URL(input instanceof Request ? input.url : String(input));
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
     const addresses = isIP(host) ? [host] : await resolve(host).catch(() => []);
-    const local = addresses.find(isLocalAddress);
+    const local = addresses.find((address) => isLocalAddress(address));
     if (local !== undefined) {
       throw new IntegrationError(`Integration target ${url.host} is a loopback or link-local address (${local}); set ${ALLOW_LOCAL_TARGETS_ENV}=true to allow it`, {
         retryable: false,

@@ -4,7 +4,23 @@
  * sync connector and webhook receiver take and return.
  */
 import type { Integration, Message } from '../../protocol/index.js';
-import type { TicketInput } from '../tickets/types.js';
+
+/** A ticket as a sync connector or webhook receiver hands it over. */
+export interface TicketInput {
+  /** Lowercase helpdesk name: `plain`, `pylon`, `linear`. */
+  source: string;
+  /** The ticket's id in that helpdesk (Plain: the thread id). */
+  externalId: string;
+  title: string;
+  status: string;
+  url: string | null;
+  customerEmail: string | null;
+  customerName: string | null;
+  /** Plain text body or latest message, used for the knowledge index when present. */
+  body: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
 
 export interface TicketDraft {
   orgId: string;

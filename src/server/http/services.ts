@@ -8,7 +8,7 @@ import type { ConversationStore } from '../store/conversations.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
 import type { TokenService } from '../store/tokens.js';
 import type { TicketStore } from '../tickets/types.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../log.js';
 import type { TurnStreams } from '../streams/index.js';
 
 export interface Services {

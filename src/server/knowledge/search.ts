@@ -11,7 +11,8 @@ import { gfm } from 'micromark-extension-gfm';
 import { SEARCH_EXCERPT_MAX_LENGTH, SEARCH_LIMIT_DEFAULT, SEARCH_RESULTS_PER_PAGE } from '../../protocol/limits.js';
 import type { SearchResult } from '../../protocol/schemas/responses.js';
 import { boundBlocks } from './ingest/markdown.js';
-import type { SearchHit, StoredSection } from './index.js';
+import type { SearchHit } from './ranking/rank.js';
+import type { StoredSection } from './store/sections.js';
 import { tokenize, wordSpans } from './text/text.js';
 
 export type { SearchResult } from '../../protocol/schemas/responses.js';
@@ -39,7 +40,7 @@ const MAX_TEXT_READ = 20_000;
 
 /**
  * The organization's sections that best match `query`, as search results: ranked as answers rank
- * them (words and meaning, see `KnowledgeStore.search`), at most `SEARCH_RESULTS_PER_PAGE` of one
+ * them (words and meaning, see ranking/rank.ts), at most `SEARCH_RESULTS_PER_PAGE` of one
  * page, never a ticket.
  *
  * @example
@@ -69,7 +70,7 @@ export async function searchDocs(ranking: Ranking, orgId: string, query: string,
 /** One hit as a reader sees it: its page, its heading (null for a page's opening), its excerpt. */
 function toResult(hit: SearchHit, terms: ReadonlySet<string>): SearchResult {
   const { section } = hit;
-  const { excerpt, highlights } = excerptOf(readableText(hit.under ?? section, terms), terms);
+  const { excerpt, highlights } = excerptOf(readableText(hit.under ?? section), terms);
   if (section.kind === 'code') {
     const file = section.context.split('/').pop();
     const declared = section.title.replace(/ \(continued\)$/, '');
@@ -79,60 +80,14 @@ function toResult(hit: SearchHit, terms: ReadonlySet<string>): SearchResult {
   return { url: section.url, title: page, section: section.title && section.title !== page ? section.title : null, excerpt, highlights };
 }
 
-/**
- * The part of a section an excerpt is taken from, as plain words: its prose without Markdown (or
- * its code, when it has no prose), blanks collapsed. A long section is read around its best match
- * alone (see `PARSED`), so the Markdown parsed for a result is bounded whatever the section's size;
- * `before`/`after` say whether text was left out there.
- */
-function readableText(section: StoredSection, terms: ReadonlySet<string>): Passage {
-  const source = section.kind === 'code' || !section.body.trim() ? section.code : section.body;
-  const read = source.slice(0, MAX_TEXT_READ);
-  const { from, to } = read.length <= PARSED.chars ? { from: 0, to: read.length } : around(read, terms);
-  const part = read.slice(from, to);
-  const text = source === section.code ? part.replace(/\s+/g, ' ').trim() : plainText(part);
-  return { text, before: from > 0, after: to < source.length };
+/** A section's text as plain words: its prose without Markdown (or its code, when it has no prose), blanks collapsed. */
+function readableText(section: StoredSection): string {
+  const prose = section.kind === 'code' ? '' : plainText(section.body.slice(0, MAX_TEXT_READ));
+  return prose || section.code.slice(0, MAX_TEXT_READ).replace(/\s+/g, ' ').trim();
 }
-
-interface Passage {
-  text: string;
-  /** Text was left out before `text`… */
-  before: boolean;
-  /** …and after it. */
-  after: boolean;
-}
-
-/** How much of a long section's Markdown is parsed for its excerpt: whole lines about the best match, `margin` characters either side, `chars` at most. */
-const PARSED = { chars: 1_000, margin: 350 };
-
-/** The whole lines of `text` about its best match (see `PARSED`), cut at a blank where a line is longer. */
-function around(text: string, terms: ReadonlySet<string>): { from: number; to: number } {
-  const best = bestWindow(matchesOf(text, terms), SEARCH_EXCERPT_MAX_LENGTH);
-  const start = best?.start ?? 0;
-  const end = best?.end ?? 0;
-  let from = Math.max(0, start - PARSED.margin);
-  const lineStart = text.lastIndexOf('\n', start) + 1;
-  if (lineStart > from) from = lineStart;
-  else if (from > 0) from = wordStart(text, from, start);
-  let to = Math.min(text.length, Math.max(end, from) + PARSED.margin, from + PARSED.chars);
-  const lineEnd = text.indexOf('\n', Math.max(end, from));
-  if (lineEnd >= 0 && lineEnd < to) to = lineEnd;
-  else if (to < text.length) to = wordEnd(text, to, Math.max(end, from));
-  return { from, to };
-}
-
-/** The words of `text` that match one of the query's terms. */
-const matchesOf = (text: string, terms: ReadonlySet<string>) => wordSpans(text).filter((w) => w.terms.some((t) => terms.has(t)));
 
 /** Blocks whose text ends where the next begins: a space goes between them. */
 const BLOCKS = new Set(['paragraph', 'heading', 'listItem', 'tableCell', 'blockquote', 'code', 'definition', 'footnoteDefinition', 'break', 'thematicBreak']);
-
-/**
- * The longest run of text parsed as one block for an excerpt. micromark's cost within a block grows
- * faster than its length (`'*a ' × 333` took 130 ms); an excerpt is 300 characters, so blocks cut
- * this short read as they would whole save for a mark that spans the cut.
- */
-const EXCERPT_BLOCK_CHARS = 240;
 
 /**
  * The text of Markdown as a person reads it on the page: no marks, links as their text, images as
@@ -141,7 +96,7 @@ const EXCERPT_BLOCK_CHARS = 240;
  */
 export function plainText(markdown: string): string {
   const parts: string[] = [];
-  const stack: Nodes[] = [fromMarkdown(boundBlocks(markdown, EXCERPT_BLOCK_CHARS), { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] })];
+  const stack: Nodes[] = [fromMarkdown(boundBlocks(markdown), { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] })];
   // Depth first, in reading order, with a stack of its own: no nesting exhausts the call stack.
   const ends: Nodes[] = [];
   while (stack.length > 0) {
@@ -165,16 +120,16 @@ export function plainText(markdown: string): string {
 const ELLIPSIS = '…';
 
 /**
- * At most `SEARCH_EXCERPT_MAX_LENGTH` characters of a passage around its best match (the window
- * holding the most of the query's terms), cut at whole words with an ellipsis where text was left
- * out, and the offsets of the matching words in it.
+ * At most `SEARCH_EXCERPT_MAX_LENGTH` characters of `text` around its best match (the window
+ * holding the most of the query's terms), cut at whole words with an ellipsis where cut, and the
+ * offsets of the matching words in it.
  */
-export function excerptOf(passage: Passage, terms: ReadonlySet<string>): { excerpt: string; highlights: [number, number][] } {
-  const { text } = passage;
-  const matches = matchesOf(text, terms);
+export function excerptOf(text: string, terms: ReadonlySet<string>): { excerpt: string; highlights: [number, number][] } {
+  const matches = wordSpans(text).filter((w) => w.terms.some((t) => terms.has(t)));
   // Room for an ellipsis at both ends.
   const room = SEARCH_EXCERPT_MAX_LENGTH - 2 * ELLIPSIS.length;
-  const best = text.length <= room ? null : bestWindow(matches, room);
+  if (text.length <= SEARCH_EXCERPT_MAX_LENGTH) return { excerpt: text, highlights: matches.map((m) => [m.start, m.end]) };
+  const best = bestWindow(matches, room);
   // The matched run with a third of what is left before it: the sentence leading to it reads first.
   const lead = best ? Math.floor((room - (best.end - best.start)) / 3) : 0;
   let start = best ? Math.max(0, best.start - lead) : 0;
@@ -184,8 +139,8 @@ export function excerptOf(passage: Passage, terms: ReadonlySet<string>): { excer
   end = wordEnd(text, end, best ? best.end : start);
   while (start < end && /\s/.test(text[start]!)) start++;
   while (end > start && /\s/.test(text[end - 1]!)) end--;
-  const before = start > 0 || passage.before ? ELLIPSIS : '';
-  const excerpt = `${before}${text.slice(start, end)}${end < text.length || passage.after ? ELLIPSIS : ''}`;
+  const before = start > 0 ? ELLIPSIS : '';
+  const excerpt = `${before}${text.slice(start, end)}${end < text.length ? ELLIPSIS : ''}`;
   const shift = before.length - start;
   const highlights = matches.filter((m) => m.start >= start && m.end <= end).map((m): [number, number] => [m.start + shift, m.end + shift]);
   return { excerpt, highlights };

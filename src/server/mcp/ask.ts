@@ -38,7 +38,7 @@ export interface AskDeps {
 export function conversationAsk({ lifecycle, conversations, waitMs }: AskDeps) {
   const wait = waitMs ?? ASK_WAIT_MS;
   return async (orgId: string, question: string, signal: AbortSignal): Promise<AskOutcome> => {
-    const sent = await lifecycle.send(orgId, question, undefined, undefined, 'mcp');
+    const sent = await lifecycle.send(orgId, question, undefined, undefined, { channel: 'mcp' });
     // A new conversation is never full nor still processing.
     if (!sent.ok) return { ok: false, reason: 'failed' };
     const conversationId = sent.conversationId;

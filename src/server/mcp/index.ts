@@ -4,7 +4,7 @@
  * same backend.
  */
 import type { ConversationLifecycle } from '../conversations/lifecycle.js';
-import type { Logger } from '../http/log.js';
+import type { Logger } from '../log.js';
 import { indexedPage } from '../knowledge/store/pages.js';
 import { searchDocs, type Ranking } from '../knowledge/search.js';
 import type { ConversationStore } from '../store/conversations.js';

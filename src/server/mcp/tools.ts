@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { MESSAGE_MAX_LENGTH, PAGE_URL_MAX_LENGTH, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, SEARCH_QUERY_MAX_LENGTH } from '../../protocol/limits.js';
 import { SearchResults, Source, type SearchResult } from '../../protocol/schemas/responses.js';
 import { integer, text } from '../../protocol/schemas/fields.js';
-import type { Logger } from '../http/log.js';
+import type { Logger } from '../log.js';
 import type { IndexedPage } from '../knowledge/store/pages.js';
 import { ASK_WAIT_MS, type Ask } from './ask.js';
 import { pageMarkdown, PAGE_MAX_CHARS } from './page.js';

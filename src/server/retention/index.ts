@@ -3,7 +3,7 @@
  * last activity is older than their organization's retention period, a small batch per transaction,
  * yielding to the event loop between batches so requests are never held up.
  */
-import type { Logger } from '../http/log.js';
+import type { Logger } from '../log.js';
 import type { Sql } from '../store/sql.js';
 import { startCheckpointer } from './checkpointer.js';
 import { DEFAULT_RETENTION_DAYS, RetentionSettingsStore, validRetentionDays } from './settings.js';

@@ -69,6 +69,19 @@ function toRecord(row: ConversationRow): ConversationRecord {
   };
 }
 
+/**
+ * Where a question was asked from (`context` of `POST /v0/chat`): the page (its address without
+ * query or fragment) and its title, kept with the question; and text the visitor selected there,
+ * read with that question only.
+ */
+export interface QuestionContext {
+  pageUrl?: string;
+  pageTitle?: string;
+  selection?: string;
+  /** Where a new conversation is started (kept on the conversation for the insights report). @default 'chat' */
+  channel?: Channel;
+}
+
 export type SendOutcome = { ok: true; conversationId: string } | { ok: false; reason: 'not_found' | 'processing' | 'full' };
 
 export class ConversationStore {
@@ -115,6 +128,19 @@ export class ConversationStore {
       if (row.role === 'assistant') message.is_uncertain = Number(row.is_uncertain) === 1;
       return message;
     });
+  }
+
+  /** Where the conversation's last question was asked from, and what the visitor selected for it (see `QuestionContext`). */
+  async questionContext(id: string): Promise<QuestionContext> {
+    const row = await this.#sql.get<{ page_url: string | null; page_title: string | null; selection: string | null }>(
+      "SELECT page_url, page_title, selection FROM messages WHERE conversation_id = ? AND role = 'user' ORDER BY seq DESC LIMIT 1",
+      [id],
+    );
+    const context: QuestionContext = {};
+    if (row?.page_url) context.pageUrl = row.page_url;
+    if (row?.page_title) context.pageTitle = row.page_title;
+    if (row?.selection) context.selection = row.selection;
+    return context;
   }
 
   /** The wire object of GET /v0/chat/{id}. */
@@ -179,7 +205,6 @@ export class ConversationStore {
    * Starts a new conversation when `conversationId` is undefined; refuses one that already holds
    * `maxTurns` user messages. `inTransaction` runs inside the same transaction once the message is
    * stored (work that must be recorded with the message, or not at all), with the transaction's handle.
-   * `channel` says where a new conversation was started (kept for the insights report).
    */
   send(
     orgId: string,
@@ -188,23 +213,31 @@ export class ConversationStore {
     maxTurns: number,
     inTransaction?: (tx: Sql, id: string) => Promise<void>,
     visitor?: ConversationVisitor,
-    channel: Channel = 'chat',
+    context: QuestionContext = {},
   ): Promise<SendOutcome> {
     return this.#sql.transaction(async (tx) => {
-      const outcome = await this.#sendIn(tx, orgId, message, conversationId, maxTurns, visitor, channel);
+      const outcome = await this.#sendIn(tx, orgId, message, conversationId, maxTurns, visitor, context);
       if (outcome.ok) await inTransaction?.(tx, outcome.conversationId);
       return outcome;
     });
   }
 
-  async #sendIn(tx: Sql, orgId: string, message: string, conversationId: string | undefined, maxTurns: number, visitor: ConversationVisitor | undefined, channel: Channel): Promise<SendOutcome> {
+  async #sendIn(
+    tx: Sql,
+    orgId: string,
+    message: string,
+    conversationId: string | undefined,
+    maxTurns: number,
+    visitor: ConversationVisitor | undefined,
+    context: QuestionContext,
+  ): Promise<SendOutcome> {
     const iso = new Date(this.#now()).toISOString();
     let id = conversationId;
     if (id === undefined) {
       id = `conv_${randomUUID().replaceAll('-', '')}`;
       await tx.run(
         "INSERT INTO conversations (id, org_id, status, created_at, updated_at, visitor_id, visitor_email, visitor_name, visitor_verified, channel) VALUES (?, ?, 'processing', ?, ?, ?, ?, ?, ?, ?)",
-        [id, orgId, iso, iso, visitor?.id ?? null, visitor?.email ?? null, visitor?.name ?? null, visitor ? (visitor.verified ? 1 : 0) : null, channel],
+        [id, orgId, iso, iso, visitor?.id ?? null, visitor?.email ?? null, visitor?.name ?? null, visitor ? (visitor.verified ? 1 : 0) : null, context.channel ?? 'chat'],
       );
     } else {
       // The row is locked until commit (PostgreSQL), so two follow-ups racing on one conversation queue one answer, not two.
@@ -220,8 +253,9 @@ export class ConversationStore {
       await tx.run("UPDATE conversations SET status = 'processing', updated_at = ? WHERE id = ?", [iso, id]);
     }
     await tx.run(
-      "INSERT INTO messages (conversation_id, seq, role, content, sources, created_at) SELECT ?, COALESCE(MAX(seq), 0) + 1, 'user', ?, '[]', ? FROM messages WHERE conversation_id = ?",
-      [id, message, iso, id],
+      `INSERT INTO messages (conversation_id, seq, role, content, sources, created_at, page_url, page_title, selection)
+       SELECT ?, COALESCE(MAX(seq), 0) + 1, 'user', ?, '[]', ?, ?, ?, ? FROM messages WHERE conversation_id = ?`,
+      [id, message, iso, context.pageUrl ?? null, context.pageTitle ?? null, context.selection ?? null, id],
     );
     await tx.run("INSERT INTO jobs (conversation_id, org_id, state, attempts, run_after, created_at, updated_at) VALUES (?, ?, 'queued', 0, clock_ms(), clock_ms(), clock_ms())", [id, orgId]);
     return { ok: true, conversationId: id };

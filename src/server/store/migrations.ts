@@ -85,4 +85,14 @@ export const coreMigrations: Migration[] = [
       CREATE INDEX idempotency_keys_conversation ON idempotency_keys (conversation_id);
     `,
   },
+  {
+    component: 'core',
+    version: 4,
+    description: 'where each question was asked from (the page, its title) and the text the visitor selected for it',
+    up: `
+      ALTER TABLE messages ADD COLUMN page_url TEXT;
+      ALTER TABLE messages ADD COLUMN page_title TEXT;
+      ALTER TABLE messages ADD COLUMN selection TEXT;
+    `,
+  },
 ];

@@ -9,7 +9,6 @@
  * turn starts the current turn from its first event.
  */
 import type { ConversationRecord, ConversationStore } from '../store/conversations.js';
-import type { ConversationLifecycle } from '../conversations/lifecycle.js';
 import { turnKey, type TurnStreams } from './index.js';
 import type { TurnEvent } from './log.js';
 
@@ -45,7 +44,8 @@ function isCount(text: string): boolean {
 export interface EventStreamOptions {
   streams: TurnStreams;
   conversations: ConversationStore;
-  lifecycle: ConversationLifecycle;
+  /** Tells when a conversation's turn settles (the conversations' lifecycle does). */
+  lifecycle: { onSettled(conversationId: string, listener: () => void): () => void };
   orgId: string;
   conversation: ConversationRecord;
   /** The conversation's current turn. */

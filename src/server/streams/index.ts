@@ -7,7 +7,7 @@
  */
 import { CONVERSATION_MAX_TURNS } from '../../protocol/limits.js';
 import type { Bus } from '../bus/index.js';
-import type { Logger } from '../http/log.js';
+import type { Logger } from '../log.js';
 import { MAX_TURN_EVENTS, type TurnEvent, type TurnEventType, type TurnLog } from './log.js';
 
 /** Splits a reply into sentences (Unicode's rules), so the local engine's answer arrives as deltas too. */

@@ -2,7 +2,8 @@
 import type { Ticket } from '../../protocol/index.js';
 import type { Migration } from '../store/migrate.js';
 import type { Sql } from '../store/sql.js';
-import type { TicketInput, TicketStore } from './types.js';
+import type { TicketInput } from '../helpdesks/types.js';
+import type { TicketStore } from './types.js';
 
 export const ticketMigrations: Migration[] = [
   {

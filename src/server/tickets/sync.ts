@@ -4,7 +4,8 @@
  * an interrupted sync resumes where it stopped. Tickets deleted here since the last sync are asked
  * for again by id, so one that still exists in the helpdesk comes back, as the spec says.
  */
-import { guardTargets, localTargetsAllowed } from '../helpdesks/targets.js';
+import { guardTargets } from '../helpdesks/targets.js';
+import { localTargetsAllowed } from '../local-targets.js';
 import { effectiveSettings } from '../escalation/settings.js';
 import { helpdesks as registry, type HelpdeskRegistry } from '../helpdesks/index.js';
 import { IntegrationError, type IntegrationSettings, type SyncConnector } from '../helpdesks/types.js';

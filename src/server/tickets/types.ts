@@ -1,22 +1,6 @@
 /** @module Synced helpdesk tickets as the rest of the server sees them. */
 import type { Ticket } from '../../protocol/index.js';
-
-/** A ticket as a sync connector or webhook receiver hands it over. */
-export interface TicketInput {
-  /** Lowercase helpdesk name: `plain`, `pylon`, `linear`. */
-  source: string;
-  /** The ticket's id in that helpdesk (Plain: the thread id). */
-  externalId: string;
-  title: string;
-  status: string;
-  url: string | null;
-  customerEmail: string | null;
-  customerName: string | null;
-  /** Plain text body or latest message, used for the knowledge index when present. */
-  body: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+import type { TicketInput } from '../helpdesks/types.js';
 
 export interface TicketStore {
   upsert(orgId: string, ticket: TicketInput): Promise<void>;

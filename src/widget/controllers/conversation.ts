@@ -94,6 +94,8 @@ export class ConversationController implements ReactiveController {
   /** A stored state is being loaded: storing it again meanwhile would echo it to the other tabs. */
   private _restoring = false;
   private _waiters: (() => void)[] = [];
+  /** The page selection of each queued message that came with one (in memory: a reload sends it without). */
+  private readonly _selections = new Map<string, string>();
 
   private readonly _onStorage = (event: StorageEvent) => {
     if (event.key === this._key && !this._options().noPersist) this.restore(true);
@@ -221,9 +223,13 @@ export class ConversationController implements ReactiveController {
     if (this._waiters.length && !this.busy) for (const resolve of this._waiters.splice(0)) resolve();
   }
 
-  /** Sends `message` now, or queues it (visibly) while an answer is on its way or the browser is offline. Never loses it. */
-  ask(message: string): void {
+  /**
+   * Sends `message` now, or queues it (visibly) while an answer is on its way or the browser is
+   * offline. Never loses it. `selection` (text the visitor selected on the page) goes with it.
+   */
+  ask(message: string, selection?: string): void {
     if (this.busy || !this._options().online || this.queue.length) {
+      if (selection) this._selections.set(message, selection);
       this.queue = [...this.queue, message];
       // Added to the stored queue, which still has a message being sent from it until the proxy has that one.
       if (!this._options().noPersist) saveQueue(this._key, [...loadQueue(this._key), message]);
@@ -231,11 +237,11 @@ export class ConversationController implements ReactiveController {
       this.flush();
       return;
     }
-    void this.send(message);
+    void this.send(message, selection);
   }
 
-  /** Sends `message` at once; resolves when the proxy has accepted it (or it failed). */
-  async send(message: string): Promise<void> {
+  /** Sends `message` (with the page `selection`, if any) at once; resolves when the proxy has accepted it (or it failed). */
+  async send(message: string, selection?: string): Promise<void> {
     const previous = { messages: this.messages, state: this._state };
     this.messages = [...this.messages, { role: 'user', content: message, sources: [] }];
     this._to({ phase: 'sending' });
@@ -243,13 +249,13 @@ export class ConversationController implements ReactiveController {
     try {
       let result;
       try {
-        result = await this.client.send(message, this.conversationId ?? undefined);
+        result = await this.client.send(message, this.conversationId ?? undefined, selection);
       } catch (error) {
         // The proxy no longer knows this conversation (another browser, cleared cookies): start anew.
         if (error instanceof ApiError && error.status === 404 && this.conversationId) {
           this._forget();
           this.messages = [{ role: 'user', content: message, sources: [] }];
-          result = await this.client.send(message, undefined);
+          result = await this.client.send(message, undefined, selection);
         } else throw error;
       }
       if (result.conversation_id !== this.conversationId) this._forget();
@@ -274,7 +280,9 @@ export class ConversationController implements ReactiveController {
     if (this.busy || !this._options().online || !this.queue.length) return;
     const [next, ...rest] = this.queue;
     this.queue = rest;
-    void this.send(next!);
+    const selection = this._selections.get(next!);
+    this._selections.delete(next!);
+    void this.send(next!, selection);
   }
 
   private _forget(): void {

@@ -59,4 +59,8 @@ export default `
   Tus conversaciones recientes
   Alguien del equipo continuará esta conversación por correo electrónico en {email}.
   ¡Gracias! El equipo tiene tu conversación y te responderá por correo.
+  Buscar en la documentación
+  Preguntar a la IA: {query}
+  Ninguna página coincide con «{query}».
+  La búsqueda falló.
 `;

@@ -59,4 +59,8 @@ export default `
   Vos conversations récentes
   Quelqu’un de l’équipe reprendra cette conversation par e-mail à {email}.
   Merci ! L'équipe a votre conversation et vous répondra par e-mail.
+  Rechercher dans la documentation
+  Demander à l'IA : {query}
+  Aucune page ne correspond à « {query} ».
+  La recherche a échoué.
 `;

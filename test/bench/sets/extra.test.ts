@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createAnswerEngine } from '../../../src/server/answers/index.js';
 import { migrations } from '../../../src/server/schema.js';
 import { migrate } from '../../../src/server/store/migrate.js';
@@ -33,9 +33,15 @@ function repository(): { path: string; first: string } {
   return { path, first };
 }
 
-const source = (path: string, commit: string): ExtraSource => ({ ...PLAUSIBLE, env: 'SUPPORT_CHAT_TEST_NO_SUCH_VARIABLE', mirror: path, commit });
+/** The held-out set read from `path` at `commit`, through the environment variable the bench reads. */
+function source(path: string, commit: string): ExtraSource {
+  vi.stubEnv('SUPPORT_CHAT_TEST_EXTRA', path);
+  return { ...PLAUSIBLE, env: 'SUPPORT_CHAT_TEST_EXTRA', commit };
+}
 
 describe('held-out sets', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
   it('reads the pinned commit from a clone at another commit, and a bare copy', () => {
     const { path, first } = repository();
     const [set] = extraSets([source(path, first)]);
@@ -60,12 +66,14 @@ describe('held-out sets', () => {
     expect(readFileSync(join(set!.root, 'page.md'), 'utf8')).toContain('The pinned text.');
   });
 
-  it('skips, saying why, without a copy or without the pinned commit', () => {
+  it('skips, saying why, without the variable, without a copy or without the pinned commit', () => {
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
     const { path } = repository();
+    expect(extraSets([{ ...PLAUSIBLE, env: 'SUPPORT_CHAT_TEST_NO_SUCH_VARIABLE' }])).toEqual([]);
     expect(extraSets([source(join(path, 'absent'), PLAUSIBLE.commit)])).toEqual([]);
     expect(extraSets([source(path, PLAUSIBLE.commit)])).toEqual([]);
     expect(log.mock.calls.map(([line]) => String(line))).toEqual([
+      'engine: set plausible skipped: SUPPORT_CHAT_TEST_NO_SUCH_VARIABLE is not set (set it to a clone or a bare git directory of https://github.com/plausible/docs)',
       expect.stringMatching(/^engine: set plausible skipped: no copy of https:\/\/github.com\/plausible\/docs at .*absent/),
       expect.stringMatching(/^engine: set plausible skipped: .* does not hold commit 208d58c/),
     ]);
@@ -80,7 +88,7 @@ interface Question {
   keywords: string[];
 }
 
-describe.skipIf(!existsSync(process.env[PLAUSIBLE.env] || PLAUSIBLE.mirror))('plausible questions', () => {
+describe.skipIf(!existsSync(process.env[PLAUSIBLE.env] ?? ''))('plausible questions', () => {
   it('name sections and pages the engine indexes, with keywords from their gold sections', async () => {
     const [set] = extraSets();
     const sql = await openSql({ dataDir: ':memory:' });

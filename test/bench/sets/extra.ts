@@ -1,7 +1,8 @@
 /**
  * @module Public docs sets beyond ../shared/bench, held out from tuning: each read from a pinned
- * commit of its repository on this machine (a clone or a bare git directory; the pages are never
- * copied into the project), and skipped with a note when absent, as in CI.
+ * commit of its repository, at the path an environment variable gives (a clone or a bare git
+ * directory; the pages are never copied into the project), and skipped with a note when the
+ * variable is unset, as in CI.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -21,8 +22,6 @@ export interface ExtraSource {
   baseUrl: string;
   /** The environment variable naming a clone or a bare git directory of the repository. */
   env: string;
-  /** Where the search tool's mirror puts a bare copy, tried when the variable is unset. */
-  mirror: string;
 }
 
 /** A held-out set ready to ingest: its pages' folder and its questions. */
@@ -44,20 +43,20 @@ export const PLAUSIBLE: ExtraSource = {
   folder: 'docs',
   baseUrl: 'https://plausible.test/',
   env: 'SUPPORT_CHAT_BENCH_EXTRA',
-  mirror: '/work/.mirror/plausible+docs/repo',
 };
 
 const git = (args: string[], input?: Buffer) => execFileSync('git', args, { input, maxBuffer: 512 * 1024 * 1024, stdio: ['pipe', 'pipe', 'ignore'] });
 
 /**
  * The folder of `source`'s pages at its pinned commit, or why it cannot be read. A clone whose
- * checkout is that commit is read in place; otherwise (a bare mirror, or a clone at another
+ * checkout is that commit is read in place; otherwise (a bare git directory, or a clone at another
  * commit) the folder is extracted at the pinned commit into a temporary directory, removed when
  * the process exits.
  */
 function pagesOf(source: ExtraSource): { root: string } | { skipped: string } {
-  const path = process.env[source.env] || source.mirror;
-  if (!existsSync(path)) return { skipped: `no copy of ${source.repository} at ${path} (set ${source.env} to a clone or a bare git directory of it)` };
+  const path = process.env[source.env];
+  if (!path) return { skipped: `${source.env} is not set (set it to a clone or a bare git directory of ${source.repository})` };
+  if (!existsSync(path)) return { skipped: `no copy of ${source.repository} at ${path} (${source.env})` };
   const gitDir = existsSync(join(path, '.git')) ? join(path, '.git') : path;
   try {
     git(['--git-dir', gitDir, 'cat-file', '-e', `${source.commit}^{commit}`]);

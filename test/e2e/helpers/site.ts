@@ -26,7 +26,7 @@ export interface WidgetSite {
   close(): Promise<void>;
 }
 
-const BUILT = new Set(['support-chat.iife.js', 'support-chat.js', 'markdown.js']);
+const BUILT = new Set(['support-chat.iife.js', 'support-chat.js', 'markdown.js', 'search.js']);
 
 export async function startWidgetSite(options: WidgetSiteOptions): Promise<WidgetSite> {
   const headers = { 'content-security-policy': DEMO_CSP };

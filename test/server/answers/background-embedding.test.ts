@@ -10,7 +10,7 @@ import { createAnswerEngine, type KnowledgeBase } from '../../../src/server/answ
 import { sentenceEncoder, type Embedder } from '../../../src/server/knowledge/ranking/embeddings.js';
 import type { AnswerEngine } from '../../../src/server/answers/types.js';
 import type { Sql } from '../../../src/server/store/sql.js';
-import type { LogFields } from '../../../src/server/http/log.js';
+import type { LogFields } from '../../../src/server/log.js';
 import { freshDatabaseUrl } from '../../helpers/database.js';
 import { testServer } from '../../helpers/server.js';
 

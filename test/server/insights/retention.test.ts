@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { silentLogger } from '../../../src/server/http/log.js';
+import { silentLogger } from '../../../src/server/log.js';
 import { RetentionSettingsStore, RetentionSweep, type ExpiringConversations } from '../../../src/server/retention/index.js';
 import { startCheckpointer } from '../../../src/server/retention/checkpointer.js';
 import { migrate } from '../../../src/server/store/migrate.js';

@@ -16,7 +16,7 @@ import { helpdesks, HelpdeskRegistry, type Helpdesk, type SyncConnector } from '
 import { hmacHex, invalidSignature, object, parseBody, sameText, text } from '../../../src/server/helpdesks/receiver.js';
 import { requireSettings } from '../../../src/server/helpdesks/settings.js';
 import { connectorFor, syncTickets } from '../../../src/server/tickets/sync.js';
-import type { TicketInput } from '../../../src/server/tickets/types.js';
+import type { TicketInput } from '../../../src/server/helpdesks/types.js';
 import { testServer, type TestServer } from '../../helpers/server.js';
 
 const cleanups: (() => void | Promise<void>)[] = [];

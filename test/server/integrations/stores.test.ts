@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { FollowUpForwarder } from '../../../src/server/escalation/follow-ups.js';
 import { createIntegrationResolver, IntegrationSettingsStore } from '../../../src/server/escalation/index.js';
 import type { FollowUp } from '../../../src/server/helpdesks/types.js';
-import { silentLogger } from '../../../src/server/http/log.js';
+import { silentLogger } from '../../../src/server/log.js';
 import type { Sql } from '../../../src/server/store/sql.js';
 import { SqlTicketStore } from '../../../src/server/tickets/store.js';
 import { testDatabases } from '../../helpers/database.js';

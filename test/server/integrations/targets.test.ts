@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectorForOrg } from '../../../src/server/tickets/sync.js';
-import { guardTargets, isLocalAddress } from '../../../src/server/helpdesks/targets.js';
+import { guardTargets } from '../../../src/server/helpdesks/targets.js';
+import { isLocalAddress } from '../../../src/server/local-targets.js';
 import { IntegrationError } from '../../../src/server/helpdesks/types.js';
 import { testServer, webhookReceiver, type Receiver } from '../../helpers/server.js';
 

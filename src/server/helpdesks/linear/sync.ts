@@ -1,5 +1,5 @@
 /** @module Linear sync: the team's issues updated after the cursor (the newest `updatedAt` seen). */
-import type { TicketInput } from '../../tickets/types.js';
+import type { TicketInput } from '../types.js';
 import { sinceConnector } from '../sync.js';
 import type { SyncConnector } from '../types.js';
 import type { LinearClient, LinearIssue } from './client.js';

@@ -1,5 +1,5 @@
 /** @module Plain sync: threads oldest first; the cursor is the last page's Relay `endCursor`. */
-import type { TicketInput } from '../../tickets/types.js';
+import type { TicketInput } from '../types.js';
 import type { SyncConnector } from '../types.js';
 import type { PlainClient, PlainThread } from './client.js';
 

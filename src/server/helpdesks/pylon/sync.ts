@@ -1,5 +1,5 @@
 /** @module Pylon sync: `POST /issues/search` for issues created after the cursor (the newest `created_at` seen). */
-import type { TicketInput } from '../../tickets/types.js';
+import type { TicketInput } from '../types.js';
 import { htmlToText, sinceConnector } from '../sync.js';
 import type { SyncConnector } from '../types.js';
 import type { PylonClient, PylonIssue } from './client.js';

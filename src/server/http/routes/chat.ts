@@ -5,15 +5,31 @@
  * conversations) and DELETE /v0/chat?visitor_id= (all of them).
  */
 import { CONVERSATION_MAX_TURNS, isConversationId, isVisitorId, MAX_PREFER_WAIT_SECONDS, MESSAGES, parsePreferWait, type SendMessageResult } from '../../../protocol/index.js';
-import { parseBody, SendMessageRequest, toConversationVisitor } from '../../../protocol/schemas/index.js';
+import { parseBody, SendMessageRequest, toConversationVisitor, type PageContextBody } from '../../../protocol/schemas/index.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { json, type ApiResponse } from '../exchange.js';
 import type { Route, RouteContext } from '../router.js';
-import type { ConversationRecord } from '../../store/conversations.js';
+import type { ConversationRecord, QuestionContext } from '../../store/conversations.js';
+
+/** A parsed `context` as the conversation keeps it: the page without its query or fragment (they may hold a visitor's data), blank fields dropped. */
+function toQuestionContext(body: PageContextBody | null | undefined): QuestionContext {
+  const context: QuestionContext = {};
+  if (body?.page_url) {
+    const url = new URL(body.page_url);
+    url.search = '';
+    url.hash = '';
+    context.pageUrl = url.href;
+  }
+  const title = body?.page_title?.trim();
+  if (title) context.pageTitle = title;
+  const selection = body?.selection?.trim();
+  if (selection) context.selection = selection;
+  return context;
+}
 
 async function send(ctx: RouteContext): Promise<ApiResponse> {
-  const { message, conversation_id, visitor } = parseBody(SendMessageRequest, ctx.body());
-  const outcome = await ctx.services.lifecycle.send(ctx.auth!.orgId, message, conversation_id ?? undefined, toConversationVisitor(visitor));
+  const { message, conversation_id, visitor, context } = parseBody(SendMessageRequest, ctx.body());
+  const outcome = await ctx.services.lifecycle.send(ctx.auth!.orgId, message, conversation_id ?? undefined, toConversationVisitor(visitor), toQuestionContext(context));
   if (!outcome.ok) {
     if (outcome.reason === 'not_found') throw notFound();
     if (outcome.reason === 'full') throw conflict(`Conversation has reached its limit of ${CONVERSATION_MAX_TURNS} turns; start a new conversation`);

@@ -1,12 +1,20 @@
 /**
  * @module A docs site read by its address: robots.txt, then its sitemaps, then the links of its
  * pages, within the start URL's origin and path; one page per canonical address, a few requests at
- * a time, as the site's robots.txt allows.
+ * a time, as the site's robots.txt allows. Every request a crawl makes (pages, redirects, retries,
+ * failures, robots.txt, sitemaps) is drawn from one budget set by `maxPages`; redirect chains are
+ * followed 5 hops at most; the addresses it holds are bounded; pages are read off the event loop
+ * (see parse-worker.ts); loopback, private and link-local addresses are refused unless the start
+ * URL is one (see http.ts).
  */
 import { createHash } from 'node:crypto';
-import { readHtml, type ContentOptions } from '../ingest/html.js';
+import type { LookupFunction } from 'node:net';
+import { localTargetsAllowed } from '../../local-targets.js';
+import type { ContentOptions } from '../ingest/html.js';
+import { parsePool, type ParsePool } from '../ingest/parse-worker.js';
 import type { ParsedFile } from '../ingest/sections.js';
-import { fetchPage, FetchError, type FetchOptions } from './fetch-page.js';
+import { BudgetError, fetchPage, FetchError, MAX_REDIRECTS, RequestBudget, type FetchOptions } from './fetch-page.js';
+import { isLocalHost, siteFetch } from './http.js';
 import { readRobots } from './robots.js';
 import { Scope, type Patterns } from './scope.js';
 import { readSitemaps } from './sitemap.js';
@@ -15,6 +23,11 @@ import { readSitemaps } from './sitemap.js';
 export const DEFAULT_MAX_PAGES = 1_000;
 /** Requests in flight at once, per crawl. */
 export const DEFAULT_CONCURRENCY = 4;
+
+/** The requests a crawl of `maxPages` may make, of every kind: two per page, and a few for robots.txt and sitemaps. */
+export const requestBudget = (maxPages: number): number => 2 * maxPages + 20;
+/** Addresses a crawl holds at most (queued, read or skipped), per page it may read. */
+const ADDRESSES_PER_PAGE = 4;
 
 export interface CrawlOptions extends FetchOptions, Patterns, ContentOptions {
   /** @default DEFAULT_MAX_PAGES */
@@ -26,6 +39,15 @@ export interface CrawlOptions extends FetchOptions, Patterns, ContentOptions {
   /** What an earlier crawl stored of each page (by address): sent as conditional headers; a 304 keeps the page and follows its links. */
   known?: Map<string, KnownPage>;
   onProgress?(progress: CrawlProgress): void;
+  /**
+   * Whether loopback, private and link-local addresses may be crawled.
+   * @default true when the start URL is one or `SUPPORT_CHAT_ALLOW_LOCAL_TARGETS=true`, else false
+   */
+  allowLocal?: boolean;
+  /** Stand-in for the system's DNS lookup (tests). */
+  lookup?: LookupFunction;
+  /** Where pages are read. @default the process's pool (`parsePool()`) */
+  parser?: ParsePool;
 }
 
 export interface KnownPage {
@@ -64,6 +86,7 @@ export interface CrawlResult {
   failed: { url: string; reason: string }[];
   /** Addresses that answered 404 or 410: their stored pages go. */
   gone: string[];
+  /** Requests made, of every kind (at most `requestBudget(maxPages)`). */
   requests: number;
 }
 
@@ -96,16 +119,22 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
   const first = scope.page(startUrl.href);
   if (!first) throw new CrawlError(`${start} is excluded by --include/--exclude`);
 
-  const robots = await readRobots(scope.origin, options).catch((error: unknown) => {
+  const allowLocal = options.allowLocal ?? (localTargetsAllowed(process.env) || (await isLocalHost(startUrl.hostname, options.lookup)));
+  const budget = new RequestBudget(requestBudget(maxPages));
+  const fetchOptions: FetchOptions = { ...options, fetch: options.fetch ?? siteFetch({ allowLocal, lookup: options.lookup }), budget };
+  const parser = options.parser ?? parsePool();
+
+  const robots = await readRobots(scope.origin, fetchOptions).catch((error: unknown) => {
     throw new CrawlError(`cannot reach ${scope.origin}: ${error instanceof Error ? error.message : String(error)}`);
   });
   if (!robots.allowed(first)) throw new CrawlError(`${scope.origin}/robots.txt forbids crawling ${first}`);
 
-  const result: CrawlResult = { start: first, pages: [], found: 0, skipped: [], failed: [], gone: [], requests: robots.requests };
+  const result: CrawlResult = { start: first, pages: [], found: 0, skipped: [], failed: [], gone: [], requests: 0 };
   const queued = new Set<string>();
   const queue: string[] = [];
+  const maxAddresses = maxPages * ADDRESSES_PER_PAGE;
   const enqueue = (url: string | null): void => {
-    if (!url || queued.has(url)) return;
+    if (!url || queued.has(url) || queued.size >= maxAddresses) return;
     queued.add(url);
     queue.push(url);
     result.found++;
@@ -114,18 +143,11 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
 
   const sitemaps = robots.sitemaps.length > 0 ? robots.sitemaps : [`${scope.origin}/sitemap.xml`];
   const fromSitemaps = await readSitemaps(sitemaps, {
-    ...options,
+    ...fetchOptions,
     limit: maxPages * 2,
     keep: (url) => scope.page(url) !== null,
-    allowed: (url) => {
-      try {
-        return new URL(url).origin === scope.origin;
-      } catch {
-        return false;
-      }
-    },
+    allowed: (url) => URL.canParse(url) && new URL(url).origin === scope.origin,
   });
-  result.requests += fromSitemaps.requests;
   for (const page of fromSitemaps.pages) enqueue(scope.page(page));
 
   /**
@@ -145,6 +167,8 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
 
   /** Addresses a page was stored under or answered from: a second address of the same page is a duplicate. */
   const done = new Set<string>();
+  /** Redirect targets, with the hops of the chain that led to them. */
+  const hops = new Map<string, number>();
   let fetched = 0;
   let nextStart = 0;
   const interval = Math.max(options.delayMs ?? 0, robots.crawlDelay * 1000);
@@ -169,14 +193,14 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
     await polite();
     let response;
     try {
-      response = await fetchPage(url, { ...options, redirect: 'manual', etag: known?.etag, lastModified: known?.lastModified });
+      response = await fetchPage(url, { ...fetchOptions, redirect: 'manual', etag: known?.etag, lastModified: known?.lastModified });
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      result.requests++;
-      result.failed.push({ url, reason: error instanceof FetchError ? error.message : String(error) });
+      // Not reached for want of requests: kept, as a page over --max-pages.
+      if (error instanceof BudgetError) result.skipped.push({ url, reason: `over --max-pages ${maxPages}` });
+      else result.failed.push({ url, reason: error instanceof FetchError ? error.message : String(error) });
       return;
     }
-    result.requests += response.requests;
     fetched++;
     if (response.status === 304 && known) {
       done.add(url);
@@ -188,10 +212,13 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
     if (response.status >= 300 && response.status < 400 && response.location) {
       // Redirects are followed here, once: a target already read or queued is not requested again.
       const target = scope.page(response.location, url);
-      if (!target) result.skipped.push({ url, reason: `redirected out of the crawl to ${new URL(response.location, url).href}` });
+      const hop = (hops.get(url) ?? 0) + 1;
+      if (!target) result.skipped.push({ url, reason: `redirected out of the crawl to ${URL.canParse(response.location, url) ? new URL(response.location, url).href : response.location}` });
       else if (done.has(target) || queued.has(target)) result.skipped.push({ url, reason: `a redirect to ${target}${done.has(target) ? ', already read' : ''}` });
+      else if (hop > MAX_REDIRECTS) result.failed.push({ url, reason: `over ${MAX_REDIRECTS} redirects` });
       else {
         result.skipped.push({ url, reason: `a redirect to ${target}` });
+        hops.set(target, hop);
         enqueue(target);
       }
       return;
@@ -219,7 +246,14 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
       result.skipped.push({ url, reason: `not a page (${type})` });
       return;
     }
-    const page = readHtml(response.body.toString('utf8'), { url: answeredFrom, fallbackTitle: answeredFrom, contentSelector: options.contentSelector, excludeSelectors: options.excludeSelectors });
+    let page;
+    try {
+      page = await parser.parse(response.body, response.contentType, { url: answeredFrom, fallbackTitle: answeredFrom, contentSelector: options.contentSelector, excludeSelectors: options.excludeSelectors });
+    } catch (error) {
+      // Over the parse budget (see parse-worker.ts), or its thread failed: this page alone is lost.
+      result.failed.push({ url, reason: `not read: ${error instanceof Error ? error.message : String(error)}` });
+      return;
+    }
     const base = page.base ? new URL(page.base, answeredFrom).href : answeredFrom;
     const canonical = page.canonical ? scope.page(page.canonical, base) : null;
     const address = canonical ?? answeredFrom;
@@ -231,7 +265,7 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
     done.add(answeredFrom);
     done.add(address);
     const links = page.nofollow ? [] : [...new Set(page.links.map((href) => pageOf(href, base)).filter((link): link is string => link !== null))];
-    for (const link of links) if (queued.size < maxPages * 4) enqueue(link);
+    for (const link of links) enqueue(link);
     if (page.noindex) {
       result.skipped.push({ url, reason: 'noindex' });
       return;
@@ -242,7 +276,7 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
 
   // A few workers take addresses from one queue; a page's links join its end (breadth first).
   const worker = async (): Promise<void> => {
-    while (queue.length > 0 && result.pages.length + inFlight < maxPages) {
+    while (queue.length > 0 && result.pages.length + inFlight < maxPages && budget.left > 0) {
       const url = queue.shift()!;
       inFlight++;
       try {
@@ -257,8 +291,10 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
   // Workers that found the queue empty start again while others may still add links.
   for (;;) {
     await Promise.all(Array.from({ length: concurrency }, worker));
-    if (queue.length === 0 || result.pages.length >= maxPages) break;
+    if (queue.length === 0 || result.pages.length >= maxPages || budget.left <= 0) break;
   }
   for (const url of queue) result.skipped.push({ url, reason: `over --max-pages ${maxPages}` });
+  result.failed.push(...fromSitemaps.failed);
+  result.requests = budget.max - budget.left;
   return result;
 }

@@ -1,5 +1,10 @@
-/** @module One polite HTTP request of a crawl: the product's user agent, a timeout, a size cap, and retries with backoff on 429 and 5xx. */
+/**
+ * @module One polite HTTP request of a crawl: the product's user agent, a timeout, a size cap,
+ * retries with backoff on 429 and 5xx, each attempt drawn from the crawl's request budget; and
+ * redirects followed a few hops at most, within the site.
+ */
 import { parseRetryAfter, withRetries } from '../../../protocol/retry.js';
+import { RefusedAddressError } from './http.js';
 
 /** The user agent of every crawl request: robots.txt rules for `support-chat` apply to it. */
 export const USER_AGENT = 'support-chat-crawler/1.0 (+https://www.npmjs.com/package/support-chat)';
@@ -20,8 +25,52 @@ export interface FetchOptions {
   signal?: AbortSignal;
   /** `manual`: a redirect is answered as it is (see `Fetched.location`), for the crawler to follow once. @default 'follow' */
   redirect?: 'follow' | 'manual';
-  /** Stand-in for the global `fetch` (tests count requests with it). */
+  /** The transport: the crawler's `siteFetch` (see http.ts), or a stand-in. @default the global `fetch` */
   fetch?: typeof fetch;
+  /** The crawl's requests left: every attempt takes one, and none is made once it is spent. */
+  budget?: RequestBudget;
+}
+
+/** A request that did not get an answer: unreachable, timed out, or a body over the size cap. */
+export class FetchError extends Error {
+  override name = 'FetchError';
+}
+
+/** A redirect not followed: too many hops, or off the site. */
+export class RedirectError extends FetchError {
+  override name = 'RedirectError';
+  constructor(
+    message: string,
+    /** Requests made before it. */
+    readonly requests: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Hops a redirect chain may take, as browsers' 20 is far more than a docs site needs. */
+export const MAX_REDIRECTS = 5;
+
+/** The requests a crawl may still make: pages, redirects, retries, robots.txt and sitemaps alike. */
+export class RequestBudget {
+  #left: number;
+  constructor(readonly max: number) {
+    this.#left = max;
+  }
+  get left(): number {
+    return this.#left;
+  }
+  /** Takes one request; false when none is left. */
+  take(): boolean {
+    if (this.#left <= 0) return false;
+    this.#left--;
+    return true;
+  }
+}
+
+/** A request refused because the crawl's budget is spent. */
+export class BudgetError extends Error {
+  override name = 'BudgetError';
 }
 
 export interface Fetched {
@@ -38,30 +87,43 @@ export interface Fetched {
   requests: number;
 }
 
-/** A request that did not get an answer: unreachable, timed out, or a body over the size cap. */
-export class FetchError extends Error {
-  override name = 'FetchError';
-}
-
 export const DEFAULT_TIMEOUT_MS = 15_000;
 export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
 
-async function readCapped(response: Response, maxBytes: number): Promise<Buffer> {
+/** The body, up to `maxBytes`: a larger one fails, or with `truncate` is cut there. */
+async function readCapped(response: Response, maxBytes: number, truncate: boolean): Promise<Buffer> {
   const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) {
+  if (!truncate && Number.isFinite(declared) && declared > maxBytes) {
     await response.body?.cancel();
     throw new FetchError(`larger than ${Math.round(maxBytes / 1024)} KiB`);
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (response.body) {
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      size += chunk.byteLength;
-      if (size > maxBytes) throw new FetchError(`larger than ${Math.round(maxBytes / 1024)} KiB`);
-      chunks.push(chunk);
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (size + value.byteLength > maxBytes) {
+        await reader.cancel();
+        if (!truncate) throw new FetchError(`larger than ${Math.round(maxBytes / 1024)} KiB`);
+        chunks.push(value.subarray(0, maxBytes - size));
+        break;
+      }
+      size += value.byteLength;
+      chunks.push(value);
     }
   }
   return Buffer.concat(chunks);
+}
+
+export interface PageOptions extends FetchOptions {
+  etag?: string | null;
+  lastModified?: string | null;
+  /** A body over `maxBytes` is cut there rather than refused. */
+  truncate?: boolean;
+  /** Reads a 200's body as it streams (`Fetched.body` is then empty); what it throws is final when a `FetchError`. */
+  stream?(body: ReadableStream<Uint8Array>): Promise<void>;
 }
 
 /**
@@ -69,7 +131,7 @@ async function readCapped(response: Response, maxBytes: number): Promise<Buffer>
  * known (a 304 has an empty body), 429 and 5xx retried after `Retry-After` or a backoff. Throws
  * `FetchError` when no answer came.
  */
-export async function fetchPage(url: string, options: FetchOptions & { etag?: string | null; lastModified?: string | null } = {}): Promise<Fetched> {
+export async function fetchPage(url: string, options: PageOptions = {}): Promise<Fetched> {
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -79,6 +141,7 @@ export async function fetchPage(url: string, options: FetchOptions & { etag?: st
   let requests = 0;
   return withRetries<Fetched>(
     async () => {
+      if (options.budget && !options.budget.take()) throw new BudgetError(`over the crawl's ${options.budget.max} requests`);
       requests++;
       const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
       let response: Response;
@@ -91,11 +154,21 @@ export async function fetchPage(url: string, options: FetchOptions & { etag?: st
           const error = new FetchError(`HTTP ${response.status}`);
           return { retry: true, error, retryAfter: parseRetryAfter(response.headers.get('retry-after')), value: { status: response.status, url: response.url || url, contentType: '', body: Buffer.alloc(0), etag: null, lastModified: null, location: null, requests } };
         }
-        body = await readCapped(response, maxBytes);
+        if (response.status >= 300 && response.status < 400) {
+          // A redirect's body says nothing the crawler reads.
+          await response.body?.cancel();
+          body = Buffer.alloc(0);
+        } else if (options.stream && response.status === 200 && response.body) {
+          await options.stream(response.body);
+          body = Buffer.alloc(0);
+        } else body = await readCapped(response, maxBytes, options.truncate === true);
       } catch (error) {
         // A body over the cap, or the caller stopping the crawl, is final.
         if (options.signal?.aborted || error instanceof FetchError) throw error;
-        const reason = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError') ? `no answer within ${timeoutMs / 1000} s` : error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+        const cause = error instanceof Error ? (error.cause as Error | undefined) : undefined;
+        // An address the crawler may not reach is final too.
+        if (cause instanceof RefusedAddressError) throw new FetchError(cause.message);
+        const reason = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError') ? `no answer within ${timeoutMs / 1000} s` : error instanceof Error ? (cause?.message ?? error.message) : String(error);
         return { retry: true, error: new FetchError(reason) };
       }
       return {
@@ -105,4 +178,23 @@ export async function fetchPage(url: string, options: FetchOptions & { etag?: st
     },
     { retries: options.retries ?? 2, baseDelayMs: options.baseDelayMs ?? 1_000, maxDelayMs: options.maxDelayMs ?? 30_000, signal: options.signal },
   ).then((fetched) => ({ ...fetched, requests }));
+}
+
+/**
+ * GETs a URL of the site (robots.txt, a sitemap), following redirects itself: at most
+ * `MAX_REDIRECTS` hops, each to an address `allowed` accepts (the crawl's origin), else a
+ * `FetchError`. `Fetched.requests` counts every hop.
+ */
+export async function fetchWithin(url: string, options: PageOptions & { allowed: (url: string) => boolean }): Promise<Fetched> {
+  let requests = 0;
+  let at = url;
+  for (let hop = 0; ; hop++) {
+    const fetched = await fetchPage(at, { ...options, redirect: 'manual' });
+    requests += fetched.requests;
+    if (fetched.status < 300 || fetched.status >= 400 || !fetched.location) return { ...fetched, requests };
+    if (hop >= MAX_REDIRECTS) throw new RedirectError(`over ${MAX_REDIRECTS} redirects`, requests);
+    const next = new URL(fetched.location, at).href;
+    if (!options.allowed(next)) throw new RedirectError(`redirected off the site to ${next}`, requests);
+    at = next;
+  }
 }

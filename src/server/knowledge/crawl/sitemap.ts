@@ -1,60 +1,171 @@
-/** @module Sitemaps (sitemaps.org), read by fast-xml-parser: page addresses from `urlset`s, and sitemap indexes followed, gzipped or not. */
-import { gunzipSync } from 'node:zlib';
-import { XMLParser } from 'fast-xml-parser';
-import { fetchPage, type FetchOptions } from './fetch-page.js';
+/**
+ * @module Sitemaps (sitemaps.org), read as they stream, gzipped or not: page addresses from
+ * `urlset`s, and sitemap indexes followed on the site's origin. parse5's tokenizer reads the XML
+ * a chunk at a time (in its foreign-content mode, where `<![CDATA[…]]>` is text), so a sitemap is
+ * never held whole; a crawl reads a bounded number of sitemaps, bytes and `<loc>`s, counted
+ * whether their addresses are in the crawl or not.
+ */
+import { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { Tokenizer, type Token, type TokenHandler } from 'parse5';
+import { fetchWithin, FetchError, type FetchOptions } from './fetch-page.js';
+import { MAX_URL_LENGTH } from './scope.js';
 
 /** Sitemaps read per crawl, indexes included (a sitemap index names at most 50,000; a docs site a few). */
-const MAX_SITEMAPS = 50;
-/** A sitemap is 50 MiB at most uncompressed (sitemaps.org); a docs site's far less. */
-const MAX_SITEMAP_BYTES = 50 * 1024 * 1024;
-
-const parser = new XMLParser({ ignoreAttributes: true, removeNSPrefix: true, isArray: (name) => name === 'url' || name === 'sitemap', processEntities: true, htmlEntities: false });
-
-interface Entry {
-  loc?: unknown;
-}
-
-const locs = (entries: unknown): string[] =>
-  (Array.isArray(entries) ? (entries as Entry[]) : [])
-    .map((e) => (typeof e?.loc === 'string' ? e.loc.trim() : ''))
-    .filter(Boolean);
+export const MAX_SITEMAPS = 50;
+/** Bytes of sitemaps (uncompressed) read per crawl: one sitemap's most (sitemaps.org), a docs site's far less. */
+export const MAX_SITEMAP_BYTES = 50 * 1024 * 1024;
+/** `<loc>`s read per crawl, in its scope or not: one sitemap's most. */
+export const MAX_SITEMAP_LOCS = 50_000;
+/** Elements nested deeper than this are not looked into (a `<loc>` is two or three deep). */
+const MAX_DEPTH = 16;
 
 export interface SitemapResult {
   pages: string[];
+  /** Requests of the sitemaps that answered (the crawl's budget counts every one). */
   requests: number;
-  /** Sitemaps that could not be read, with why. */
+  /** Sitemaps that could not be read, or were cut short, with why. */
   failed: { url: string; reason: string }[];
 }
 
+export interface SitemapOptions extends FetchOptions {
+  /** Page addresses kept at most. */
+  limit: number;
+  /** Whether a page belongs to the crawl. */
+  keep(url: string): boolean;
+  /** Whether a sitemap, or a redirect of one, may be read (the crawl's origin). */
+  allowed(url: string): boolean;
+}
+
+/** What a crawl has read of its sitemaps so far, against the caps. */
+interface Totals {
+  bytes: number;
+  locs: number;
+}
+
+const local = (name: string): string => name.slice(name.indexOf(':') + 1);
+
+/** The `<loc>`s of `url`, `sitemap` (an index's) or any other parent, as the tokenizer meets them. */
+class LocReader implements TokenHandler {
+  readonly found: { parent: string; loc: string }[] = [];
+  readonly #open: string[] = [];
+  #depth = 0;
+  #text: string | null = null;
+  readonly tokenizer = new Tokenizer({}, this);
+
+  constructor() {
+    // Foreign content (as SVG's): CDATA sections are read as text.
+    this.tokenizer.inForeignNode = true;
+  }
+
+  onStartTag(token: Token.TagToken): void {
+    if (token.selfClosing) return;
+    const name = local(token.tagName);
+    if (++this.#depth <= MAX_DEPTH) this.#open.push(name);
+    if (name === 'loc') this.#text = '';
+  }
+
+  onEndTag(token: Token.TagToken): void {
+    const name = local(token.tagName);
+    if (this.#depth === 0) return;
+    if (this.#depth-- <= MAX_DEPTH) this.#open.pop();
+    if (name === 'loc' && this.#text !== null) {
+      const parent = this.#open.at(-1) ?? '';
+      if (this.#text.length <= MAX_URL_LENGTH) this.found.push({ parent, loc: this.#text.trim() });
+      this.#text = null;
+    }
+  }
+
+  onCharacter(token: Token.CharacterToken): void {
+    // Text past an address's longest is not kept: the address is dropped.
+    if (this.#text !== null && this.#text.length <= MAX_URL_LENGTH) this.#text += token.chars;
+  }
+
+  onWhitespaceCharacter(token: Token.CharacterToken): void {
+    this.onCharacter(token);
+  }
+
+  onNullCharacter(): void {}
+  onComment(): void {}
+  onDoctype(): void {}
+  onEof(): void {}
+}
+
+/** The body's bytes, gunzipped when they are gzip (by their first two bytes, whatever the Content-Type says). */
+async function* bytesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const chunks = (body as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  try {
+    const first = await chunks.next();
+    if (first.done) return;
+    const all = (async function* () {
+      yield first.value;
+      for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+    })();
+    if (first.value[0] !== 0x1f || first.value[1] !== 0x8b) {
+      yield* all;
+      return;
+    }
+    const gunzip = Readable.from(all).pipe(createGunzip());
+    try {
+      for await (const chunk of gunzip as AsyncIterable<Buffer>) yield chunk;
+    } finally {
+      gunzip.destroy();
+    }
+  } finally {
+    // Stopped early (a cap, an error): the connection is let go.
+    await chunks.return?.();
+  }
+}
+
 /**
- * The page addresses of the sitemaps at `urls`, following sitemap indexes (a sitemap already read is
- * not read again). `keep` says which sitemaps and pages belong to the crawl; at most `limit` pages.
+ * Reads a sitemap's body into `reader` a chunk at a time, within the crawl's caps; a cap reached
+ * stops reading with a `FetchError` (what was read before stands).
  */
-export async function readSitemaps(urls: string[], options: FetchOptions & { limit: number; keep: (url: string) => boolean; allowed: (url: string) => boolean }): Promise<SitemapResult> {
+async function readBody(body: ReadableStream<Uint8Array>, reader: LocReader, totals: Totals, onLocs: () => void): Promise<void> {
+  const decoder = new TextDecoder('utf-8');
+  for await (const chunk of bytesOf(body)) {
+    totals.bytes += chunk.byteLength;
+    if (totals.bytes > MAX_SITEMAP_BYTES) throw new FetchError(`over ${MAX_SITEMAP_BYTES / 1024 / 1024} MiB of sitemaps`);
+    reader.tokenizer.write(decoder.decode(chunk, { stream: true }), false);
+    onLocs();
+    if (totals.locs >= MAX_SITEMAP_LOCS) throw new FetchError(`over ${MAX_SITEMAP_LOCS.toLocaleString('en')} sitemap addresses`);
+  }
+  reader.tokenizer.write(decoder.decode(), true);
+  onLocs();
+}
+
+/**
+ * The page addresses of the sitemaps at `urls` (on the crawl's origin: see `Robots.sitemaps`), following sitemap indexes (a sitemap already read is
+ * not read again), within the caps above; at most `limit` pages. With a request budget, sitemaps
+ * stop once half of it is spent: the rest is the pages'.
+ */
+export async function readSitemaps(urls: string[], options: SitemapOptions): Promise<SitemapResult> {
   const result: SitemapResult = { pages: [], requests: 0, failed: [] };
   const queue = [...new Set(urls)];
   const read = new Set<string>();
-  while (queue.length > 0 && read.size < MAX_SITEMAPS && result.pages.length < options.limit) {
+  const totals: Totals = { bytes: 0, locs: 0 };
+  while (queue.length > 0 && read.size < MAX_SITEMAPS && result.pages.length < options.limit && totals.locs < MAX_SITEMAP_LOCS && totals.bytes < MAX_SITEMAP_BYTES) {
+    if (options.budget && options.budget.left <= options.budget.max / 2) break;
     const url = queue.shift()!;
     if (read.has(url)) continue;
     read.add(url);
+    const reader = new LocReader();
+    // Each `<loc>` as it comes, counted whether kept or not.
+    const take = (): void => {
+      for (const { parent, loc } of reader.found) {
+        if (totals.locs >= MAX_SITEMAP_LOCS) break;
+        totals.locs++;
+        if (parent === 'sitemap') {
+          if (!read.has(loc) && queue.length < MAX_SITEMAPS && options.allowed(loc)) queue.push(loc);
+        } else if (parent === 'url' && result.pages.length < options.limit && options.keep(loc)) result.pages.push(loc);
+      }
+      reader.found.length = 0;
+    };
     try {
-      const fetched = await fetchPage(url, { ...options, maxBytes: MAX_SITEMAP_BYTES });
+      const fetched = await fetchWithin(url, { ...options, stream: (body) => readBody(body, reader, totals, take) });
       result.requests += fetched.requests;
-      if (fetched.status !== 200) {
-        // A site without /sitemap.xml is not a failure: links are followed instead.
-        if (fetched.status !== 404 && fetched.status !== 410) result.failed.push({ url, reason: `HTTP ${fetched.status}` });
-        continue;
-      }
-      let body = fetched.body;
-      // Gzipped by name or by content (the first two bytes), whatever the Content-Type says.
-      if (body[0] === 0x1f && body[1] === 0x8b) body = gunzipSync(body, { maxOutputLength: MAX_SITEMAP_BYTES });
-      const xml = parser.parse(body.toString('utf8')) as { urlset?: { url?: unknown }; sitemapindex?: { sitemap?: unknown } };
-      for (const child of locs(xml.sitemapindex?.sitemap)) if (!read.has(child) && options.allowed(child)) queue.push(child);
-      for (const page of locs(xml.urlset?.url)) {
-        if (result.pages.length >= options.limit) break;
-        if (options.keep(page)) result.pages.push(page);
-      }
+      // A site without /sitemap.xml is not a failure: links are followed instead.
+      if (fetched.status !== 200 && fetched.status !== 404 && fetched.status !== 410) result.failed.push({ url, reason: `HTTP ${fetched.status}` });
     } catch (error) {
       result.failed.push({ url, reason: error instanceof Error ? error.message : String(error) });
     }

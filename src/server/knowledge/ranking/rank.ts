@@ -7,6 +7,7 @@ import type { SectionEmbeddings } from '../store/embeddings.js';
 import type { SectionStore, StoredSection } from '../store/sections.js';
 import { loadSpecificity } from '../text/specificity.js';
 import { DenseIndex } from './dense-index.js';
+import { pageBoost, pagePlace } from './page-boost.js';
 import { cosine, fromBytes } from './embeddings.js';
 import { SearchIndex, type Hit } from './search-index.js';
 
@@ -39,6 +40,8 @@ export interface SearchOptions {
   includeTickets?: boolean;
   /** The question's sentence embedding: the best doc sections are reordered by what they mean too (see `SEMANTIC_RERANK`). @default the knowledge base's embedding of the query */
   vector?: Int8Array | null;
+  /** The page the reader is on: its sections and its neighbours' rank higher (see page-boost.ts). */
+  pageUrl?: string;
 }
 
 /** One organization's knowledge base at one version. */
@@ -176,10 +179,13 @@ function rank(loaded: LoadedIndex, query: string, options: SearchOptions): Searc
   const bestSection = hits[0]?.score ?? 1;
   const bestPage = pageHits[0]?.score ?? 1;
   const pageScore = new Map(pageHits.map((h) => [h.index, h.score / bestPage]));
+  const place = pagePlace(options.pageUrl);
   const ranked = hits
     .map((hit) => ({
       ...hit,
-      score: (hit.score / bestSection + PAGE_WEIGHT * (pageScore.get(pageOf[hit.index]!) ?? 0)) * (sections[hit.index]!.kind === 'code' ? CODE_PRIOR : 1),
+      score:
+        (hit.score / bestSection + PAGE_WEIGHT * (pageScore.get(pageOf[hit.index]!) ?? 0) + (place ? pageBoost(sections[hit.index]!.url, place) : 0)) *
+        (sections[hit.index]!.kind === 'code' ? CODE_PRIOR : 1),
     }))
     .sort((a, b) => b.score - a.score)
     .map((hit) => ({ ...hit, section: sections[hit.index]! }))

@@ -16,7 +16,7 @@ export interface EmbedPendingOptions {
   signal?: AbortSignal;
 }
 
-/** The embedding work left for later: what the server's background embedding runs (see conversations/jobs/embedding.ts). */
+/** The embedding work left for later: what the server's background embedding runs (see background-embedding.ts). */
 export interface PendingEmbeddings {
   /** Embeds sections without a vector of the current embedder (code pieces after `kb ingest`), a batch at a time; how many it embedded. */
   embedPending(orgId?: string, options?: EmbedPendingOptions): Promise<number>;

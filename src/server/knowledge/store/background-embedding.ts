@@ -9,9 +9,9 @@
  * where the section has none of the embedder's yet, so runs are idempotent and the worst case is
  * a batch embedded twice.
  */
-import type { Bus } from '../bus/index.js';
-import type { Logger } from '../http/log.js';
-import type { PendingEmbeddings } from '../knowledge/index.js';
+import type { Bus } from '../../bus/index.js';
+import type { Logger } from '../../log.js';
+import type { PendingEmbeddings } from './embeddings.js';
 
 export interface BackgroundEmbeddingOptions {
   knowledge: PendingEmbeddings;

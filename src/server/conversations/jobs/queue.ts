@@ -3,8 +3,8 @@
  * working, reclaimed when a process dies. On PostgreSQL many workers on many machines claim
  * with `FOR UPDATE SKIP LOCKED`, so they never wait on each other's rows.
  */
-import type { Source } from '../../protocol/index.js';
-import type { Sql } from '../store/sql.js';
+import type { Source } from '../../../protocol/index.js';
+import type { Sql } from '../../store/sql.js';
 
 export interface Job {
   id: number;

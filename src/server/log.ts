@@ -1,4 +1,4 @@
-/** @module Structured JSON logs, one line per event. Callers never pass tokens, message text or emails. */
+/** @module Structured JSON logs, one line per event, for every part of the server. Callers never pass tokens, message text or emails. */
 
 export type LogFields = Record<string, unknown> & { msg: string };
 

@@ -1,10 +1,10 @@
 /** @module The worker that runs answer jobs: a few at a time, lease renewed while the engine works. */
-import type { AnswerEngine } from '../answers/types.js';
-import { leaseOwner, type ConversationLifecycle } from '../conversations/lifecycle.js';
-import type { ConversationStore } from '../store/conversations.js';
-import type { Logger } from '../http/log.js';
+import type { AnswerEngine } from '../../answers/types.js';
+import { leaseOwner, type ConversationLifecycle } from '../lifecycle.js';
+import type { ConversationStore } from '../../store/conversations.js';
+import type { Logger } from '../../log.js';
 import type { Job } from './queue.js';
-import type { TurnStreams, TurnWriter } from '../streams/index.js';
+import type { TurnStreams, TurnWriter } from '../../streams/index.js';
 
 export interface WorkerOptions {
   /** Claims, renews, completes and fails jobs; its policy sets the lease and the attempts. */
@@ -127,7 +127,8 @@ export class Worker {
       writer = await this.#streams?.writer(job.conversationId, messages.filter((m) => m.role === 'user').length);
       writer?.status('retrieving');
       const stream = writer && { status: (status: 'writing') => writer!.status(status), delta: (text: string) => writer!.delta(text) };
-      const answer = await this.#engine.answer({ orgId: job.orgId, messages, signal: controller.signal, stream });
+      const context = await this.#conversations.questionContext(job.conversationId);
+      const answer = await this.#engine.answer({ orgId: job.orgId, messages, context, signal: controller.signal, stream });
       if (controller.signal.aborted) throw controller.signal.reason;
       const sources = dedupeSources(answer.sources).slice(0, 5);
       if (writer) {

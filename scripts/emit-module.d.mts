@@ -1,0 +1,3 @@
+import type { Plugin } from 'vite';
+
+export function emitModule(name: string, loader: string, entry?: string): Plugin;

@@ -191,6 +191,19 @@ describe('/v0/mcp', () => {
     expect((await c.ping())).toEqual({});
   });
 
+  it('counts its requests against the token as reads are, 429 past the limit', async () => {
+    const s = await mcpServer({ startWorker: false, rateLimits: { perToken: 3 } });
+    const token = await s.token();
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    for (let i = 0; i < 3; i++) expect((await s.post(ping, { authorization: `Bearer ${token}` })).status).toBe(200);
+    const limited = await s.post(ping, { authorization: `Bearer ${token}` });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(limited.headers.get('x-ratelimit-limit')).toBe('3');
+    // Another token of the organization has its own count.
+    expect((await s.post(ping, { authorization: `Bearer ${await s.token()}` })).status).toBe(200);
+  });
+
   it('refuses a foreign Origin with 403, and accepts loopback and listed origins', async () => {
     const s = await mcpServer({ startWorker: false, mcpOrigins: ['https://agent.acme.example'] });
     const token = await s.token();

@@ -1,14 +1,9 @@
 /**
  * @module Where a question was asked (component `insights-channel`): `chat` (the API's `POST /v0/chat`:
  * the widget, the proxy, any client) or `mcp` (the MCP tool `ask`), kept on the conversation so
- * the insights report can tell them apart.
+ * the insights report can tell them apart (`Channel`, in store/conversations.ts).
  */
 import type { Migration } from '../store/migrate.js';
-
-/** Where a conversation was started. */
-export type Channel = 'chat' | 'mcp';
-
-export const CHANNELS: readonly Channel[] = ['chat', 'mcp'];
 
 export const channelMigrations: Migration[] = [
   {

@@ -7,7 +7,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { HttpError } from '../http/errors.js';
 import type { ApiResponse } from '../http/exchange.js';
-import type { RouteContext } from '../http/router.js';
+import type { Route, RouteContext } from '../http/router.js';
 import { originAllowed } from './origin.js';
 import { createMcpServer, type McpBackend } from './tools.js';
 
@@ -53,4 +53,9 @@ export function mcpHandler({ backend, allowedOrigins }: McpHttpOptions) {
       await server.close();
     }
   };
+}
+
+/** `POST /v0/mcp` (scope `chat:read`, our addition), bound to the tools' backend and the accepted browser origins. */
+export function mcpRoutes(options: McpHttpOptions): Route[] {
+  return [{ method: 'POST', pattern: '/v0/mcp', scope: 'chat:read', handler: mcpHandler(options) }];
 }

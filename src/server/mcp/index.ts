@@ -14,6 +14,7 @@ import type { McpBackend } from './tools.js';
 
 export { createMcpServer, MCP_SERVER_INFO, type McpBackend } from './tools.js';
 export { parseOrigins } from './origin.js';
+export { mcpRoutes } from './http.js';
 
 export interface McpBackendOptions {
   sql: Sql;

@@ -2,7 +2,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Conversation, ConversationStatus, ConversationSummary, ConversationVisitor, Message, Source } from '../../protocol/index.js';
 import type { Sql } from './sql.js';
-import type { Channel } from '../insights/channels.js';
 
 interface ConversationRow {
   id: string;
@@ -68,6 +67,9 @@ function toRecord(row: ConversationRow): ConversationRecord {
     visitor: toVisitor(row),
   };
 }
+
+/** Where a conversation was started: `chat` (`POST /v0/chat`) or `mcp` (the MCP tool `ask`); see insights/channels.ts. */
+export type Channel = 'chat' | 'mcp';
 
 /**
  * Where a question was asked from (`context` of `POST /v0/chat`): the page (its address without

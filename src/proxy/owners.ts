@@ -60,7 +60,8 @@ export class ConversationOwners {
     const cookie = new Set(ctx.visitor.conversations);
     // One listing spends once, however many conversations a plain v0 server makes it read.
     const upstream = upstreamFor(ctx);
-    const result = await upstream.request('GET', `/v0/chat?visitor_id=${encodeURIComponent(visitor.id)}&limit=50`, { signal: ctx.request.signal });
+    // Verified ids and anonymous ones are apart: a site's id never lists a cookie's conversations.
+    const result = await upstream.request('GET', `/v0/chat?visitor_id=${encodeURIComponent(visitor.id)}&verified=${visitor.verified}&limit=50`, { signal: ctx.request.signal });
     if (result.status === 200) {
       const listed = parseList(result.body);
       if (listed) {

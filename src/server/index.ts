@@ -51,7 +51,7 @@ import type { ConnectionInfo } from '../protocol/node-http.js';
 import { CONVERSATION_MAX_TURNS } from '../protocol/limits.js';
 import { fromNode, writeNode, type ApiRequest, type ApiResponse } from './http/exchange.js';
 import { clientErrorListener } from './http/client-error.js';
-import { trustedHops } from '../protocol/client-address.js';
+import { ipv6PrefixLength, trustedHops } from '../protocol/client-address.js';
 
 export { TokenService, TOKEN_PREFIX, type TokenRecord } from './store/tokens.js';
 export { openApiDocument } from './http/routes/openapi.js';
@@ -104,6 +104,11 @@ export interface ServerOptions {
    * it when every request comes through those proxies. @default env SUPPORT_CHAT_TRUST_PROXY, else false
    */
   trustProxy?: boolean | number;
+  /**
+   * Requests without a valid token from an IPv6 client are counted by its network of this many
+   * bits (one subscriber commonly holds a whole /56). @default env SUPPORT_CHAT_IPV6_PREFIX, else 56
+   */
+  ipv6Prefix?: number;
   /** How long a helpdesk webhook's body may take to arrive (408 after). @default 10000 */
   webhookBodyTimeoutMs?: number;
   /** Days conversations are kept after their last activity, for organizations without their own period. @default 90 */
@@ -190,6 +195,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     throw new ServerConfigError(`SUPPORT_CHAT_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/db), got "${redactUrl(databaseUrl)}"; leave it unset for SQLite`);
   }
   const trustProxy = resolveTrustProxy(options.trustProxy, env.SUPPORT_CHAT_TRUST_PROXY);
+  const ipv6Prefix = resolveIpv6Prefix(options.ipv6Prefix, env.SUPPORT_CHAT_IPV6_PREFIX);
   const postgres = databaseUrl !== undefined || options.sql?.dialect === 'postgres';
   if (postgres && !redisUrl && role !== 'all') {
     throw new ServerConfigError(
@@ -290,7 +296,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   // Several processes behind one address share their limits through Redis; one process counts in memory.
   const limiter: RateLimiter =
     options.rateLimiter ?? (redisUrl ? new RedisRateLimiter({ url: redisUrl, now, onError: reportRedis('rate limiter (letting requests through)') }) : new MemoryRateLimiter(now));
-  const app = createApp({ router, services, limiter, limits, changes: sql.changes ?? undefined, trustProxy });
+  const app = createApp({ router, services, limiter, limits, changes: sql.changes ?? undefined, trustProxy, ipv6Prefix });
   if ((options.startWorker ?? true) && role !== 'api') {
     worker.start();
     embedding?.start();
@@ -348,6 +354,17 @@ function resolveTrustProxy(option: boolean | number | undefined, variable: strin
   const hops = Number(text);
   if (!Number.isInteger(hops) || hops < 0) throw new ServerConfigError(`SUPPORT_CHAT_TRUST_PROXY must be true, false or a whole number of proxies, got "${variable}"`);
   return hops;
+}
+
+/** The IPv6 prefix length from the option, else from `SUPPORT_CHAT_IPV6_PREFIX`; a ServerConfigError for anything but a whole number from 16 to 128. */
+function resolveIpv6Prefix(option: number | undefined, variable: string | undefined): number {
+  const text = variable?.trim() ?? '';
+  const value = option ?? (text === '' ? undefined : Number(text));
+  try {
+    return ipv6PrefixLength(value, option === undefined ? 'SUPPORT_CHAT_IPV6_PREFIX' : 'ipv6Prefix');
+  } catch (error) {
+    throw new ServerConfigError(`${(error as Error).message}, got "${option ?? variable}"`);
+  }
 }
 
 /** A ServerConfigError unless every limit is a positive whole number and the headers' timeout fits in the request's. */

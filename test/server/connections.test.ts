@@ -3,7 +3,8 @@
  * its headers, or keeps an idle connection is closed on time, and connections past
  * `maxConnections` are closed at once while the ones within it are served.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import type { Server } from 'node:http';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ServerConfigError, startServer, type StartServerOptions } from '../../src/server/index.js';
 import { silentLogger } from '../../src/server/log.js';
 import { connectionLimits } from '../../src/cli/commands/serve.js';
@@ -20,6 +21,9 @@ async function serve(connections: StartServerOptions['connections']) {
   api = await startServer({ dataDir: ':memory:', port: 0, engine: createTestEngine(), logger: silentLogger, startWorker: false, env: {}, connections });
   return api;
 }
+
+/** The connections the server holds open now. */
+const connectionsOf = (http: Server) => new Promise<number>((resolve, reject) => http.getConnections((error, count) => (error ? reject(error) : resolve(count))));
 
 describe('connection limits', () => {
   it('closes 200 connections that send nothing after the headers timeout', async () => {
@@ -56,15 +60,17 @@ describe('connection limits', () => {
   });
 
   it('closes connections past maxConnections at once, and serves again once they are gone', async () => {
-    const { url } = await serve({ maxConnections: 20, headersTimeoutMs: 60_000, requestTimeoutMs: 60_000 });
+    const { url, http } = await serve({ maxConnections: 20, headersTimeoutMs: 60_000, requestTimeoutMs: 60_000 });
     const held = Array.from({ length: 20 }, () => rawRequest(url, ''));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The server holds all 20 before the next one arrives.
+    await vi.waitFor(async () => expect(await connectionsOf(http!)).toBe(20), { timeout: 10_000, interval: 20 });
     const extra = rawRequest(url, 'GET /v0/openapi.json HTTP/1.1\r\nHost: api.test\r\n\r\n');
-    await within(extra.closed, 3_000, 'extra closed');
+    await within(extra.closed, 10_000, 'extra closed');
     expect(await extra.status).toBe(0);
     for (const h of held) h.socket.destroy();
     await Promise.all(held.map((h) => h.closed));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // …and has seen them go.
+    await vi.waitFor(async () => expect(await connectionsOf(http!)).toBe(0), { timeout: 10_000, interval: 20 });
     expect((await fetch(`${url}/v0/openapi.json`)).status).toBe(200);
   });
 

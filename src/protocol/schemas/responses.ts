@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors.js';
-import { INTEGRATIONS, SCOPES } from '../types.js';
+import { SCOPES } from '../scopes.js';
 import { CONVERSATION_ID_MAX_LENGTH, CONVERSATION_ID_PATTERN, SEARCH_EXCERPT_MAX_LENGTH } from '../limits.js';
 import { ConversationVisitor } from './requests.js';
 
@@ -58,7 +58,7 @@ export const SendMessageResult = z.strictObject({ conversation_id: conversationI
 
 export const EscalationResult = z.strictObject({
   success: z.literal(true),
-  integration: z.enum(INTEGRATIONS),
+  integration: z.string().meta({ description: 'The helpdesk the ticket was made in (the request\'s `integration`)' }),
   ticket_id: z.string(),
   ticket_url: z.string(),
 });

@@ -3,7 +3,7 @@
  * error notice (with its retry) and the polite live region's announcement.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { Message } from '../../protocol/index.js';
+import { isUncertain, type Message } from '../../protocol/index.js';
 import { firstSentence } from '../announce.js';
 import { errorDetail, type SupportChatErrorDetail } from '../events.js';
 import { loadMarkdown, markdownParser } from '../render-markdown.js';
@@ -61,7 +61,7 @@ export class NoticesController implements ReactiveController {
    */
   answered(answer: Message): void {
     const t = this._text();
-    if (answer.is_uncertain) return this.announce(answer.sources.length ? t.notSure : t.nothingFound);
+    if (isUncertain(answer)) return this.announce(answer.sources.length ? t.notSure : t.nothingFound);
     const parse = markdownParser();
     // The parser loads on demand: the announcement waits for it (or goes without a sentence if it fails).
     if (!parse) return void loadMarkdown().then(() => (markdownParser() ? this.answered(answer) : this.announce(t.answerReady)));

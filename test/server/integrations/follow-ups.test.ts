@@ -188,6 +188,12 @@ describe('webhook', () => {
       created_at: expect.any(String),
     });
     expect(delivery.headers['idempotency-key']).toBe(event.id);
+    // The retry is the same event: the failed delivery carried its id, so a receiver that had
+    // processed it before answering 503 can tell the retry apart from a new message.
+    expect(receiver.refused).toHaveLength(1);
+    const failed = receiver.refused[0]!;
+    expect(JSON.parse(failed.body).id).toBe(event.id);
+    expect(failed.headers['idempotency-key']).toBe(event.id);
   });
 
   it('keeps a conversation’s messages in order: a later one waits while an earlier one is being retried', async () => {

@@ -3,7 +3,7 @@
  * headings), body and code, each with its own weight and length normalisation.
  */
 import { isEverydayWord, specificity } from '../text/specificity.js';
-import { LruCache } from '../../lru.js';
+import { LRUCache } from 'lru-cache';
 import { isQuestionFraming, stem, tokenize, words } from '../text/text.js';
 
 export interface IndexedSection {
@@ -151,13 +151,23 @@ export class SearchIndex {
   readonly #sections: readonly IndexedSection[];
   readonly #phrases: boolean;
   /** Adjacent-word pairs of sections that were candidates lately, for the phrase bonus. */
-  readonly #adjacent = new LruCache<number, Set<string>>(CACHE_SIZE);
-  readonly #headings = new LruCache<number, string[]>(CACHE_SIZE);
+  readonly #adjacent = new LRUCache<number, Set<string>>({
+    max: CACHE_SIZE,
+    memoMethod: (index) => {
+      const section = this.#sections[index]!;
+      const terms = tokenize(`${section.title}\n${section.body}`);
+      const adjacent = new Set<string>();
+      for (let i = 0; i + 1 < terms.length; i++) adjacent.add(`${terms[i]} ${terms[i + 1]}`);
+      return adjacent;
+    },
+  });
+  /** The distinct terms of the title fields of sections that were candidates lately. */
+  readonly #headings = new LRUCache<number, string[]>({ max: CACHE_SIZE, memoMethod: (index) => [...new Set(tokenize(this.#sections[index]!.title))] });
   /**
-   * Misspelled words read lately and what they were read as, null for nothing (a question's words
+   * Misspelled words read lately and what they were read as, false for nothing (a question's words
    * are read a few times per answer, and again as earlier turns of the next questions).
    */
-  readonly #respelled = new LruCache<string, string | null>(CACHE_SIZE);
+  readonly #respelled = new LRUCache<string, string | false>({ max: CACHE_SIZE, memoMethod: (word) => this.#respell(word) ?? false });
 
   /** Builds the index at once; `SearchIndex.build` does the same without holding the event loop. */
   constructor(sections: readonly IndexedSection[], options: { phrases?: boolean } = {}, built?: Postings) {
@@ -197,13 +207,7 @@ export class SearchIndex {
   }
 
   #pairsOf(index: number): Set<string> {
-    return this.#adjacent.getOrSet(index, () => {
-      const section = this.#sections[index]!;
-      const terms = tokenize(`${section.title}\n${section.body}`);
-      const adjacent = new Set<string>();
-      for (let i = 0; i + 1 < terms.length; i++) adjacent.add(`${terms[i]} ${terms[i + 1]}`);
-      return adjacent;
-    });
+    return this.#adjacent.memo(index);
   }
 
   /** Whether any section holds a term (as `tokenize` returns it). */
@@ -231,7 +235,7 @@ export class SearchIndex {
   }
 
   #respelledOnce(word: string): string | null {
-    return this.#respelled.getOrSet(word, () => this.#respell(word) ?? null);
+    return this.#respelled.memo(word) || null;
   }
 
   /**
@@ -349,7 +353,7 @@ export class SearchIndex {
 
   /** The distinct terms of a section's title field (cached for recent candidates). */
   #headingOf(index: number): string[] {
-    return this.#headings.getOrSet(index, () => [...new Set(tokenize(this.#sections[index]!.title))]);
+    return this.#headings.memo(index);
   }
 }
 

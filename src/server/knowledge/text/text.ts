@@ -1,7 +1,7 @@
 /** @module Tokenizing for retrieval: identifiers split (camelCase, snake_case, kebab-case), stopwords dropped, words stemmed. */
 import lemmatizer from 'wink-lemmatizer';
 import porter2 from 'wink-porter2-stemmer';
-import { LruCache } from '../../lru.js';
+import { LRUCache } from 'lru-cache';
 
 /**
  * Longest token read, in UTF-16 units: a longer one (a pasted hash, a visitor's `x` × 16,000) is
@@ -93,14 +93,14 @@ function tokenTerms(token: string): string[] {
 }
 
 /** Raw token → its terms, for the words seen lately: a knowledge base repeats its vocabulary. */
-const termsOf = new LruCache<string, string[]>(100_000);
+const termsOf = new LRUCache<string, string[]>({ max: 100_000, memoMethod: (token) => tokenTerms(token) });
 
 /** A raw token: letters and digits, joined by `_`, `-`, `.` or `:` inside an identifier. */
 const TOKEN = /[\p{L}\p{N}]+(?:[_\-.:][\p{L}\p{N}]+)*/gu;
 
 function termsOfToken(token: string): string[] {
   const clipped = clipToken(token);
-  return termsOf.getOrSet(clipped, () => tokenTerms(clipped));
+  return termsOf.memo(clipped);
 }
 
 /**

@@ -31,7 +31,8 @@ export const SERVER_LAYERS: readonly (readonly string[])[] = [
   ['knowledge'],
   // Persistence and messaging.
   ['store', 'bus'],
-  ['log.ts', 'lru.ts', 'local-targets.ts'],
+  // What every layer may ask: the logger, and where the server may send a request.
+  ['log.ts', 'local-targets.ts'],
   ['protocol'],
 ];
 

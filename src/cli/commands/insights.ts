@@ -74,5 +74,11 @@ export function formatReport(report: InsightsReport): string {
   out.push(report.top_sources.length ? textTable(['Citations', 'Section', 'URL'], report.top_sources.map((s) => [s.citations, flat(s.title, 50), s.url])) : 'None.');
   out.push('', `Pages never cited (${report.uncited_page_count})`);
   out.push(report.uncited_pages.length ? textTable(['Page', 'URL'], report.uncited_pages.map((p) => [flat(p.title, 50), p.url])) : 'None.');
+  out.push('', `Pages questions come from (${report.question_page_count})`);
+  out.push(
+    report.question_pages.length
+      ? textTable(['Questions', 'Unanswered', 'Page', 'URL'], report.question_pages.map((p) => [p.questions, p.unanswered, flat(p.title ?? '', 50), p.url]))
+      : 'None (the widget says where a question was asked from).',
+  );
   return out.join('\n');
 }

@@ -139,6 +139,10 @@ export const Insights = z.strictObject({
   top_sources: z.array(z.strictObject({ title: z.string(), url: z.string(), citations: count() })),
   uncited_pages: z.array(Source),
   uncited_page_count: count(),
+  question_pages: z
+    .array(z.strictObject({ url: z.string(), title: z.string().nullable(), questions: count(), unanswered: count() }))
+    .meta({ description: 'The pages questions were asked from (the widget sends where the visitor is), most questions first' }),
+  question_page_count: count(),
 });
 
 export const ErrorResponse = z.strictObject({

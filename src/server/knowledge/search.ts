@@ -14,7 +14,7 @@ import { boundBlocks } from './ingest/markdown.js';
 import type { SearchHit } from './ranking/rank.js';
 import type { StoredSection } from './store/sections.js';
 import { tokenize, wordSpans } from './text/text.js';
-import { LruCache } from '../lru.js';
+import { LRUCache } from 'lru-cache';
 
 export type { SearchResult } from '../../protocol/schemas/responses.js';
 
@@ -92,7 +92,11 @@ function readableText(section: StoredSection, terms: ReadonlySet<string>): Passa
   const collapse = (text: string) => text.replace(/\s+/g, ' ').trim();
   const prose = source !== section.code;
   // Most sections are read whole: their plain text is kept, as sections never change (an edit stores new ones).
-  if (source.length <= PARSED.chars) return { text: plainTexts.getOrSet(section.id, () => (prose ? plainText(source) : collapse(source))), before: false, after: false };
+  if (source.length <= PARSED.chars) {
+    let text = plainTexts.get(section.id);
+    if (text === undefined) plainTexts.set(section.id, (text = prose ? plainText(source) : collapse(source)));
+    return { text, before: false, after: false };
+  }
   const read = source.slice(0, MAX_TEXT_READ);
   const { from, to } = around(read, terms);
   const part = read.slice(from, to);
@@ -100,7 +104,7 @@ function readableText(section: StoredSection, terms: ReadonlySet<string>): Passa
 }
 
 /** The plain text of sections read whole, by section id: the same sections come back for the queries people repeat. */
-const plainTexts = new LruCache<number, string>(20_000);
+const plainTexts = new LRUCache<number, string>({ max: 20_000 });
 
 interface Passage {
   text: string;

@@ -53,8 +53,8 @@ export function formatReport(report: InsightsReport): string {
   const out: string[] = [`Insights for ${report.organization}, ${report.since} to ${report.until}`, ''];
   out.push(
     textTable(
-      ['Conversations', 'Questions', 'Answered', 'Unanswered', 'Escalated', 'Failed', 'Thumbs up', 'Thumbs down'],
-      [[t.conversations, t.questions, t.answered, t.unanswered, t.escalated, t.failed, t.thumbs_up, t.thumbs_down]],
+      ['Conversations', 'Questions', 'Through MCP', 'Answered', 'Unanswered', 'Escalated', 'Failed', 'Thumbs up', 'Thumbs down'],
+      [[t.conversations, t.questions, t.mcp, t.answered, t.unanswered, t.escalated, t.failed, t.thumbs_up, t.thumbs_down]],
     ),
   );
   out.push('', 'Per day', textTable(['Day', 'Conversations', 'Questions', 'Answered', 'Unanswered', 'Escalated', 'Up', 'Down'], report.days.map((d) => [d.date, d.conversations, d.questions, d.answered, d.unanswered, d.escalated, d.thumbs_up, d.thumbs_down])));

@@ -100,6 +100,7 @@ export const InsightCounts = z.object({
     .meta({ description: 'Distinct visitors who started a conversation in the period (totals only; conversations that name no visitor are not counted)' }),
   thumbs_up: count(),
   thumbs_down: count(),
+  mcp: count().optional().meta({ description: 'Questions asked through the MCP tool `ask`, also counted in `questions` (totals only)' }),
 });
 
 export const Insights = z.strictObject({

@@ -27,7 +27,8 @@ export interface InsightsReport {
   since: string;
   until: string;
   /** `visitors`: distinct visitors (signed-in and anonymous, as the proxy named them) who started a conversation in the period. */
-  totals: Omit<DayCounts, 'date'> & { failed: number; pending: number; visitors: number };
+  /** `mcp`: questions asked through the MCP tool `ask` (counted in `questions` too). */
+  totals: Omit<DayCounts, 'date'> & { failed: number; pending: number; visitors: number; mcp: number };
   days: DayCounts[];
   /**
    * Questions with no answer: the reply cited nothing, or was uncertain (`is_uncertain`) and showed
@@ -110,6 +111,10 @@ const FEEDBACK_PER_DAY = `
 const QUESTIONS_OF_DAY = 'SELECT COUNT(*) AS n FROM insight_questions WHERE org_id = ? AND outcome = ? AND asked_at >= ? AND asked_at < ?';
 /** Visitors who started a conversation in the period (conversations that name none are not counted). */
 const DISTINCT_VISITORS = 'SELECT COUNT(DISTINCT visitor_id) AS n FROM conversations WHERE org_id = ? AND created_at >= ? AND created_at < ? AND visitor_id IS NOT NULL';
+/** Questions of the period asked through MCP: the channel's conversations (a range of an index), then their questions by primary key. */
+const MCP_QUESTIONS = `
+  SELECT COUNT(*) AS n FROM conversations c JOIN insight_questions q ON q.conversation_id = c.id
+  WHERE c.org_id = ? AND c.channel = 'mcp' AND c.created_at < ? AND q.asked_at >= ? AND q.asked_at < ?`;
 const CONVERSATIONS_OF_DAY = 'SELECT COUNT(*) AS n FROM conversations WHERE org_id = ? AND created_at >= ? AND created_at < ?';
 const FEEDBACK_OF_DAY = 'SELECT COUNT(*) AS n FROM feedback WHERE org_id = ? AND rating = ? AND updated_at >= ? AND updated_at < ?';
 
@@ -226,7 +231,7 @@ export async function insightsReport(sql: Sql, options: ReportOptions): Promise<
     const date = new Date(t).toISOString().slice(0, 10);
     days.set(date, { date, conversations: 0, questions: 0, answered: 0, unanswered: 0, escalated: 0, thumbs_up: 0, thumbs_down: 0 });
   }
-  const totals = { conversations: 0, visitors: 0, questions: 0, answered: 0, unanswered: 0, escalated: 0, failed: 0, pending: 0, thumbs_up: 0, thumbs_down: 0 };
+  const totals = { conversations: 0, visitors: 0, questions: 0, answered: 0, unanswered: 0, escalated: 0, failed: 0, pending: 0, thumbs_up: 0, thumbs_down: 0, mcp: 0 };
 
   // One statement after another: a report holds one pooled connection at a time, however many run.
   const { questions: questionCounts, conversations: conversationCounts, feedback: feedbackCounts } = await countsPerDay(sql, orgId, since, until, days.keys());
@@ -239,6 +244,7 @@ export async function insightsReport(sql: Sql, options: ReportOptions): Promise<
   const pages = await sql.all<{ title: string; url: string | null }>(PAGES, [orgId]);
   const askedFrom = await sql.all<{ page_url: string; title: string | null; n: number | string; unanswered: number | string }>(QUESTION_PAGES, period);
   totals.visitors = Number((await sql.get<{ n: number | string }>(DISTINCT_VISITORS, period))?.n ?? 0);
+  totals.mcp = Number((await sql.get<{ n: number | string }>(MCP_QUESTIONS, [orgId, until, since, until]))?.n ?? 0);
 
   // Each question by its outcome: the answer cited sources, cited none, failed or is not there yet;
   // the question an escalated conversation ended on counts as escalated (a human took it over).

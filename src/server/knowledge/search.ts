@@ -89,20 +89,22 @@ function toResult(hit: SearchHit, terms: ReadonlySet<string>): SearchResult {
  */
 function readableText(section: StoredSection, terms: ReadonlySet<string>): Passage {
   const source = section.kind === 'code' || !section.body.trim() ? section.code : section.body;
+  const collapse = (text: string) => text.replace(/\s+/g, ' ').trim();
   const prose = source !== section.code;
   // Most sections are read whole: their plain text is kept, as sections never change (an edit stores new ones).
-  if (source.length <= PARSED.chars) return { text: plainTexts.memo(section.id, { context: { source, prose } }), before: false, after: false };
+  if (source.length <= PARSED.chars) {
+    let text = plainTexts.get(section.id);
+    if (text === undefined) plainTexts.set(section.id, (text = prose ? plainText(source) : collapse(source)));
+    return { text, before: false, after: false };
+  }
   const read = source.slice(0, MAX_TEXT_READ);
   const { from, to } = around(read, terms);
   const part = read.slice(from, to);
-  return { text: prose ? plainText(part) : collapsed(part), before: from > 0, after: to < source.length };
+  return { text: prose ? plainText(part) : collapse(part), before: from > 0, after: to < source.length };
 }
 
 /** The plain text of sections read whole, by section id: the same sections come back for the queries people repeat. */
-const plainTexts = new LRUCache<number, string, { source: string; prose: boolean }>({
-  max: 20_000,
-  memoMethod: (_id, _stale, { context }) => (context.prose ? plainText(context.source) : collapsed(context.source)),
-});
+const plainTexts = new LRUCache<number, string>({ max: 20_000 });
 
 interface Passage {
   text: string;
@@ -158,7 +160,7 @@ const EXCERPT_BLOCK_CHARS = 240;
  */
 export function plainText(markdown: string): string {
   // Text in which no Markdown construct can start reads as itself: nothing to parse.
-  if (!MARKUP.test(markdown)) return collapsed(markdown);
+  if (!MARKUP.test(markdown)) return markdown.replace(/\s+/g, ' ').trim();
   const parts: string[] = [];
   const stack: Nodes[] = [fromMarkdown(boundBlocks(markdown, EXCERPT_BLOCK_CHARS), { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] })];
   // Depth first, in reading order, with a stack of its own: no nesting exhausts the call stack.
@@ -178,11 +180,8 @@ export function plainText(markdown: string): string {
     }
     if ('children' in node) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as Nodes);
   }
-  return collapsed(parts.join(''));
+  return parts.join('').replace(/\s+/g, ' ').trim();
 }
-
-/** Text with every run of blanks one space, trimmed. */
-const collapsed = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 const ELLIPSIS = '…';
 

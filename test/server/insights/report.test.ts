@@ -77,7 +77,7 @@ describe('GET /v0/insights', () => {
     expect(report.organization).toBe('acme');
     expect(report.since).toBe('2026-11-13T12:00:00.000Z');
     expect(report.until).toBe('2026-11-20T12:00:00.000Z');
-    expect(report.totals).toEqual({ conversations: 4, visitors: 0, questions: 6, answered: 2, unanswered: 3, escalated: 1, failed: 0, pending: 0, thumbs_up: 1, thumbs_down: 1 });
+    expect(report.totals).toEqual({ conversations: 4, visitors: 0, questions: 6, answered: 2, unanswered: 3, escalated: 1, failed: 0, pending: 0, thumbs_up: 1, thumbs_down: 1, mcp: 0 });
     expect(report.days).toHaveLength(8);
     expect(report.days.at(-1)).toEqual({ date: '2026-11-20', conversations: 4, questions: 6, answered: 2, unanswered: 3, escalated: 1, thumbs_up: 1, thumbs_down: 1 });
     expect(report.days[0]).toMatchObject({ date: '2026-11-13', questions: 0 });

@@ -200,7 +200,7 @@ export const ownership: ProxyStage = async (ctx, next) => {
   const id = ctx.params.id;
   if (id !== undefined) {
     if (!isConversationId(id)) throw notFound();
-    await ctx.state.owners.ensureOwns(ctx, id);
+    await ctx.state.owners.ensureOwns(ctx, () => upstreamFor(ctx), id);
   }
   return next();
 };

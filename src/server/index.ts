@@ -30,6 +30,7 @@ import { ticketRoutes } from './http/routes/tickets.js';
 import { feedbackRoutes } from './http/routes/feedback.js';
 import { insightsRoutes } from './http/routes/insights.js';
 import { searchRoutes } from './http/routes/search.js';
+import { mcpBackend, mcpRoutes, parseOrigins, type McpBackend } from './mcp/index.js';
 import { dashboardRoutes } from './dashboard/index.js';
 import { FeedbackStore } from './insights/feedback.js';
 import { RetentionSweep, type SweepReport } from './retention/index.js';
@@ -115,6 +116,11 @@ export interface ServerOptions {
   retentionDays?: number;
   /** Streamed answers (`GET /v0/chat/{id}/events`); any field left out keeps its default. */
   streams?: StreamOptions;
+  /**
+   * Browser origins that may call `/v0/mcp` besides loopback ones (a request without `Origin`, from
+   * an agent or an editor, always may). @default env SUPPORT_CHAT_MCP_ORIGINS (comma-separated), else none
+   */
+  mcpOrigins?: readonly string[];
 }
 
 export interface StreamOptions {
@@ -155,6 +161,8 @@ export interface SupportServer {
   retention: { start(): void; stop(): Promise<void>; runOnce(): Promise<SweepReport> };
   /** Answers waiting long polls at once with the current state (the first step of shutting down). */
   drain(): void;
+  /** What the MCP tools read (`/v0/mcp`, and `support-chat-kit mcp` over stdio). */
+  mcp: McpBackend;
   /** Ends long polls, stops the worker and closes the database. */
   close(): Promise<void>;
 }
@@ -195,6 +203,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     throw new ServerConfigError(`SUPPORT_CHAT_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/db), got "${redactUrl(databaseUrl)}"; leave it unset for SQLite`);
   }
   const trustProxy = resolveTrustProxy(options.trustProxy, env.SUPPORT_CHAT_TRUST_PROXY);
+  const mcpOrigins = resolveMcpOrigins(options.mcpOrigins, env.SUPPORT_CHAT_MCP_ORIGINS);
   const ipv6Prefix = resolveIpv6Prefix(options.ipv6Prefix, env.SUPPORT_CHAT_IPV6_PREFIX);
   const postgres = databaseUrl !== undefined || options.sql?.dialect === 'postgres';
   if (postgres && !redisUrl && role !== 'all') {
@@ -278,6 +287,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     escalationClaimStaleMs: ESCALATION_CLAIM_STALE_MS,
     now,
   };
+  const mcp = mcpBackend({ sql, knowledge: knowledge ?? null, lifecycle, conversations, logger });
   const retention = new RetentionSweep({ sql, conversations, logger, now, defaultDays: options.retentionDays });
   const router = new Router([
     ...chatRoutes,
@@ -289,8 +299,9 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     ...helpdeskWebhookRoutesFor(helpdesks, { bodyTimeoutMs: options.webhookBodyTimeoutMs }),
     ...feedbackRoutes({ feedback: new FeedbackStore(sql, now) }),
     ...insightsRoutes({ sql }),
-    // Search reads the knowledge base in this process (every role): the index is built from the database, as the worker's is.
+    // Search and the MCP tools read the knowledge base in this process (every role): the index is built from the database, as the worker's is.
     ...searchRoutes({ knowledge: knowledge ?? null }),
+    ...mcpRoutes({ backend: mcp, allowedOrigins: mcpOrigins }),
     ...dashboardRoutes(),
   ]);
   // Several processes behind one address share their limits through Redis; one process counts in memory.
@@ -322,6 +333,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     ready: async () => {
       await Promise.all([limiter.ready?.(), bus.ready(), turnLog.ready()]);
     },
+    mcp,
     drain: () => closing.abort(),
     async close() {
       if (closed) return;
@@ -337,6 +349,15 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
       await sql.close();
     },
   };
+}
+
+/** The browser origins `/v0/mcp` accepts, from the option, else from `SUPPORT_CHAT_MCP_ORIGINS`; a ServerConfigError naming a bad entry. */
+function resolveMcpOrigins(option: readonly string[] | undefined, variable: string | undefined): ReadonlySet<string> {
+  try {
+    return parseOrigins(option ?? variable);
+  } catch (error) {
+    throw new ServerConfigError(`${option ? 'mcpOrigins' : 'SUPPORT_CHAT_MCP_ORIGINS'}: ${(error as Error).message}`);
+  }
 }
 
 /** Trusted proxies from the option, else from `SUPPORT_CHAT_TRUST_PROXY` (`true`, `false` or a number); a ServerConfigError for anything else. */

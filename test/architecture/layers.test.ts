@@ -15,8 +15,10 @@ import { importGraph, ROOT, sources } from './import-graph.js';
 export const SERVER_LAYERS: readonly (readonly string[])[] = [
   // The composition root: builds the server from its parts, and the schema from their migrations.
   ['index.ts', 'schema.ts'],
-  // The front doors: the HTTP pipeline and routes, the dashboard's page, the MCP server.
-  ['http', 'dashboard', 'mcp'],
+  // Front doors with routes of their own, registered by the composition root: the dashboard's page, the MCP server.
+  ['dashboard', 'mcp'],
+  // The HTTP pipeline and the API's routes.
+  ['http'],
   // Features that read what conversations and the knowledge base hold.
   ['insights', 'retention'],
   // Synced helpdesk tickets, escalation to a helpdesk, the helpdesks' clients.
@@ -31,7 +33,8 @@ export const SERVER_LAYERS: readonly (readonly string[])[] = [
   ['knowledge'],
   // Persistence and messaging.
   ['store', 'bus'],
-  ['log.ts', 'lru.ts', 'local-targets.ts'],
+  // What every layer may ask: the logger, and where the server may send a request.
+  ['log.ts', 'local-targets.ts'],
   ['protocol'],
 ];
 

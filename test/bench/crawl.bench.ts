@@ -76,6 +76,28 @@ async function hostileSync(): Promise<BenchTable> {
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  // A sitemap bomb: robots.txt names three sitemaps of 20 MB, every address outside the docs.
+  const bomb = createServer((req, res) => {
+    const path = req.url ?? '/';
+    if (path === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end([1, 2, 3].map((n) => `Sitemap: ${bombOrigin}/sitemap-${n}.xml`).join('\n'));
+    if (path.startsWith('/sitemap-')) {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.write('<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">');
+      const entry = `<url><loc>${bombOrigin}/blog/${'x'.repeat(40)}</loc></url>`;
+      // About 20 MB, written as the client reads it.
+      let left = Math.floor(20e6 / entry.length / 1000);
+      const more = (): void => {
+        while (left-- > 0) if (!res.write(entry.repeat(1000))) return void res.once('drain', more);
+        res.end('</urlset>');
+      };
+      res.on('error', () => undefined);
+      return more();
+    }
+    if (path === '/docs/') return res.writeHead(200, { 'content-type': 'text/html' }).end('<main><h1>Docs</h1><p>Hello.</p></main>');
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => bomb.listen(0, '127.0.0.1', resolve));
+  const bombOrigin = `http://127.0.0.1:${(bomb.address() as AddressInfo).port}`;
   const target = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'crawl-target.ts')], { stdio: ['pipe', 'ignore', 'inherit', 'pipe'], env: { ...process.env, SUPPORT_CHAT_ALLOW_LOCAL_TARGETS: 'true' } });
   const next = lines(target.stdio[3] as Readable);
   const { url, token } = (await next()) as { url: string; token: string };
@@ -97,21 +119,22 @@ async function hostileSync(): Promise<BenchTable> {
   try {
     const idle = await during(new Promise((resolve) => setTimeout(resolve, 2_000)));
     rows.push(['idle (no sync)', '', idle.length, median(idle), Math.max(...idle)]);
-    for (const shape of Object.keys(HOSTILE)) {
+    const sites: [string, string][] = [...Object.keys(HOSTILE).map((shape): [string, string] => [shape, `${origin}/${encodeURIComponent(shape)}/`]), ['3 sitemaps of 20 MB named by robots.txt', `${bombOrigin}/docs/`]];
+    for (const [name, start] of sites) {
       let outcome: Record<string, unknown> = {};
       const started = performance.now();
-      target.stdin!.write(`${origin}/${encodeURIComponent(shape)}/\n`);
+      target.stdin!.write(`${start}\n`);
       const times = await during(next().then((line) => (outcome = line)));
-      const failures = (outcome.failures as string[]).filter((f) => f.startsWith('not read')).map((f) => f.replace(/^not read: /, ''));
-      rows.push([shape, `${((performance.now() - started) / 1000).toFixed(1)} s; ${failures.length ? `refused: ${failures[0]}` : 'read'}`, times.length, median(times), Math.max(...times)]);
+      const failures = (outcome.failures as string[]).filter((f) => !f.startsWith('HTTP')).map((f) => f.replace(/^not read: /, ''));
+      rows.push([name, `${((performance.now() - started) / 1000).toFixed(1)} s; ${failures.length ? `refused: ${failures[0]}` : 'read'}`, times.length, median(times), Math.max(...times)]);
     }
   } finally {
     target.kill('SIGTERM');
-    await new Promise<void>((resolve) => site.close(() => resolve()));
+    await Promise.all([site, bomb].map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
   }
   return {
-    title: 'GET /v0/me while the real server syncs a hostile page (server in its own process; the page read twice: ingest, then the sync of serve --kb-sync-every)',
-    columns: ['page', 'sync', 'requests', 'median ms', 'worst ms'],
+    title: 'GET /v0/me while the real server syncs a hostile site (server in its own process; the site read twice: ingest, then the sync of serve --kb-sync-every)',
+    columns: ['site', 'sync', 'requests', 'median ms', 'worst ms'],
     rows,
     notes: ['Pages are read on worker threads (one per core) within 100,000 elements, 512 levels, 10 s and 512 MB each; the worst answer is the measure.'],
   };

@@ -68,6 +68,9 @@ function toRecord(row: ConversationRow): ConversationRecord {
   };
 }
 
+/** Where a conversation was started: `chat` (`POST /v0/chat`) or `mcp` (the MCP tool `ask`); see insights/channels.ts. */
+export type Channel = 'chat' | 'mcp';
+
 /**
  * Where a question was asked from (`context` of `POST /v0/chat`): the page (its address without
  * query or fragment) and its title, kept with the question; and text the visitor selected there,
@@ -77,6 +80,8 @@ export interface QuestionContext {
   pageUrl?: string;
   pageTitle?: string;
   selection?: string;
+  /** Where a new conversation is started (kept on the conversation for the insights report). @default 'chat' */
+  channel?: Channel;
 }
 
 export type SendOutcome = { ok: true; conversationId: string } | { ok: false; reason: 'not_found' | 'processing' | 'full' };
@@ -237,8 +242,8 @@ export class ConversationStore {
     if (id === undefined) {
       id = `conv_${randomUUID().replaceAll('-', '')}`;
       await tx.run(
-        "INSERT INTO conversations (id, org_id, status, created_at, updated_at, visitor_id, visitor_email, visitor_name, visitor_verified) VALUES (?, ?, 'processing', ?, ?, ?, ?, ?, ?)",
-        [id, orgId, iso, iso, visitor?.id ?? null, visitor?.email ?? null, visitor?.name ?? null, visitor ? (visitor.verified ? 1 : 0) : null],
+        "INSERT INTO conversations (id, org_id, status, created_at, updated_at, visitor_id, visitor_email, visitor_name, visitor_verified, channel) VALUES (?, ?, 'processing', ?, ?, ?, ?, ?, ?, ?)",
+        [id, orgId, iso, iso, visitor?.id ?? null, visitor?.email ?? null, visitor?.name ?? null, visitor ? (visitor.verified ? 1 : 0) : null, context.channel ?? 'chat'],
       );
     } else {
       // The row is locked until commit (PostgreSQL), so two follow-ups racing on one conversation queue one answer, not two.

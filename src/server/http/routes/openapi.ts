@@ -285,6 +285,20 @@ export function buildOpenApiDocument() {
           },
         },
       },
+      '/v0/mcp': {
+        post: {
+          operationId: 'mcp',
+          summary:
+            "MCP Streamable HTTP (stateless, JSON responses): the read-only tools search_docs, read_page and ask over the organization's docs; a browser Origin must be loopback or listed in SUPPORT_CHAT_MCP_ORIGINS (scope chat:read; our addition, see docs/mcp.md)",
+          requestBody: { required: true, content: json({ type: 'object', description: 'A JSON-RPC 2.0 message of the Model Context Protocol' }) },
+          responses: {
+            '200': { description: 'The JSON-RPC response', headers: rateHeaders, content: json({ type: 'object' }) },
+            '202': { description: 'A notification or response was accepted', headers: rateHeaders },
+            '400': { description: 'Not JSON, or not a JSON-RPC message (a JSON-RPC error)', headers: rateHeaders, content: json({ type: 'object' }) },
+            ...errors(401, 403, 413, 429, 500),
+          },
+        },
+      },
       '/v0/me': {
         get: {
           operationId: 'getTokenInfo',

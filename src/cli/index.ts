@@ -1,4 +1,4 @@
-/** @module The `support-chat-kit` command: init, serve, token, kb, tickets, integrations, insights, retention. */
+/** @module The `support-chat-kit` command: init, serve, token, kb, tickets, integrations, insights, retention, mcp. */
 import { existsSync } from 'node:fs';
 import { CliError, collectUsage, currentCommand, currentUsage, enterCommand, HelpShown, PROGRAM } from './args.js';
 
@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   integrations: () => import('./commands/integrations.js'),
   insights: () => import('./commands/insights.js'),
   retention: () => import('./commands/retention.js'),
+  mcp: () => import('./commands/mcp.js'),
 };
 
 const NOTES = `Settings: every command reads ./.env when it exists (as init writes it); the environment wins.

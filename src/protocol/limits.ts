@@ -33,6 +33,22 @@ export const CONVERSATION_MAX_TURNS = 20;
  * longest way JSON allows (16,000 characters outside the BMP, each `\uXXXX\uXXXX`, 12 bytes: 192,000).
  */
 export const MAX_BODY_BYTES = 256 * 1024;
+/** Most conversations one `GET /v0/chat?visitor_id=…` answers (`limit`), and how many without one. */
+export const CONVERSATION_LIST_LIMIT_MAX = 100;
+export const CONVERSATION_LIST_LIMIT_DEFAULT = 20;
+/** The shape of an `Idempotency-Key`: 1 to 255 visible ASCII characters (a JSON Schema `pattern` and RegExp source alike). */
+export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7e]{1,255}$';
+/**
+ * The shape of a helpdesk's name (`integration`): lowercase letters, digits and dashes. Which names
+ * exist is the server's helpdesk registry's to say (plain, pylon, linear, webhook, and any added).
+ */
+export const HELPDESK_NAME_PATTERN = '^[a-z][a-z0-9-]{0,63}$';
+const HELPDESK_NAME = new RegExp(HELPDESK_NAME_PATTERN);
+
+/** Whether `value` has the shape of a helpdesk's name (see `HELPDESK_NAME_PATTERN`). */
+export function isHelpdeskName(value: string): boolean {
+  return HELPDESK_NAME.test(value);
+}
 /** Longest `Prefer: wait=N` honoured, in seconds. */
 export const MAX_PREFER_WAIT_SECONDS = 20;
 

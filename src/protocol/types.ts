@@ -1,89 +1,37 @@
-/** @module Wire types of the Conversational Support API v0, shared by widget, proxy and server. */
-import type { ConversationVisitor } from './visitor.js';
+/**
+ * @module Wire types of the Conversational Support API v0, shared by widget, proxy and server: each
+ * derived from its zod schema (./schemas), the one description of the format, which also validates
+ * bodies and generates the OpenAPI document. Imports are type-only, so zod stays out of the widget.
+ * Responses are typed as they are parsed (`z.output`), requests as they are sent (`z.input`).
+ */
+import type { z } from 'zod';
+import type * as requests from './schemas/requests.js';
+import type * as responses from './schemas/responses.js';
 
-export type ConversationStatus = 'processing' | 'completed' | 'failed';
-export type Role = 'user' | 'assistant';
+export type { Scope } from './scopes.js';
+export { SCOPES } from './scopes.js';
 
-export interface Source {
-  title: string;
-  url: string;
+export type Conversation = z.output<typeof responses.Conversation>;
+export type ConversationStatus = Conversation['status'];
+export type Message = z.output<typeof responses.Message>;
+export type Role = Message['role'];
+export type Source = z.output<typeof responses.Source>;
+/** An answer of the API's that says it found no direct answer (`is_uncertain`; a user message never does). */
+export function isUncertain(message: Message | undefined): boolean {
+  return message?.role === 'assistant' && message.is_uncertain === true;
 }
+/** One entry of GET /v0/chat?visitor_id=… (and of the proxy's `GET {basePath}/chat`). */
+export type ConversationSummary = z.output<typeof responses.ConversationSummary>;
+export type SendMessageResult = z.output<typeof responses.SendMessageResult>;
+export type EscalationResult = z.output<typeof responses.EscalationResult>;
+export type TokenInfo = z.output<typeof responses.TokenInfo>;
+export type Ticket = z.output<typeof responses.Ticket>;
 
-export interface Message {
-  role: Role;
-  content: string;
-  /** Always an array; empty for user turns and for answers that cite nothing. */
-  sources: Source[];
-  /**
-   * Assistant messages only (an extension field; plain v0 clients ignore it): `false` when the
-   * reply answers from its `sources`; `true` when it could not find a direct answer, with the
-   * related pages as `sources` (best first) or, when nothing in the knowledge base is related, none.
-   */
-  is_uncertain?: boolean;
-}
-
-export interface Conversation {
-  id: string;
-  status: ConversationStatus;
-  messages: Message[];
-  created_at: string;
-  updated_at: string;
-  /** Our extension: who the conversation belongs to, when POST /v0/chat said so. */
-  visitor?: ConversationVisitor;
-}
-
-export interface SendMessageRequest {
-  message: string;
-  conversation_id?: string;
-  /** Our extension: the visitor the conversation belongs to (plain v0 servers ignore it). */
-  visitor?: ConversationVisitor;
-}
-
-export interface SendMessageResult {
-  conversation_id: string;
-  status: 'processing';
-}
-
-export const INTEGRATIONS = ['plain', 'pylon', 'linear', 'webhook'] as const;
-export type Integration = (typeof INTEGRATIONS)[number];
-
-export interface AdditionalFields {
-  label_type_ids?: string[];
-  priority?: number;
-}
-
-export interface EscalationRequest {
-  integration: Integration;
-  email: string;
-  name: string;
-  title?: string;
-  summary?: string;
-  additional_fields?: AdditionalFields;
-}
-
-export interface EscalationResult {
-  success: true;
-  integration: Integration;
-  ticket_id: string;
-  ticket_url: string;
-}
-
-export const SCOPES = ['chat:read', 'chat:write', 'chat:escalate', 'tickets:read', 'tickets:delete', 'insights:read'] as const;
-export type Scope = (typeof SCOPES)[number];
-
-export interface TokenInfo {
-  token: { name: string; prefix: string; scopes: Scope[] };
-  organization: { id: string };
-}
-
-export interface Ticket {
-  source: string;
-  external_id: string;
-  title: string;
-  status: string;
-  url: string | null;
-  customer_email: string | null;
-  customer_name: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type SendMessageRequest = z.input<typeof requests.SendMessageRequest>;
+export type EscalationRequest = z.input<typeof requests.EscalationRequest>;
+export type AdditionalFields = NonNullable<EscalationRequest['additional_fields']>;
+/**
+ * A helpdesk's name: plain, pylon, linear, webhook, or one registered at run time. Which exist is
+ * the server's helpdesk registry's to say; the protocol knows only their shape (`isHelpdeskName`).
+ */
+export type Integration = EscalationRequest['integration'];

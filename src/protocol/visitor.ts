@@ -13,16 +13,6 @@ export interface ConversationVisitor {
   verified: boolean;
 }
 
-/** One entry of GET /v0/chat?visitor_id=… (and of the proxy's `GET {basePath}/chat`). */
-export interface ConversationSummary {
-  id: string;
-  status: 'processing' | 'completed' | 'failed';
-  created_at: string;
-  updated_at: string;
-  /** The first question, shortened; absent when the conversation has none. */
-  title?: string;
-}
-
 /**
  * The proxy's `GET {basePath}/visitor`: who the request's visitor is, for the widget, with no secret
  * in it. `tag` is a pseudonym of a known visitor's id (an HMAC under the proxy's secret): the widget

@@ -65,7 +65,7 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
   return async function proxy(request: Request, info?: { remoteAddress?: string }): Promise<Response> {
     const started = performance.now();
     const log: Record<string, unknown> = { msg: 'proxy request', method: request.method };
-    const ctx = new ProxyContext(request, state, clientAddress(request, opts.trustProxy, info?.remoteAddress), log);
+    const ctx = new ProxyContext(request, state, clientAddress(request, opts.trustProxy, info?.remoteAddress, opts.ipv6Prefix), log);
     let response: Response;
     try {
       await run(ctx);

@@ -15,6 +15,7 @@ import {
 } from '../protocol/index.js';
 import { readEscalationContact, type EscalationContact } from '../protocol/schemas/index.js';
 import { createHmac } from 'node:crypto';
+import { RemoteKeySet } from './jwks.js';
 import type { Visitor as CookieVisitor } from './visitor.js';
 import type { IdentityTokenOptions, KnownVisitor } from './identity-options.js';
 
@@ -54,8 +55,8 @@ async function tokenVerifier(options: IdentityTokenOptions, fetchImpl: typeof fe
     const key = new TextEncoder().encode(options.secret);
     return async (token) => (await jose.jwtVerify(token, key, { ...common, algorithms: ['HS256'] })).payload;
   }
-  const keys = jose.createRemoteJWKSet(new URL(options.jwksUrl!), { [jose.customFetch]: fetchImpl, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 });
-  return async (token) => (await jose.jwtVerify(token, keys, { ...common, algorithms: ['RS256', 'ES256'] })).payload;
+  const keys = new RemoteKeySet(new URL(options.jwksUrl!), jose, { fetch: fetchImpl });
+  return async (token) => (await jose.jwtVerify(token, keys.getKey, { ...common, algorithms: ['RS256', 'ES256'] })).payload;
 }
 
 /** A visitor from `identify` or a token's claims, checked: a bad id is the site's bug (500); a bad email or name is dropped. */

@@ -1,6 +1,6 @@
 /** @module `SupportProxyOptions`: every option with its default, checked when the proxy is created. */
-import { INTEGRATIONS, type AdditionalFields, type Integration } from '../protocol/index.js';
-import { trustedHops } from '../protocol/client-address.js';
+import { isHelpdeskName, type AdditionalFields, type Integration } from '../protocol/index.js';
+import { ipv6PrefixLength, trustedHops } from '../protocol/client-address.js';
 import { DEFAULT_VISITOR_MAX_AGE_SECONDS } from './visitor.js';
 import { checkIdentityOptions, type IdentityTokenOptions, type KnownVisitor } from './identity-options.js';
 
@@ -92,6 +92,11 @@ export interface SupportProxyOptions {
    */
   trustProxy?: boolean | number;
   /**
+   * An IPv6 client is counted in the per-address limits by its network of this many bits: one
+   * subscriber commonly holds a whole /56 (some a /48, some a /64). @default 56
+   */
+  ipv6Prefix?: number;
+  /**
    * The site's own session decides who is asking: return the signed-in visitor, or null when
    * anonymous. A visitor's conversations then belong to their id on every device. May be async.
    * @default none (every visitor is anonymous, bound by the cookie)
@@ -154,8 +159,9 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
     if (parsed.origin !== origin) throw new TypeError(`createSupportProxy: allowedOrigins entry "${origin}" must be an origin like https://www.example.com`);
   }
   const escalation = options.escalation ?? { integration: 'webhook' };
-  if (!(INTEGRATIONS as readonly string[]).includes(escalation.integration)) {
-    throw new TypeError(`createSupportProxy: escalation.integration must be one of ${INTEGRATIONS.join(', ')}`);
+  // Which helpdesks exist is the API server's to say (it answers 400 naming them); here only the shape.
+  if (typeof escalation.integration !== 'string' || !isHelpdeskName(escalation.integration)) {
+    throw new TypeError('createSupportProxy: escalation.integration must be the name of a helpdesk, such as plain, pylon, linear or webhook');
   }
   const positive = (value: number | undefined, fallback: number, name: string) => {
     const v = value ?? fallback;
@@ -193,6 +199,7 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
     cookieName: options.cookieName ?? 'sc_visitor',
     visitorMaxAgeSeconds: positive(options.visitorMaxAgeSeconds, DEFAULT_VISITOR_MAX_AGE_SECONDS, 'visitorMaxAgeSeconds'),
     trustProxy,
+    ipv6Prefix: ipv6PrefixLength(options.ipv6Prefix, 'createSupportProxy: ipv6Prefix'),
     fetch: options.fetch ?? globalThis.fetch,
     identify: options.identify,
     identity: options.identity,

@@ -2,12 +2,25 @@
  * @module Which conversations are the visitor's: an anonymous visitor's are bound to the signed
  * cookie, a known visitor's to their id (any device where they are signed in reads them). The two
  * never mix, so a shared browser shows nothing of a visitor once they sign out. Upstream reads go
- * through the upstream step (stages.ts, `upstreamFor`), which spends the quota.
+ * through the `upstream` each method is given (stages.ts, `upstreamFor`, which spends the quota),
+ * taken only when one is made.
  */
 import { badGateway, isConversationId, isVisitorId, notFound, type ConversationSummary, type ConversationVisitor } from '../protocol/index.js';
 import { TtlLruCache } from './cache.js';
-import type { ProxyContext } from './context.js';
-import { upstreamFor } from './stages.js';
+import type { KnownVisitor } from './identity-options.js';
+import type { Upstream } from './upstream.js';
+
+/** What the owners read of one request (a ProxyContext is one). */
+export interface OwnersRequest {
+  readonly request: Request;
+  /** The cookie's conversations. */
+  readonly visitor: { readonly conversations: readonly string[] };
+  /** The signed-in visitor, or null when anonymous. */
+  readonly known: KnownVisitor | null;
+}
+
+/** The upstream, taken (and its quota spent) only when a read is made. */
+export type UpstreamStep = () => Upstream;
 
 /** Conversations whose owner this proxy remembers (without asking upstream again), and for how long. */
 const OWNERS_MAX = 100_000;
@@ -22,7 +35,7 @@ export class ConversationOwners {
   readonly #owners = new TtlLruCache<string>({ ttlMs: OWNERS_TTL_MS, maxEntries: OWNERS_MAX, maxBytes: Number.MAX_SAFE_INTEGER });
 
   /** Records a conversation just started: a known visitor's belongs to their id; an anonymous one's goes into the cookie (by the caller). */
-  started(ctx: ProxyContext, id: string): void {
+  started(ctx: OwnersRequest, id: string): void {
     if (ctx.known) this.#owners.set(id, ownerKey(ctx.known), 1);
   }
 
@@ -31,13 +44,13 @@ export class ConversationOwners {
    * it was started by their id, as remembered here or as the upstream says (one upstream read the
    * first time this proxy sees it).
    */
-  async owns(ctx: ProxyContext, id: string): Promise<boolean> {
+  async owns(ctx: OwnersRequest, upstream: UpstreamStep, id: string): Promise<boolean> {
     if (!isConversationId(id)) return false;
     if (!ctx.known) return ctx.visitor.conversations.includes(id) && !this.#owners.get(id)?.startsWith('known:');
     const key = ownerKey(ctx.known);
     const owner = this.#owners.get(id);
     if (owner !== undefined) return owner === key;
-    const result = await upstreamFor(ctx).request('GET', `/v0/chat/${id}`, { signal: ctx.request.signal });
+    const result = await upstream().request('GET', `/v0/chat/${id}`, { signal: ctx.request.signal });
     if (result.status !== 200) return false;
     const visitor = parseVisitor(result.body);
     if (!visitor) return false;
@@ -46,8 +59,8 @@ export class ConversationOwners {
   }
 
   /** Throws 404 unless conversation `id` is the request's visitor's. */
-  async ensureOwns(ctx: ProxyContext, id: string): Promise<void> {
-    if (!(await this.owns(ctx, id))) throw notFound();
+  async ensureOwns(ctx: OwnersRequest, upstream: UpstreamStep, id: string): Promise<void> {
+    if (!(await this.owns(ctx, upstream, id))) throw notFound();
   }
 
   /**
@@ -55,12 +68,12 @@ export class ConversationOwners {
    * upstream's list; anonymous: the ones bound to their cookie. Behind a plain v0 server (no list),
    * an anonymous visitor's are read one by one and a known visitor has none listed.
    */
-  async list(ctx: ProxyContext): Promise<{ conversations: ConversationSummary[] }> {
-    const visitor = ctx.state.identity.upstreamVisitor(ctx);
+  async list(ctx: OwnersRequest, step: UpstreamStep, visitor: ConversationVisitor): Promise<{ conversations: ConversationSummary[] }> {
     const cookie = new Set(ctx.visitor.conversations);
     // One listing spends once, however many conversations a plain v0 server makes it read.
-    const upstream = upstreamFor(ctx);
-    const result = await upstream.request('GET', `/v0/chat?visitor_id=${encodeURIComponent(visitor.id)}&limit=50`, { signal: ctx.request.signal });
+    const upstream = step();
+    // Verified ids and anonymous ones are apart: a site's id never lists a cookie's conversations.
+    const result = await upstream.request('GET', `/v0/chat?visitor_id=${encodeURIComponent(visitor.id)}&verified=${visitor.verified}&limit=50`, { signal: ctx.request.signal });
     if (result.status === 200) {
       const listed = parseList(result.body);
       if (listed) {

@@ -72,7 +72,7 @@ function passHeaders(upstream: Headers, names: string[], ctx: ProxyContext, extr
 async function sendMessage(ctx: ProxyContext): Promise<Response> {
   const { cache } = ctx.state;
   const { message, conversation_id: conversationId, context } = parseBody(VisitorSendMessageRequest, await readJson(ctx.request));
-  if (conversationId) await ctx.state.owners.ensureOwns(ctx, conversationId);
+  if (conversationId) await ctx.state.owners.ensureOwns(ctx, () => upstreamFor(ctx), conversationId);
   const visitor = ctx.state.identity.upstreamVisitor(ctx);
   const body: Record<string, unknown> = conversationId ? { message, conversation_id: conversationId, visitor } : { message, visitor };
   // Where the visitor asks from, as the schema bounded it (its null fields dropped).
@@ -94,7 +94,7 @@ async function sendMessage(ctx: ProxyContext): Promise<Response> {
 
 /** `GET {basePath}/chat`: the visitor's conversations, newest first (owners.ts, `list`). */
 async function list(ctx: ProxyContext): Promise<Response> {
-  return Response.json(await ctx.state.owners.list(ctx));
+  return Response.json(await ctx.state.owners.list(ctx, () => upstreamFor(ctx), ctx.state.identity.upstreamVisitor(ctx)));
 }
 
 async function getConversation(ctx: ProxyContext): Promise<Response> {

@@ -17,8 +17,15 @@ export type ProxyStage = Stage<ProxyContext>;
 
 const EXPOSED = 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Preference-Applied';
 
-/** What a request can count against: its client address, its address's new visitors, or its visitor's limit of a kind. */
-export type Limit = 'address' | 'newVisitor' | ProxyRoute['visitorLimit'];
+/** What a request can count against: its client address, its address's new visitors or visitor tokens, or its visitor's limit of a kind. */
+export type Limit = 'address' | 'newVisitor' | 'token' | ProxyRoute['visitorLimit'];
+
+/** The per-address limits: the bucket's key prefix and the option that sets its size. */
+const ADDRESS_LIMITS = {
+  address: { prefix: 'addr', option: 'perAddress' },
+  newVisitor: { prefix: 'new', option: 'newVisitorsPerAddress' },
+  token: { prefix: 'token', option: 'perAddress' },
+} as const;
 
 /**
  * The one rate-limit entry point: counts the request once in each of `limits`, all or none, and
@@ -29,8 +36,9 @@ export function limit(ctx: ProxyContext, ...limits: Limit[]): void {
   const { opts } = ctx.state;
   const buckets: Bucket[] = [];
   for (const name of limits) {
-    if (name === 'address' || name === 'newVisitor') {
-      if (ctx.address) buckets.push(name === 'address' ? { key: `addr:${ctx.address}`, limit: opts.visitorLimits.perAddress } : { key: `new:${ctx.address}`, limit: opts.visitorLimits.newVisitorsPerAddress });
+    if (name === 'address' || name === 'newVisitor' || name === 'token') {
+      const { prefix, option } = ADDRESS_LIMITS[name];
+      if (ctx.address) buckets.push({ key: `${prefix}:${ctx.address}`, limit: opts.visitorLimits[option] });
       else if (!ctx.state.warnedNoAddress) {
         ctx.state.warnedNoAddress = true;
         opts.logger?.warn({ msg: 'no client address: per-address limits are off; pass { remoteAddress } or set trustProxy' });
@@ -75,10 +83,10 @@ function refuseEarly(ctx: ProxyContext, error: HttpError): never {
  * trusted proxy appended: counted from the right, since entries further left are whatever the
  * client sent and can be forged.
  */
-export function clientAddress(request: Request, trustProxy: number, fallback: string | undefined): string | undefined {
+export function clientAddress(request: Request, trustProxy: number, fallback: string | undefined, ipv6Prefix?: number): string | undefined {
   const address = forwardedClient(request.headers.get('x-forwarded-for'), trustProxy) ?? fallback;
-  // Counted per client: an IPv6 address by its /64.
-  return address === undefined ? undefined : addressKey(address);
+  // Counted per client: an IPv6 address by its network (`ipv6Prefix`).
+  return address === undefined ? undefined : addressKey(address, ipv6Prefix);
 }
 
 /** The last value of a forwarded header: the one the trusted hop set. */
@@ -165,6 +173,9 @@ export const visitor: ProxyStage = (ctx, next) => {
  * against the client address like every refusal before a visitor is known.
  */
 export const identify: ProxyStage = async (ctx, next) => {
+  // A visitor token is verified (with `jwksUrl`, perhaps after fetching the key set) only within
+  // its address's limit: one past it is 429 before any of that work.
+  if (ctx.state.opts.identity && ctx.request.headers.has('authorization')) limit(ctx, 'token');
   try {
     ctx.known = await ctx.state.identity.resolve(ctx.request);
   } catch (error) {
@@ -189,7 +200,7 @@ export const ownership: ProxyStage = async (ctx, next) => {
   const id = ctx.params.id;
   if (id !== undefined) {
     if (!isConversationId(id)) throw notFound();
-    await ctx.state.owners.ensureOwns(ctx, id);
+    await ctx.state.owners.ensureOwns(ctx, () => upstreamFor(ctx), id);
   }
   return next();
 };

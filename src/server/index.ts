@@ -30,6 +30,7 @@ import { ticketRoutes } from './http/routes/tickets.js';
 import { feedbackRoutes } from './http/routes/feedback.js';
 import { insightsRoutes } from './http/routes/insights.js';
 import { searchRoutes } from './http/routes/search.js';
+import { mcpBackend, mcpRoutes, parseOrigins, type McpBackend } from './mcp/index.js';
 import { dashboardRoutes } from './dashboard/index.js';
 import { FeedbackStore } from './insights/feedback.js';
 import { RetentionSweep, type SweepReport } from './retention/index.js';
@@ -51,7 +52,7 @@ import type { ConnectionInfo } from '../protocol/node-http.js';
 import { CONVERSATION_MAX_TURNS } from '../protocol/limits.js';
 import { fromNode, writeNode, type ApiRequest, type ApiResponse } from './http/exchange.js';
 import { clientErrorListener } from './http/client-error.js';
-import { trustedHops } from '../protocol/client-address.js';
+import { ipv6PrefixLength, trustedHops } from '../protocol/client-address.js';
 
 export { TokenService, TOKEN_PREFIX, type TokenRecord } from './store/tokens.js';
 export { openApiDocument } from './http/routes/openapi.js';
@@ -104,12 +105,22 @@ export interface ServerOptions {
    * it when every request comes through those proxies. @default env SUPPORT_CHAT_TRUST_PROXY, else false
    */
   trustProxy?: boolean | number;
+  /**
+   * Requests without a valid token from an IPv6 client are counted by its network of this many
+   * bits (one subscriber commonly holds a whole /56). @default env SUPPORT_CHAT_IPV6_PREFIX, else 56
+   */
+  ipv6Prefix?: number;
   /** How long a helpdesk webhook's body may take to arrive (408 after). @default 10000 */
   webhookBodyTimeoutMs?: number;
   /** Days conversations are kept after their last activity, for organizations without their own period. @default 90 */
   retentionDays?: number;
   /** Streamed answers (`GET /v0/chat/{id}/events`); any field left out keeps its default. */
   streams?: StreamOptions;
+  /**
+   * Browser origins that may call `/v0/mcp` besides loopback ones (a request without `Origin`, from
+   * an agent or an editor, always may). @default env SUPPORT_CHAT_MCP_ORIGINS (comma-separated), else none
+   */
+  mcpOrigins?: readonly string[];
 }
 
 export interface StreamOptions {
@@ -150,6 +161,8 @@ export interface SupportServer {
   retention: { start(): void; stop(): Promise<void>; runOnce(): Promise<SweepReport> };
   /** Answers waiting long polls at once with the current state (the first step of shutting down). */
   drain(): void;
+  /** What the MCP tools read (`/v0/mcp`, and `support-chat-kit mcp` over stdio). */
+  mcp: McpBackend;
   /** Ends long polls, stops the worker and closes the database. */
   close(): Promise<void>;
 }
@@ -190,6 +203,8 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     throw new ServerConfigError(`SUPPORT_CHAT_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/db), got "${redactUrl(databaseUrl)}"; leave it unset for SQLite`);
   }
   const trustProxy = resolveTrustProxy(options.trustProxy, env.SUPPORT_CHAT_TRUST_PROXY);
+  const mcpOrigins = resolveMcpOrigins(options.mcpOrigins, env.SUPPORT_CHAT_MCP_ORIGINS);
+  const ipv6Prefix = resolveIpv6Prefix(options.ipv6Prefix, env.SUPPORT_CHAT_IPV6_PREFIX);
   const postgres = databaseUrl !== undefined || options.sql?.dialect === 'postgres';
   if (postgres && !redisUrl && role !== 'all') {
     throw new ServerConfigError(
@@ -272,6 +287,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     escalationClaimStaleMs: ESCALATION_CLAIM_STALE_MS,
     now,
   };
+  const mcp = mcpBackend({ sql, knowledge: knowledge ?? null, lifecycle, conversations, logger });
   const retention = new RetentionSweep({ sql, conversations, logger, now, defaultDays: options.retentionDays });
   const router = new Router([
     ...chatRoutes,
@@ -283,14 +299,15 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     ...helpdeskWebhookRoutesFor(helpdesks, { bodyTimeoutMs: options.webhookBodyTimeoutMs }),
     ...feedbackRoutes({ feedback: new FeedbackStore(sql, now) }),
     ...insightsRoutes({ sql }),
-    // Search reads the knowledge base in this process (every role): the index is built from the database, as the worker's is.
+    // Search and the MCP tools read the knowledge base in this process (every role): the index is built from the database, as the worker's is.
     ...searchRoutes({ knowledge: knowledge ?? null }),
+    ...mcpRoutes({ backend: mcp, allowedOrigins: mcpOrigins }),
     ...dashboardRoutes(),
   ]);
   // Several processes behind one address share their limits through Redis; one process counts in memory.
   const limiter: RateLimiter =
     options.rateLimiter ?? (redisUrl ? new RedisRateLimiter({ url: redisUrl, now, onError: reportRedis('rate limiter (letting requests through)') }) : new MemoryRateLimiter(now));
-  const app = createApp({ router, services, limiter, limits, changes: sql.changes ?? undefined, trustProxy });
+  const app = createApp({ router, services, limiter, limits, changes: sql.changes ?? undefined, trustProxy, ipv6Prefix });
   if ((options.startWorker ?? true) && role !== 'api') {
     worker.start();
     embedding?.start();
@@ -316,6 +333,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     ready: async () => {
       await Promise.all([limiter.ready?.(), bus.ready(), turnLog.ready()]);
     },
+    mcp,
     drain: () => closing.abort(),
     async close() {
       if (closed) return;
@@ -333,6 +351,15 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
   };
 }
 
+/** The browser origins `/v0/mcp` accepts, from the option, else from `SUPPORT_CHAT_MCP_ORIGINS`; a ServerConfigError naming a bad entry. */
+function resolveMcpOrigins(option: readonly string[] | undefined, variable: string | undefined): ReadonlySet<string> {
+  try {
+    return parseOrigins(option ?? variable);
+  } catch (error) {
+    throw new ServerConfigError(`${option ? 'mcpOrigins' : 'SUPPORT_CHAT_MCP_ORIGINS'}: ${(error as Error).message}`);
+  }
+}
+
 /** Trusted proxies from the option, else from `SUPPORT_CHAT_TRUST_PROXY` (`true`, `false` or a number); a ServerConfigError for anything else. */
 function resolveTrustProxy(option: boolean | number | undefined, variable: string | undefined): number {
   if (option !== undefined) {
@@ -348,6 +375,17 @@ function resolveTrustProxy(option: boolean | number | undefined, variable: strin
   const hops = Number(text);
   if (!Number.isInteger(hops) || hops < 0) throw new ServerConfigError(`SUPPORT_CHAT_TRUST_PROXY must be true, false or a whole number of proxies, got "${variable}"`);
   return hops;
+}
+
+/** The IPv6 prefix length from the option, else from `SUPPORT_CHAT_IPV6_PREFIX`; a ServerConfigError for anything but a whole number from 16 to 128. */
+function resolveIpv6Prefix(option: number | undefined, variable: string | undefined): number {
+  const text = variable?.trim() ?? '';
+  const value = option ?? (text === '' ? undefined : Number(text));
+  try {
+    return ipv6PrefixLength(value, option === undefined ? 'SUPPORT_CHAT_IPV6_PREFIX' : 'ipv6Prefix');
+  } catch (error) {
+    throw new ServerConfigError(`${(error as Error).message}, got "${option ?? variable}"`);
+  }
 }
 
 /** A ServerConfigError unless every limit is a positive whole number and the headers' timeout fits in the request's. */

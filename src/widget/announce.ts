@@ -47,7 +47,7 @@ function firstProse(blocks: Block[]): string {
 
 /**
  * The first sentence of an answer's prose, at most about 160 characters; '' when it has none.
- * `parseMarkdown` is passed in: the parser loads on demand (render-markdown.ts).
+ * `parseMarkdown` is passed in (both travel in the module loaded on demand, see render-markdown.ts).
  */
 export function firstSentence(markdown: string, parseMarkdown: (source: string) => Block[]): string {
   const prose = firstProse(parseMarkdown(markdown))

@@ -1,7 +1,7 @@
 /**
- * @module Answers as Markdown, loaded on demand: the parser and its templates (templates/markdown.ts)
- * are their own module next to the bundle (dist/markdown.js), loaded by `loadMarkdown` when a panel
- * first shows; until it is there an answer shows as plain text.
+ * @module Answers as Markdown, loaded on demand: the parser, its templates (templates/markdown.ts) and
+ * the announcement's sentence (announce.ts) are their own module next to the bundle (dist/markdown.js),
+ * loaded by `loadMarkdown` when a panel first shows; until it is there an answer shows as plain text.
  */
 import { html, type TemplateResult } from 'lit';
 import type { RenderOptions } from './templates/markdown.js';
@@ -36,9 +36,9 @@ export async function loadEventStreamParser(): Promise<Parser['createParser'] | 
   return parser?.createParser;
 }
 
-/** The loaded parser, or undefined before it has loaded. */
-export function markdownParser(): Parser['parseMarkdown'] | undefined {
-  return parser?.parseMarkdown;
+/** The first sentence of an answer's prose, for the live region (announce.ts); undefined until the module has loaded. */
+export function answerSentence(markdown: string): string | undefined {
+  return parser?.firstSentence(markdown, parser.parseMarkdown);
 }
 
 /** Renders Markdown text as Lit templates; as plain text until the parser has loaded (the load starts here). */

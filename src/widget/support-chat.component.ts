@@ -1,6 +1,6 @@
 /** @module The `<support-chat>` element: launcher or inline panel, answers with sources, escalation to a human. */
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
-import { MESSAGE_MAX_LENGTH, type Message } from '../protocol/index.js';
+import { characterCount, isUncertain, MESSAGE_MAX_LENGTH, type Message } from '../protocol/index.js';
 import { ApiError } from './client.js';
 import type { IdentityToken } from './identity-token.js';
 import { copy } from './clipboard.js';
@@ -359,6 +359,11 @@ export class SupportChat extends LitElement {
 
   /** Opens the panel (launcher mode). */
   open(): void {
+    this._open('.composer textarea');
+  }
+
+  /** Opens the panel with the focus in `field` (a selector: the message field, or the search field). */
+  private _open(field: string): void {
     if (this.opened) return;
     this.opened = true;
     this._chat.persist();
@@ -366,7 +371,7 @@ export class SupportChat extends LitElement {
     void this.updateComplete.then(() => {
       // No autofocus of the field on touch devices: the keyboard would cover the answer. A modal
       // panel still takes focus (on its first control), as a dialog must.
-      if (window.matchMedia?.('(pointer: fine)').matches) this._inputEl?.focus();
+      if (window.matchMedia?.('(pointer: fine)').matches) this.renderRoot.querySelector<HTMLElement>(field)?.focus();
       else if (this._modal.active) this.renderRoot.querySelector<HTMLElement>('.panel button')?.focus();
     });
   }
@@ -392,7 +397,7 @@ export class SupportChat extends LitElement {
    */
   async search(query?: string): Promise<void> {
     if (this.noSearch) return;
-    if (this.mode === 'launcher') this.open();
+    if (this.mode === 'launcher') this._open('[part=search]');
     await this._loadSearch();
     await this.updateComplete;
     if (query !== undefined) this._search?.controller.set(String(query));
@@ -417,7 +422,7 @@ export class SupportChat extends LitElement {
       this._escalation.openForm();
       return;
     }
-    if (message.length > MESSAGE_MAX_LENGTH) {
+    if (characterCount(message) > MESSAGE_MAX_LENGTH) {
       this._notices.fail(new ApiError(400, 'bad_request', `Messages can be at most ${MESSAGE_MAX_LENGTH} characters`, false, undefined), null);
       return;
     }
@@ -530,8 +535,7 @@ export class SupportChat extends LitElement {
               id: this._id,
               t,
               errors: escalation.errors,
-              pending: escalation.pending,
-              creating: escalation.creating,
+              progress: escalation.progress,
               onSubmit: (e) => escalation.submitForm(e) && this._notices.clear(),
               onCancel: () => escalation.cancelForm(() => this._inputEl, (text) => this._composer.set(text)),
               known: this._identity.visitor,
@@ -543,7 +547,7 @@ export class SupportChat extends LitElement {
       ${notices(t, this._net.online, this._notices.notice)}
       ${this.noEscalation
         ? nothing
-        : escalationArea(t, chat.escalation, { shown: !escalation.formOpen && !empty, urged: messages.at(-1)?.is_uncertain === true }, () => this._escalation.openForm())}
+        : escalationArea(t, chat.escalation, { shown: !escalation.formOpen && !empty, urged: isUncertain(messages.at(-1)) }, () => this._escalation.openForm())}
       ${composer({
         id: this._id,
         t,

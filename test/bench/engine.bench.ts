@@ -51,7 +51,7 @@ function baseline(root: string, baseUrl: string) {
 }
 
 /** One question of a development set, in the shape shared by the three sets (fields a set lacks are absent). */
-interface BenchQuestion {
+export interface BenchQuestion {
   question: string;
   gold: string[];
   kind?: 'answerable' | 'followup' | 'out_of_scope';
@@ -60,7 +60,7 @@ interface BenchQuestion {
   keywords?: string[];
 }
 
-interface DevSet {
+export interface DevSet {
   name: string;
   root: string;
   questions: BenchQuestion[];
@@ -73,7 +73,7 @@ interface DevSet {
   heldOut?: boolean;
 }
 
-const DEV_SETS: DevSet[] = [
+export const DEV_SETS: DevSet[] = [
   {
     name: 'docs',
     root: join(bench, 'docs/pages'),
@@ -182,14 +182,14 @@ const distinct = (urls: string[]) => [...new Set(urls)];
  * A throw-away SQLite database; `dataDir` (the quality part's `BENCH_DATA_DIR`) keeps it between
  * runs instead, so a run after a ranking change reads the stored embeddings rather than making them again.
  */
-async function memorySql(dataDir = ':memory:') {
+export async function memorySql(dataDir = ':memory:') {
   const sql = await openSql({ dataDir });
   await migrate(sql, migrations);
   return sql;
 }
 
 /** The local engine (as the server makes it: sentence embeddings on) on a throw-away SQLite database. */
-async function memoryEngine(): Promise<ReturnType<typeof createAnswerEngine>> {
+export async function memoryEngine(): Promise<ReturnType<typeof createAnswerEngine>> {
   return createAnswerEngine({ sql: await memorySql(process.env.BENCH_DATA_DIR), llm: null });
 }
 
@@ -338,13 +338,14 @@ export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies
   };
 }
 
-export async function run(): Promise<BenchTable[]> {
-  // BENCH_SCALE_ONLY=1 measures the 50,000 sections alone (the quality part takes minutes).
-  const { tables, latencies } = process.env.BENCH_SCALE_ONLY ? { tables: [], latencies: [] as number[] } : await qualityTables();
-  if (process.env.BENCH_QUICK) return tables;
-  const signal = new AbortController().signal;
-
-  // 50,000 synthetic sections, deterministic, ingested and answered through the same path.
+/**
+ * 50,000 synthetic sections (1,000 pages of 50), deterministic, in a throw-away SQLite database
+ * under the organization `big`, and `word()`, which draws words as the pages did. Ingested without
+ * sentence embeddings (embedding 50,000 sections takes most of an hour on one core: see the docs
+ * set's ingest rate), then given random vectors stored as the model's, so dense retrieval scans
+ * 50,000 vectors as it would; questions are embedded as the server embeds them.
+ */
+export async function syntheticKnowledgeBase() {
   const dir = mkdtempSync(join(tmpdir(), 'support-chat-kb50k-'));
   let seed = 42;
   const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
@@ -360,14 +361,21 @@ export async function run(): Promise<BenchTable[]> {
     }
     writeFileSync(join(sub, `page-${f}.md`), lines.join('\n'));
   }
-  // Ingested without sentence embeddings (embedding 50,000 sections takes most of an hour on one
-  // core: see the docs set's ingest rate above), then given random vectors stored as the model's,
-  // so dense retrieval scans 50,000 vectors; answered as the server does, each question embedded.
-  const bigSql = await memorySql();
+  const sql = await memorySql();
   const ingestStart = performance.now();
-  await createAnswerEngine({ sql: bigSql, llm: null, embedder: null }).ingest('big', [dir]);
+  await createAnswerEngine({ sql, llm: null, embedder: null }).ingest('big', [dir]);
   const ingestMs = performance.now() - ingestStart;
-  await bigSql.run(`UPDATE kb_sections SET embedding = randomblob(${EMBEDDING_BYTES}), embedding_by = ?`, [sentenceEncoder.id]);
+  await sql.run(`UPDATE kb_sections SET embedding = randomblob(${EMBEDDING_BYTES}), embedding_by = ?`, [sentenceEncoder.id]);
+  return { dir, word, sql, ingestMs };
+}
+
+export async function run(): Promise<BenchTable[]> {
+  // BENCH_SCALE_ONLY=1 measures the 50,000 sections alone (the quality part takes minutes).
+  const { tables, latencies } = process.env.BENCH_SCALE_ONLY ? { tables: [], latencies: [] as number[] } : await qualityTables();
+  if (process.env.BENCH_QUICK) return tables;
+  const signal = new AbortController().signal;
+
+  const { dir, word, sql: bigSql, ingestMs } = await syntheticKnowledgeBase();
   const bigEngine = createAnswerEngine({ sql: bigSql, llm: null });
   gc();
   // The postings live in typed arrays, whose memory is outside the JS heap: count both.

@@ -46,7 +46,7 @@ export async function run(): Promise<BenchTable[]> {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (path === '/') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
     if (path.startsWith('/api/support/')) return proxy(req, res);
-    const file = { '/dist/support-chat.iife.js': 'support-chat.iife.js', '/dist/markdown.js': 'markdown.js' }[path];
+    const file = { '/dist/support-chat.iife.js': 'support-chat.iife.js', '/dist/markdown.js': 'markdown.js', '/dist/search.js': 'search.js' }[path];
     if (file) return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(readFileSync(join(out, file)));
     res.writeHead(404).end();
   });

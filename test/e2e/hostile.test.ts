@@ -104,8 +104,8 @@ beforeAll(async () => {
   const apiBaseUrl = await listen(upstream);
   out = mkdtempSync(join(tmpdir(), 'support-chat-hostile-'));
   await buildWidget(out, ['iife']);
-  // The widget loads its Markdown parser from beside its script: the defences under test live there.
-  const files: Record<string, Buffer> = { '/support-chat.iife.js': readFileSync(join(out, 'support-chat.iife.js')), '/markdown.js': readFileSync(join(out, 'markdown.js')) };
+  // The widget loads its Markdown parser (the defences under test live there) and its search from beside its script.
+  const files: Record<string, Buffer> = Object.fromEntries(['support-chat.iife.js', 'markdown.js', 'search.js'].map((name) => [`/${name}`, readFileSync(join(out, name))]));
   const proxy = toNodeListener(createSupportProxy({ apiBaseUrl, token: TOKEN, secret: 'h'.repeat(32), basePath: '/api/support' }));
   // The page has no CSP and no Trusted Types: only the widget's own defences are tested.
   site = createServer((req, res) => {

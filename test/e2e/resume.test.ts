@@ -1,6 +1,7 @@
 /**
- * @module End to end: reload in the middle of an answer and see it resume. Answers are slowed down by
- * configuring the server's LLM provider to point at a local chat-completions server that takes its time.
+ * @module End to end: reload in the middle of an answer and see it resume. The server's LLM provider
+ * points at a local chat-completions stand-in that takes its time, or (`holding`) holds every
+ * completion until the test releases it, so the answer is provably still being written at the reload.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright';
@@ -13,6 +14,9 @@ let stack: Stack;
 let browser: Browser;
 let llm: Server;
 let completions = 0;
+/** While true, completions wait in `held` until the test releases them. */
+let holding = false;
+const held: (() => void)[] = [];
 
 /** A chat-completions endpoint answering in the documented response shape, after a delay. */
 function startSlowLlm(): Promise<string> {
@@ -27,7 +31,7 @@ function startSlowLlm(): Promise<string> {
       }
       const request = JSON.parse(body) as { model: string; messages: { role: string; content: string }[] };
       completions += 1;
-      setTimeout(() => {
+      const respond = () => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(
           JSON.stringify({
@@ -45,7 +49,9 @@ function startSlowLlm(): Promise<string> {
             usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
           }),
         );
-      }, ANSWER_DELAY_MS);
+      };
+      if (holding) held.push(respond);
+      else setTimeout(respond, ANSWER_DELAY_MS);
     });
   });
   return new Promise((resolve) =>
@@ -74,6 +80,7 @@ afterAll(async () => {
 
 describe('an answer still processing', () => {
   it('resumes after a reload and completes', async () => {
+    holding = true;
     const context = await browser.newContext();
     const { page, problems } = await watchedPage(context);
     await page.goto(`${stack.url}/marketing.html`);
@@ -84,11 +91,18 @@ describe('an answer still processing', () => {
     await page.getByText(/working on it/i).waitFor();
     // Once the message is accepted, the page goes away in the middle of the answer.
     await page.waitForFunction(() => Object.keys(localStorage).some((k) => k.startsWith('support-chat:') && localStorage.getItem(k)!.includes('"processing"') && localStorage.getItem(k)!.includes('conv_')));
+    // The model has the question and holds its answer: whatever the reload takes, it lands mid-answer.
+    await expect.poll(() => held.length, { timeout: 15_000 }).toBe(1);
 
     await page.reload();
     await page.locator('[part~="launcher"]').waitFor();
     if (!(await page.locator('[part~="panel"]').isVisible())) await page.locator('[part~="launcher"]').click();
     await expect.poll(() => page.locator('[part~="message"][data-role="user"]').count()).toBe(1);
+    await page.getByText(/working on it/i).waitFor();
+    expect(await page.locator('[part~="message"][data-role="assistant"]').count()).toBe(0);
+    // Only now is the answer written: the reloaded page must follow it to see it.
+    holding = false;
+    for (const release of held.splice(0)) release();
     const answer = page.locator('[part~="message"][data-role="assistant"]').last();
     await answer.waitFor({ timeout: 30_000 });
     expect(await answer.textContent()).toContain('data-endpoint');

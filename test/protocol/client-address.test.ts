@@ -1,15 +1,15 @@
-/** Client address keys and `X-Forwarded-For`, shared by proxy and server: IPv6 counted per /64, IPv4 per address. */
+/** Client address keys and `X-Forwarded-For`, shared by proxy and server: IPv6 counted per /56 (or as configured), IPv4 per address, ports dropped. */
 import { describe, expect, it } from 'vitest';
-import { addressKey, forwardedClient, trustedHops } from '../../src/protocol/client-address.js';
+import { addressKey, forwardedClient, ipv6PrefixLength, trustedHops } from '../../src/protocol/client-address.js';
 
 describe('addressKey', () => {
   it.each([
     ['198.51.100.7', '198.51.100.7'],
-    ['2001:db8:1:2::1', '2001:db8:1:2::/64'],
-    ['2001:0DB8:0001:0002:ffff:ffff:ffff:ffff', '2001:db8:1:2::/64'],
-    ['2001:db8:1:2:aaaa:bbbb:cccc:dddd', '2001:db8:1:2::/64'],
-    ['fe80::1%eth0', 'fe80::/64'],
-    ['::1', '::/64'],
+    ['2001:db8:1:2::1', '2001:db8:1::/56'],
+    ['2001:0DB8:0001:02FF:ffff:ffff:ffff:ffff', '2001:db8:1:200::/56'],
+    ['2001:db8:1:2aa:aaaa:bbbb:cccc:dddd', '2001:db8:1:200::/56'],
+    ['fe80::1%eth0', 'fe80::/56'],
+    ['::1', '::/56'],
     ['::ffff:198.51.100.7', '198.51.100.7'],
     ['unknown', 'unknown'],
     ['2001:db8::zz', '2001:db8::zz'],
@@ -17,10 +17,19 @@ describe('addressKey', () => {
     expect(addressKey(address)).toBe(key);
   });
 
-  it('puts every address of one /64 under one key and neighbouring /64s under others', () => {
-    const keys = new Set(Array.from({ length: 160 }, (_, i) => addressKey(`2001:db8:1:2:${i.toString(16)}:${(i * 7).toString(16)}::${i.toString(16)}`)));
-    expect([...keys]).toEqual(['2001:db8:1:2::/64']);
-    expect(addressKey('2001:db8:1:3::1')).not.toBe(addressKey('2001:db8:1:2::1'));
+  it('puts every address of one /56 under one key and neighbouring /56s under others', () => {
+    const keys = new Set(Array.from({ length: 160 }, (_, i) => addressKey(`2001:db8:1:2${(i % 256).toString(16).padStart(2, '0')}:${(i * 7).toString(16)}::${i.toString(16)}`)));
+    expect([...keys]).toEqual(['2001:db8:1:200::/56']);
+    expect(addressKey('2001:db8:1:300::1')).not.toBe(addressKey('2001:db8:1:2ff::1'));
+  });
+
+  it.each([
+    [64, '2001:db8:1:2aa::/64'],
+    [48, '2001:db8:1::/48'],
+    [60, '2001:db8:1:2a0::/60'],
+    [128, '2001:db8:1:2aa:1:2:3:4/128'],
+  ])('with a /%s prefix counts 2001:db8:1:2aa:1:2:3:4 as %s', (prefix, key) => {
+    expect(addressKey('2001:db8:1:2aa:1:2:3:4', prefix)).toBe(key);
   });
 
   it('answers at once for the longest address-like strings', () => {
@@ -40,6 +49,30 @@ describe('forwardedClient', () => {
   });
 
   it.each([
+    ['203.0.113.9:5678', '203.0.113.9'],
+    ['[2001:db8::1]:80', '2001:db8::1'],
+    ['[::1]:80', '::1'],
+    ['[2001:db8::1]', '2001:db8::1'],
+    ['2001:db8::1', '2001:db8::1'],
+    ['203.0.113.9', '203.0.113.9'],
+    // Not an address and a port: passed on as given.
+    ['203.0.113.9:x', '203.0.113.9:x'],
+    ['203.0.113.9:123456', '203.0.113.9:123456'],
+    ['[2001:db8::1]:80:80', '[2001:db8::1]:80:80'],
+    ['[nothost]:80', '[nothost]:80'],
+    ['[2001:db8::1', '[2001:db8::1'],
+    ['unknown', 'unknown'],
+  ])('drops the port of %s: %s', (entry, address) => {
+    expect(forwardedClient(`10.0.0.1, ${entry}`, 1)).toBe(address);
+  });
+
+  it('answers at once for the longest bracketed and colon-laden entries', () => {
+    const started = performance.now();
+    for (const hostile of [`[${':'.repeat(100_000)}]:80`, `[${'1:'.repeat(50_000)}`, `${'9'.repeat(100_000)}:${'9'.repeat(100_000)}`, `[]${':'.repeat(100_000)}`]) forwardedClient(hostile, 1);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it.each([
     [true, 1],
     [false, 0],
     [undefined, 0],
@@ -49,5 +82,11 @@ describe('forwardedClient', () => {
   it('refuses other trust values', () => {
     expect(() => trustedHops(-1, 'trustProxy')).toThrow('trustProxy must be a boolean or a whole number of proxies');
     expect(() => trustedHops(1.5, 'trustProxy')).toThrow(TypeError);
+  });
+
+  it('takes an IPv6 prefix length of 16 to 128, 56 unless given', () => {
+    expect(ipv6PrefixLength(undefined, 'x')).toBe(56);
+    expect(ipv6PrefixLength(64, 'x')).toBe(64);
+    for (const bad of [8, 129, 56.5, Number.NaN]) expect(() => ipv6PrefixLength(bad, 'ipv6Prefix')).toThrow('ipv6Prefix must be a whole number from 16 to 128');
   });
 });

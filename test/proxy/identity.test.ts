@@ -164,6 +164,23 @@ describe('identify: the site session decides who is asking', () => {
     expect(ids(await alice('GET', '/chat'))).not.toContain(mine);
   });
 
+  it("never lists an anonymous visitor's conversation to a signed-in visitor of the same id, from any proxy of the organization", async () => {
+    // Another client of the organization (another proxy, say) started one for an anonymous visitor whose id is Alice's.
+    const started = await fetch(`${api.url}/v0/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'Anonymous, same id', visitor: { id: USERS.alice!.id, verified: false } }),
+    });
+    const { conversation_id: theirs } = (await started.json()) as { conversation_id: string };
+    const alice = device(proxyWith());
+    alice.signIn('alice');
+    const hers = await ask(alice, 'Signed in');
+    const listed = ids(await alice('GET', '/chat'));
+    expect(listed).toContain(hers);
+    expect(listed).not.toContain(theirs);
+    expect((await alice('GET', `/chat/${theirs}`)).status).toBe(404);
+  });
+
   it('shows nothing of a visitor on a shared browser once they sign out, or another visitor signs in', async () => {
     const proxy = proxyWith();
     const shared = device(proxy);

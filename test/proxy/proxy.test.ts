@@ -312,7 +312,7 @@ describe('options', () => {
     [{ token: '' }, /token/],
     [{ secret: 'short' }, /secret/],
     [{ allowedOrigins: ['https://x.com/path'] }, /allowedOrigins/],
-    [{ escalation: { integration: 'zendesk' as never } }, /escalation.integration/],
+    [{ escalation: { integration: 'Zen Desk' as never } }, /escalation.integration/],
     [{ trustProxy: -1 }, /trustProxy/],
     [{ trustProxy: 1.5 }, /trustProxy/],
     [{ escalationTimeoutMs: -5 }, /escalationTimeoutMs/],

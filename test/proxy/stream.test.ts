@@ -113,6 +113,8 @@ async function until(check: () => boolean, ms = 3_000): Promise<void> {
 describe('the events route', () => {
   it('relays the stream with headers that stop caching, transforming and buffering, and nothing of the upstream', async () => {
     await serve();
+    // Slow enough that the turn is still being written when the stream opens, however busy the machine.
+    up.streamIntervalMs = 300;
     const v = visitor();
     const id = await v.start();
     const response = await v.call('GET', `/chat/${id}/events`);

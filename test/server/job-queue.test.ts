@@ -1,7 +1,7 @@
 /**
  * The answer job queue on either database (SQLite here, PostgreSQL in the node-postgres project):
  * racing workers never share a job, a lease runs out on the database's clock, and a worker that lost
- * its lease can store nothing.
+ * its lease can store nothing, and one organization's backlog never holds another's answers behind it.
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { Sql } from '../../src/server/store/sql.js';
@@ -72,5 +72,32 @@ describe('the answer job queue', () => {
     expect(await queue.failExhausted(1)).toEqual([sent.conversationId]);
     expect((await conversations.get('acme', sent.conversationId))!.status).toBe('failed');
     expect(await queue.failExhausted(1)).toEqual([]);
+  });
+
+  it("takes an organization's next question before another organization's backlog of 100", async () => {
+    const { queue, conversations } = await setup();
+    for (let i = 0; i < 100; i++) await conversations.send('org-b', `long question ${i}`, undefined, 200);
+    // Four workers busy with B's questions.
+    const running = await Promise.all(Array.from({ length: 4 }, (_, i) => queue.claim(`worker-${i}`, 30_000, 3)));
+    expect(running.map((job) => job?.orgId)).toEqual(['org-b', 'org-b', 'org-b', 'org-b']);
+    const asked = await conversations.send('org-a', 'How do I reset my password?', undefined, 20);
+    if (!asked.ok) throw new Error('not sent');
+    // The next free worker takes A's question, not the 96 of B's queued before it.
+    const next = (await queue.claim('worker-5', 30_000, 3))!;
+    expect(next).toMatchObject({ orgId: 'org-a', conversationId: asked.conversationId });
+    // With A served, B's backlog goes on.
+    expect((await queue.claim('worker-6', 30_000, 3))!.orgId).toBe('org-b');
+  });
+
+  it('alternates between organizations that both have a backlog, and then takes whatever is left', async () => {
+    const { queue, conversations } = await setup();
+    for (let i = 0; i < 6; i++) await conversations.send('org-b', `question ${i}`, undefined, 200);
+    for (let i = 0; i < 6; i++) await conversations.send('org-a', `question ${i}`, undefined, 200);
+    const orgs: string[] = [];
+    for (let i = 0; i < 8; i++) orgs.push((await queue.claim(`worker-${i}`, 30_000, 3))!.orgId);
+    expect(orgs).toEqual(['org-b', 'org-a', 'org-b', 'org-a', 'org-b', 'org-a', 'org-b', 'org-a']);
+    // Every job is still taken, however many of its organization's already run.
+    const rest = await Promise.all(Array.from({ length: 6 }, (_, i) => queue.claim(`worker-${8 + i}`, 30_000, 3)));
+    expect(rest.filter((job) => job !== null).map((job) => job!.orgId).sort()).toEqual(['org-a', 'org-a', 'org-b', 'org-b']);
   });
 });

@@ -12,6 +12,7 @@ import { startServer } from '../../src/server/index.js';
 import type { Scope } from '../../src/protocol/index.js';
 import { freshDatabaseUrl } from '../helpers/database.js';
 import { expectDocumented, servedValidator } from '../helpers/openapi.js';
+import { TEST_REDIS_URL } from '../helpers/redis.js';
 
 const PRODUCTS = resolve(import.meta.dirname, '../fixtures/products');
 const BASE = 'https://docs.acme.example/';
@@ -30,8 +31,11 @@ interface Result {
 }
 
 /** A server over HTTP with the products fixture ingested for `acme`, and a caller that checks every answer against the served OpenAPI document. */
-async function searchServer(options: { perToken?: number } = {}) {
+async function searchServer(options: { perToken?: number; role?: 'api' | 'all' } = {}) {
   const started = await startServer({
+    role: options.role,
+    // Processes of one role share Redis on PostgreSQL (see docs/scaling.md).
+    env: options.role === 'api' ? { SUPPORT_CHAT_REDIS_URL: TEST_REDIS_URL } : {},
     port: 0,
     dataDir: ':memory:',
     databaseUrl: freshDatabaseUrl(),
@@ -77,6 +81,14 @@ describe('GET /v0/search', () => {
     const perPage = new Map<string, number>();
     for (const r of results) perPage.set(r.url.split('#')[0]!, (perPage.get(r.url.split('#')[0]!) ?? 0) + 1);
     expect(Math.max(...perPage.values())).toBeLessThanOrEqual(3);
+  });
+
+  it('is served by an API process (--role api), which reads the knowledge base from the database', async () => {
+    const s = await searchServer({ role: 'api' });
+    expect(s.server.role).toBe('api');
+    const { status, body } = await s.search('q=download+invoices&limit=2', { token: await s.token() });
+    expect(status).toBe(200);
+    expect(body.results[0].url).toBe(`${BASE}products/billing#invoices`);
   });
 
   it('gives a page’s opening section no heading (null), and honours limit', async () => {

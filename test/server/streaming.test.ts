@@ -170,6 +170,20 @@ describe('GET /v0/chat/{id}/events', () => {
     await resumeMidTurn();
   });
 
+  it('never sends a terminal event id it would refuse: after an id past the turn (1-999999) the turn starts over', async () => {
+    const s = await serve();
+    const id = await s.send('How do I reset my password?');
+    const first = await s.events(id);
+    await first.until((e) => e.event === 'completed');
+    const resumed = await s.events(id, { 'last-event-id': '1-999999' });
+    await resumed.ended;
+    expect(resumed.status).toBe(200);
+    expect(resumed.events.map((e) => e.id)).toEqual(first.events.map((e) => e.id));
+    // The terminal id sent back is taken: the client has the settled turn's last event.
+    const back = await s.events(id, { 'last-event-id': resumed.events.at(-1)!.id! });
+    expect(back.status).toBe(204);
+  });
+
   it('answers a malformed Last-Event-ID 400 in the error shape', async () => {
     const s = await serve();
     const id = await s.send('How do I reset my password?');

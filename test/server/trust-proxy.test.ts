@@ -25,10 +25,20 @@ describe('trustProxy on the server', () => {
     expect((await get(t, '2.2.2.2, 203.0.113.1')).status).toBe(200);
     expect((await get(t, '3.3.3.3, 203.0.113.1')).status).toBe(429);
     expect((await get(t, '203.0.113.2')).status).toBe(200);
-    // IPv6 clients by their /64, as everywhere.
+    // IPv6 clients by their /56, as everywhere.
     expect((await get(t, '2001:db8:5:5::1')).status).toBe(200);
-    expect((await get(t, '2001:db8:5:5::2')).status).toBe(200);
-    expect((await get(t, '2001:db8:5:5::3')).status).toBe(429);
+    expect((await get(t, '2001:db8:5:6::2')).status).toBe(200);
+    expect((await get(t, '2001:db8:5:7::3')).status).toBe(429);
+  });
+
+  it('counts a client the proxy names with a port (one per connection) under its address alone', async () => {
+    const t = await testServer({ trustProxy: true, rateLimits: { perAddress: 2 } });
+    expect((await get(t, '203.0.113.1:5678')).status).toBe(200);
+    expect((await get(t, '203.0.113.1:5679')).status).toBe(200);
+    expect((await get(t, '203.0.113.1')).status).toBe(429);
+    expect((await get(t, '[2001:db8::1]:80')).status).toBe(200);
+    expect((await get(t, '[2001:db8::2]:443')).status).toBe(200);
+    expect((await get(t, '[2001:db8::3]')).status).toBe(429);
   });
 
   it('reads SUPPORT_CHAT_TRUST_PROXY, and refuses what is not a number of proxies', async () => {

@@ -44,6 +44,22 @@ describe('conversations of a visitor (POST /v0/chat `visitor`)', () => {
     expect((await t.call('GET', '/v0/chat?visitor_id=nobody', { token })).body).toEqual({ conversations: [] });
   });
 
+  it('keeps a verified visitor apart from an anonymous one of the same id when asked (verified=true|false)', async () => {
+    t = await testServer();
+    const token = await t.token();
+    const signedIn = (await start(token, 'Signed in', ada)).body.conversation_id as string;
+    const anonymous = (await start(token, 'Same id, anonymous', { id: ada.id, verified: false })).body.conversation_id as string;
+    const ids = async (query: string) => (await t.call('GET', `/v0/chat?visitor_id=${ada.id}${query}`, { token })).body.conversations.map((c: { id: string }) => c.id);
+    expect(await ids('&verified=true')).toEqual([signedIn]);
+    expect(await ids('&verified=false')).toEqual([anonymous]);
+    expect((await ids('')).sort()).toEqual([signedIn, anonymous].sort());
+    for (const bad of ['&verified=yes', '&verified=true&verified=false']) {
+      const refused = await t.call('GET', `/v0/chat?visitor_id=${ada.id}${bad}`, { token });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.message).toContain('"verified"');
+    }
+  });
+
   it("refuses a follow-up that names another visitor (404), and a malformed visitor (400)", async () => {
     t = await testServer();
     const token = await t.token();

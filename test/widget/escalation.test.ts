@@ -195,6 +195,41 @@ describe('the escalation form', () => {
     await waitUntil(() => active(m) === m.part('ticket'), 'focus did not move to the ticket');
   });
 
+  it('counts a name in characters as the API does: 200 emoji go through, 201 are refused with a described error', async () => {
+    const m = await mount({ answerDelayMs: 10 }, { mode: 'inline' });
+    await open(m);
+    const form = await fillForm(m, { name: '🦊'.repeat(201), email: 'ada@example.com' });
+    expect(form.querySelector('input[name="name"]')!.hasAttribute('maxlength')).toBe(false);
+    form.requestSubmit();
+    await waitUntil(() => form.querySelector('input[name="name"][aria-invalid="true"]'));
+    expect(form.querySelector('.field-error')!.textContent).toContain('201');
+    expect(await requests(m, /\/escalate$/)).toHaveLength(0);
+    (form.elements.namedItem('name') as HTMLInputElement).value = '🦊'.repeat(200);
+    form.requestSubmit();
+    await waitUntil(() => m.part('ticket'), 'a name of 200 emoji was not sent');
+    expect(JSON.parse((await requests(m, /\/escalate$/))[0]!.body).name).toBe('🦊'.repeat(200));
+  });
+
+  it('stops retrying "in progress" after a bounded number of tries and says so, with a retry', async () => {
+    const m = await mount({ answerDelayMs: 10, escalateInProgress: 1_000 }, { mode: 'inline' });
+    await open(m);
+    const form = await fillForm(m, { name: 'Ada', email: 'ada@example.com' });
+    const failed = oneEvent(m.el, 'support-chat-error');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      form.requestSubmit();
+      let done = false;
+      void failed.then(() => (done = true));
+      await advanceUntil(m, () => done, 'the widget never gave up', { stepMs: 500, maxMs: 120_000 });
+    } finally {
+      vi.useRealTimers();
+    }
+    // The first try and 24 retries, one second apart as the proxy's Retry-After says.
+    expect(await requests(m, /\/escalate$/)).toHaveLength(25);
+    expect((await failed).detail.code).toBe('conflict');
+    expect(m.part('escalation-form')!.querySelector('button[type="submit"]')!.hasAttribute('disabled')).toBe(false);
+  });
+
   it('says that later messages also reach the team', async () => {
     const m = await mount({ answerDelayMs: 10 }, { mode: 'inline' });
     await open(m);

@@ -248,6 +248,23 @@ describe('asking and answering', () => {
     expect(m.parts('message').filter((e) => e.dataset.role === 'user')).toHaveLength(0);
   });
 
+  it('counts a message in characters as the server does: 9,000 emoji are sent, 16,001 are refused, never cut', async () => {
+    const m = await mount({ answerDelayMs: 10 }, { mode: 'inline' });
+    const input = m.part('input') as HTMLTextAreaElement;
+    input.value = '😀'.repeat(16_001);
+    input.dispatchEvent(new Event('input'));
+    await m.el.updateComplete;
+    expect(m.part('counter')!.textContent).toContain('16,001');
+    await typeAndSend(m, '😀'.repeat(16_001));
+    expect(m.part('composer')!.textContent).toContain('16,001');
+    expect(input.value).toHaveLength(32_002);
+    await typeAndSend(m, '😀'.repeat(9_000));
+    await m.answered();
+    const sent = (await m.log()).filter((l) => l.method === 'POST' && l.path === '/chat');
+    expect(sent).toHaveLength(1);
+    expect(JSON.parse(sent[0]!.body).message).toBe('😀'.repeat(9_000));
+  });
+
   it('opens the panel and asks through the JavaScript API', async () => {
     const m = await mount({ answerDelayMs: 10 });
     await m.el.ask('from the API');

@@ -53,8 +53,8 @@ export function formatReport(report: InsightsReport): string {
   const out: string[] = [`Insights for ${report.organization}, ${report.since} to ${report.until}`, ''];
   out.push(
     textTable(
-      ['Conversations', 'Questions', 'Answered', 'Unanswered', 'Escalated', 'Failed', 'Thumbs up', 'Thumbs down'],
-      [[t.conversations, t.questions, t.answered, t.unanswered, t.escalated, t.failed, t.thumbs_up, t.thumbs_down]],
+      ['Conversations', 'Questions', 'Through MCP', 'Answered', 'Unanswered', 'Escalated', 'Failed', 'Thumbs up', 'Thumbs down'],
+      [[t.conversations, t.questions, t.mcp, t.answered, t.unanswered, t.escalated, t.failed, t.thumbs_up, t.thumbs_down]],
     ),
   );
   out.push('', 'Per day', textTable(['Day', 'Conversations', 'Questions', 'Answered', 'Unanswered', 'Escalated', 'Up', 'Down'], report.days.map((d) => [d.date, d.conversations, d.questions, d.answered, d.unanswered, d.escalated, d.thumbs_up, d.thumbs_down])));
@@ -74,5 +74,11 @@ export function formatReport(report: InsightsReport): string {
   out.push(report.top_sources.length ? textTable(['Citations', 'Section', 'URL'], report.top_sources.map((s) => [s.citations, flat(s.title, 50), s.url])) : 'None.');
   out.push('', `Pages never cited (${report.uncited_page_count})`);
   out.push(report.uncited_pages.length ? textTable(['Page', 'URL'], report.uncited_pages.map((p) => [flat(p.title, 50), p.url])) : 'None.');
+  out.push('', `Pages questions come from (${report.question_page_count})`);
+  out.push(
+    report.question_pages.length
+      ? textTable(['Questions', 'Unanswered', 'Page', 'URL'], report.question_pages.map((p) => [p.questions, p.unanswered, flat(p.title ?? '', 50), p.url]))
+      : 'None (the widget says where a question was asked from).',
+  );
   return out.join('\n');
 }

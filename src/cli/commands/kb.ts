@@ -111,6 +111,7 @@ async function sources(argv: string[]): Promise<number> {
       const when = s.syncedAt ? `synced ${s.syncedAt}` : 'never synced';
       console.log(`${s.source} (${s.kind === 'url' ? 'site' : 'path'}): ${when}, ${s.status}, ${s.pages} pages, ${s.sections} sections${s.failures.length ? `, ${s.failures.length} failures` : ''}`);
       for (const f of s.failures) console.log(`  failed ${f.url}: ${f.reason}`);
+      if (s.status === 'kept') console.log(`  ${PROGRAM} kb sync --accept --org ${orgId} replaces them with what the site has now`);
     }
     return 0;
   } finally {
@@ -119,12 +120,19 @@ async function sources(argv: string[]): Promise<number> {
 }
 
 async function sync(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { org: ORG_OPTION }, false);
+  const { values } = parse(
+    argv,
+    {
+      org: ORG_OPTION,
+      accept: { type: 'boolean', description: "replace a docs site's pages even where the sync guard would keep them (the site really shrank or changed; see kb sources)" },
+    },
+    false,
+  );
   const orgId = values.org!;
   const sql = await openDatabase(values);
   const tty = process.stderr.isTTY;
   try {
-    const report = await createAnswerEngine({ sql, llm: null }).sync(orgId, { onProgress: tty ? progressBar : undefined, onCrawlProgress: tty ? crawlProgress : undefined });
+    const report = await createAnswerEngine({ sql, llm: null }).sync(orgId, { accept: values.accept === true, onProgress: tty ? progressBar : undefined, onCrawlProgress: tty ? crawlProgress : undefined });
     if (tty) process.stderr.write('\n');
     if (report.sources === 0) throw new CliError(`${orgId} has no sources to sync: add one with ${PROGRAM} kb ingest PATH|URL --org ${orgId}`, { usage: false });
     printProblems(report);

@@ -4,13 +4,14 @@
  * document describes. Optional fields may also be `null` (read as absent), as they always could.
  */
 import { z } from 'zod';
-import { INTEGRATIONS } from '../types.js';
 import {
   CONVERSATION_ID_MAX_LENGTH,
   CONVERSATION_ID_PATTERN,
   EMAIL_MAX_LENGTH,
   EMAIL_PATTERN,
   FEEDBACK_COMMENT_MAX_LENGTH,
+  HELPDESK_NAME_PATTERN,
+  isHelpdeskName,
   isPlausibleEmail,
   LABEL_TYPE_ID_MAX_LENGTH,
   LABEL_TYPE_IDS_MAX_ITEMS,
@@ -117,7 +118,9 @@ const LABELS_MESSAGE = `"additional_fields.label_type_ids" must be an array of u
 /** `POST /v0/chat/{id}/escalate`. Unknown fields are refused, so a misspelt one is not silently dropped. */
 export const EscalationRequest = z.strictObject(
   {
-    integration: oneOf('integration', INTEGRATIONS),
+    integration: text('integration', { min: 1, max: 64, pattern: HELPDESK_NAME_PATTERN, description: 'A helpdesk the server has: plain, pylon, linear, webhook, or one it registered' }).check((ctx) => {
+      if (!isHelpdeskName(ctx.value)) ctx.issues.push({ code: 'custom', input: ctx.value, message: '"integration" must be the name of a helpdesk (lowercase letters, digits and dashes)' });
+    }),
     ...contact,
     title: text('title', { min: 1, max: TITLE_MAX_LENGTH }).nullish(),
     summary: text('summary', { min: 1, max: SUMMARY_MAX_LENGTH }).nullish(),

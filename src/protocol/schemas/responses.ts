@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors.js';
-import { INTEGRATIONS, SCOPES } from '../types.js';
+import { SCOPES } from '../scopes.js';
 import { CONVERSATION_ID_MAX_LENGTH, CONVERSATION_ID_PATTERN, SEARCH_EXCERPT_MAX_LENGTH } from '../limits.js';
 import { ConversationVisitor } from './requests.js';
 
@@ -58,7 +58,7 @@ export const SendMessageResult = z.strictObject({ conversation_id: conversationI
 
 export const EscalationResult = z.strictObject({
   success: z.literal(true),
-  integration: z.enum(INTEGRATIONS),
+  integration: z.string().meta({ description: 'The helpdesk the ticket was made in (the request\'s `integration`)' }),
   ticket_id: z.string(),
   ticket_url: z.string(),
 });
@@ -100,6 +100,7 @@ export const InsightCounts = z.object({
     .meta({ description: 'Distinct visitors who started a conversation in the period (totals only; conversations that name no visitor are not counted)' }),
   thumbs_up: count(),
   thumbs_down: count(),
+  mcp: count().optional().meta({ description: 'Questions asked through the MCP tool `ask`, also counted in `questions` (totals only)' }),
 });
 
 export const Insights = z.strictObject({
@@ -138,6 +139,10 @@ export const Insights = z.strictObject({
   top_sources: z.array(z.strictObject({ title: z.string(), url: z.string(), citations: count() })),
   uncited_pages: z.array(Source),
   uncited_page_count: count(),
+  question_pages: z
+    .array(z.strictObject({ url: z.string(), title: z.string().nullable(), questions: count(), unanswered: count() }))
+    .meta({ description: 'The pages questions were asked from (the widget sends where the visitor is), most questions first' }),
+  question_page_count: count(),
 });
 
 export const ErrorResponse = z.strictObject({

@@ -10,6 +10,7 @@
 import { linear } from './linear/index.js';
 import { plain } from './plain/index.js';
 import { pylon } from './pylon/index.js';
+import { isHelpdeskName } from '../../protocol/index.js';
 import type { Helpdesk } from './types.js';
 import { webhook } from './webhook/index.js';
 
@@ -27,7 +28,7 @@ export class HelpdeskRegistry {
 
   /** Adds a helpdesk; answers a function that removes it again. Throws on a name taken. */
   register(helpdesk: Helpdesk): () => void {
-    if (!/^[a-z][a-z0-9-]*$/.test(helpdesk.name)) throw new Error(`helpdesk name must be lowercase letters, digits and dashes, got "${helpdesk.name}"`);
+    if (!isHelpdeskName(helpdesk.name)) throw new Error(`helpdesk name must be lowercase letters, digits and dashes, got "${helpdesk.name}"`);
     if (this.#byName.has(helpdesk.name)) throw new Error(`helpdesk ${helpdesk.name} is already registered`);
     this.#byName.set(helpdesk.name, helpdesk);
     return () => {

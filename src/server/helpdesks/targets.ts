@@ -30,6 +30,7 @@ export function guardTargets(doFetch: typeof fetch, allowLocal: boolean, resolve
   };
 }
 
-async function resolveAll(host: string): Promise<string[]> {
+/** Every address a host name resolves to. */
+export async function resolveAll(host: string): Promise<string[]> {
   return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 }

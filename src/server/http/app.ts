@@ -27,13 +27,15 @@ export interface AppOptions {
   changes?: { pin(): void; unpin(): void };
   /** Trusted reverse proxies in front: the client address is then the `X-Forwarded-For` entry the outermost one appended. @default 0 */
   trustProxy?: number;
+  /** An IPv6 client is counted by its network of this many bits. @default 56 */
+  ipv6Prefix?: number;
 }
 
 /** The stages every request goes through, in order; each may answer and stop the rest. */
 const STAGE_ORDER = ['refused', 'route', 'authenticate', 'rateLimit', 'authorize', 'readBody', 'idempotency', 'handle'] as const;
 
 /** Builds the fetch handler `(Request, info?) => Promise<Response>` of the v0 API. */
-export function createApp({ router, services, limiter, limits, changes, trustProxy }: AppOptions) {
+export function createApp({ router, services, limiter, limits, changes, trustProxy, ipv6Prefix }: AppOptions) {
   const { logger } = services;
   /** The one place an error becomes a response; an unexpected one is logged and answered 500. */
   function toErrorResponse(error: unknown, ctx: RequestContext): ApiResponse {
@@ -42,7 +44,7 @@ export function createApp({ router, services, limiter, limits, changes, trustPro
     return toResponse(internal());
   }
 
-  const stages = serverStages({ router, services, limiter, limits, trustProxy: trustProxy ?? 0, toErrorResponse });
+  const stages = serverStages({ router, services, limiter, limits, trustProxy: trustProxy ?? 0, ipv6Prefix, toErrorResponse });
   const run = compose(STAGE_ORDER.map((name) => stages[name]));
 
   function finish(ctx: RequestContext, started: number): ApiResponse {

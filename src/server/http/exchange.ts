@@ -105,7 +105,8 @@ class NodeRequest implements ApiRequest {
       const c = new AbortController();
       this.#controller = c;
       const res = this.#res;
-      if (res.destroyed || this.#req.destroyed) c.abort();
+      // A request whose body was read whole is destroyed by Node (autoDestroy) while its client waits.
+      if (res.destroyed || (this.#req.destroyed && !this.#req.complete)) c.abort();
       else res.once('close', () => !res.writableFinished && c.abort());
     }
     return this.#controller.signal;

@@ -9,7 +9,7 @@
  */
 import { addressKey, forwardedClient } from '../../protocol/client-address.js';
 import { after, type Next, type Stage } from '../../protocol/pipeline.js';
-import { parseBearer, type Scope } from '../../protocol/index.js';
+import { IDEMPOTENCY_KEY_PATTERN, parseBearer, type Scope } from '../../protocol/index.js';
 import { badRequest, forbidden, HttpError, notFound, rateLimited, unauthorized } from './errors.js';
 import type { RequestContext } from './context.js';
 import type { ApiResponse } from './exchange.js';
@@ -26,16 +26,18 @@ export interface StageDeps {
   limits: RateLimits;
   /** Trusted reverse proxies in front: the client address is then the `X-Forwarded-For` entry the outermost one appended. */
   trustProxy: number;
+  /** An IPv6 client is counted by its network of this many bits. @default 56 */
+  ipv6Prefix?: number;
   /** The one error path (app.ts): an error as the response it is answered with. */
   toErrorResponse(error: unknown, ctx: RequestContext): ApiResponse;
 }
 
 export type ServerStage = Stage<RequestContext>;
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+const IDEMPOTENCY_KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
 /** The stages, bound to one app's router, services and limits. */
-export function serverStages({ router, services, limiter, limits, trustProxy, toErrorResponse }: StageDeps) {
+export function serverStages({ router, services, limiter, limits, trustProxy, ipv6Prefix, toErrorResponse }: StageDeps) {
   /** The buckets of a token, per endpoint bucket, made once per token record (records are cached while unchanged). */
   const bucketCache = new WeakMap<TokenRecord, Map<string, Bucket[]>>();
   function tokenBuckets(auth: TokenRecord, route: Route | undefined): Bucket[] {
@@ -54,10 +56,10 @@ export function serverStages({ router, services, limiter, limits, trustProxy, to
     return list;
   }
 
-  /** The bucket of a request without a valid token: its client (behind trusted proxies, the one they name), an IPv6 address by its /64. */
+  /** The bucket of a request without a valid token: its client (behind trusted proxies, the one they name), an IPv6 address by its network (`ipv6Prefix`). */
   function addressBucket(ctx: RequestContext): Bucket[] {
     const forwarded = trustProxy > 0 ? forwardedClient(ctx.request.header('x-forwarded-for'), trustProxy) : undefined;
-    return [{ key: `addr:${addressKey(forwarded ?? ctx.remoteAddress)}`, limit: limits.perAddress }];
+    return [{ key: `addr:${addressKey(forwarded ?? ctx.remoteAddress, ipv6Prefix)}`, limit: limits.perAddress }];
   }
 
   /** Counts the request in `buckets`; 429 when one is used up. The in-memory limiter answers at once, a shared one (Redis) later. */

@@ -60,6 +60,11 @@ const ESCALATED_BEFORE = `
         AND conversation_id IN (SELECT id FROM conversations WHERE escalation_state = 'done');
 `;
 
+/** The pages questions come from: only questions asked from a page are indexed, with what the report counts of them. */
+const QUESTION_PAGES_INDEX = `
+      CREATE INDEX insight_questions_org_page ON insight_questions (org_id, asked_at, page_url, outcome, page_title) WHERE page_url IS NOT NULL;
+`;
+
 export const insightsMigrations: Migration[] = [
   {
     component: 'insights',
@@ -209,6 +214,35 @@ ${ESCALATED_BEFORE}
         UPDATE insight_questions
         SET outcome = CASE WHEN NEW.sources = '[]' OR NEW.is_uncertain = 1 THEN 'unanswered' ELSE 'answered' END, source_list = list
         WHERE conversation_id = NEW.conversation_id AND seq = NEW.seq - 1;
+        RETURN NULL;
+      END $$;
+    `,
+    },
+  },
+  {
+    component: 'insights',
+    version: 3,
+    description: 'the page each question was asked from (its address and title), for the pages questions come from',
+    up: {
+      sqlite: `
+      ALTER TABLE insight_questions ADD COLUMN page_url TEXT;
+      ALTER TABLE insight_questions ADD COLUMN page_title TEXT;
+${QUESTION_PAGES_INDEX}
+      DROP TRIGGER insight_question_asked;
+      CREATE TRIGGER insight_question_asked AFTER INSERT ON messages WHEN NEW.role = 'user'
+      BEGIN
+        INSERT INTO insight_questions (conversation_id, seq, org_id, asked_at, page_url, page_title)
+        SELECT NEW.conversation_id, NEW.seq, org_id, NEW.created_at, NEW.page_url, NEW.page_title FROM conversations WHERE id = NEW.conversation_id;
+      END;
+    `,
+      postgres: `
+      ALTER TABLE insight_questions ADD COLUMN page_url TEXT;
+      ALTER TABLE insight_questions ADD COLUMN page_title TEXT;
+${QUESTION_PAGES_INDEX}
+      CREATE OR REPLACE FUNCTION insight_question_asked() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO insight_questions (conversation_id, seq, org_id, asked_at, page_url, page_title)
+        SELECT NEW.conversation_id, NEW.seq, org_id, NEW.created_at, NEW.page_url, NEW.page_title FROM conversations WHERE id = NEW.conversation_id;
         RETURN NULL;
       END $$;
     `,

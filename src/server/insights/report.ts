@@ -1,7 +1,7 @@
 /**
  * @module The insights report of one organization over a period: activity per day, unanswered
- * questions grouped by similarity ("pages to write"), thumbs-down answers, the sections cited most
- * and the pages never cited. It reads conversations, messages, feedback and the knowledge base;
+ * questions grouped by similarity ("pages to write"), thumbs-down answers, the sections cited most,
+ * the pages never cited, and the pages questions come from (the widget says where each was asked). It reads conversations, messages, feedback and the knowledge base;
  * escalations' names and emails are never read, and email addresses typed into questions or
  * comments are masked.
  */
@@ -27,7 +27,8 @@ export interface InsightsReport {
   since: string;
   until: string;
   /** `visitors`: distinct visitors (signed-in and anonymous, as the proxy named them) who started a conversation in the period. */
-  totals: Omit<DayCounts, 'date'> & { failed: number; pending: number; visitors: number };
+  /** `mcp`: questions asked through the MCP tool `ask` (counted in `questions` too). */
+  totals: Omit<DayCounts, 'date'> & { failed: number; pending: number; visitors: number; mcp: number };
   days: DayCounts[];
   /**
    * Questions with no answer: the reply cited nothing, or was uncertain (`is_uncertain`) and showed
@@ -43,6 +44,10 @@ export interface InsightsReport {
   uncited_pages: { title: string; url: string }[];
   /** Pages never cited in all (the list holds the first ones by title). */
   uncited_page_count: number;
+  /** The pages of the site questions were asked from (`context.page_url`), most questions first, with how many went unanswered. */
+  question_pages: { url: string; title: string | null; questions: number; unanswered: number }[];
+  /** Pages questions came from in all (the list holds those with the most). */
+  question_page_count: number;
 }
 
 export interface ReportOptions {
@@ -51,8 +56,8 @@ export interface ReportOptions {
   since: Date;
   /** End of the period, exclusive. */
   until: Date;
-  /** Groups, thumbs-down answers, sources and pages listed at most. @default 20, 50, 10, 50 */
-  limits?: { groups?: number; thumbsDown?: number; sources?: number; pages?: number };
+  /** Groups, thumbs-down answers, sources, uncited pages and pages questions come from listed at most. @default 20, 50, 10, 50, 20 */
+  limits?: { groups?: number; thumbsDown?: number; sources?: number; pages?: number; questionPages?: number };
 }
 
 /**
@@ -106,6 +111,10 @@ const FEEDBACK_PER_DAY = `
 const QUESTIONS_OF_DAY = 'SELECT COUNT(*) AS n FROM insight_questions WHERE org_id = ? AND outcome = ? AND asked_at >= ? AND asked_at < ?';
 /** Visitors who started a conversation in the period (conversations that name none are not counted). */
 const DISTINCT_VISITORS = 'SELECT COUNT(DISTINCT visitor_id) AS n FROM conversations WHERE org_id = ? AND created_at >= ? AND created_at < ? AND visitor_id IS NOT NULL';
+/** Questions of the period asked through MCP: the channel's conversations (a range of an index), then their questions by primary key. */
+const MCP_QUESTIONS = `
+  SELECT COUNT(*) AS n FROM conversations c JOIN insight_questions q ON q.conversation_id = c.id
+  WHERE c.org_id = ? AND c.channel = 'mcp' AND c.created_at < ? AND q.asked_at >= ? AND q.asked_at < ?`;
 const CONVERSATIONS_OF_DAY = 'SELECT COUNT(*) AS n FROM conversations WHERE org_id = ? AND created_at >= ? AND created_at < ?';
 const FEEDBACK_OF_DAY = 'SELECT COUNT(*) AS n FROM feedback WHERE org_id = ? AND rating = ? AND updated_at >= ? AND updated_at < ?';
 
@@ -168,6 +177,15 @@ const PAGES = `
   WHERE d.org_id = ? AND d.doc_key NOT LIKE 'ticket:%'
   ORDER BY d.title, d.doc_key`;
 
+/**
+ * The pages questions were asked from in the period, with how many and how many went unanswered
+ * (an index holds exactly what this reads: questions asked from a page).
+ */
+const QUESTION_PAGES = `
+  SELECT page_url, MAX(page_title) AS title, COUNT(*) AS n, COUNT(CASE WHEN outcome = 'unanswered' THEN 1 END) AS unanswered FROM insight_questions
+  WHERE org_id = ? AND asked_at >= ? AND asked_at < ? AND page_url IS NOT NULL
+  GROUP BY page_url`;
+
 /** Lists of sources read from the database in one statement at most. */
 const LISTS_PER_READ = 500;
 
@@ -201,6 +219,7 @@ export async function insightsReport(sql: Sql, options: ReportOptions): Promise<
     thumbsDown: options.limits?.thumbsDown ?? 50,
     sources: options.limits?.sources ?? 10,
     pages: options.limits?.pages ?? 50,
+    questionPages: options.limits?.questionPages ?? 20,
   };
   const since = options.since.toISOString();
   const until = options.until.toISOString();
@@ -212,7 +231,7 @@ export async function insightsReport(sql: Sql, options: ReportOptions): Promise<
     const date = new Date(t).toISOString().slice(0, 10);
     days.set(date, { date, conversations: 0, questions: 0, answered: 0, unanswered: 0, escalated: 0, thumbs_up: 0, thumbs_down: 0 });
   }
-  const totals = { conversations: 0, visitors: 0, questions: 0, answered: 0, unanswered: 0, escalated: 0, failed: 0, pending: 0, thumbs_up: 0, thumbs_down: 0 };
+  const totals = { conversations: 0, visitors: 0, questions: 0, answered: 0, unanswered: 0, escalated: 0, failed: 0, pending: 0, thumbs_up: 0, thumbs_down: 0, mcp: 0 };
 
   // One statement after another: a report holds one pooled connection at a time, however many run.
   const { questions: questionCounts, conversations: conversationCounts, feedback: feedbackCounts } = await countsPerDay(sql, orgId, since, until, days.keys());
@@ -223,7 +242,9 @@ export async function insightsReport(sql: Sql, options: ReportOptions): Promise<
     [...period, limits.thumbsDown],
   );
   const pages = await sql.all<{ title: string; url: string | null }>(PAGES, [orgId]);
+  const askedFrom = await sql.all<{ page_url: string; title: string | null; n: number | string; unanswered: number | string }>(QUESTION_PAGES, period);
   totals.visitors = Number((await sql.get<{ n: number | string }>(DISTINCT_VISITORS, period))?.n ?? 0);
+  totals.mcp = Number((await sql.get<{ n: number | string }>(MCP_QUESTIONS, [orgId, until, since, until]))?.n ?? 0);
 
   // Each question by its outcome: the answer cited sources, cited none, failed or is not there yet;
   // the question an escalated conversation ended on counts as escalated (a human took it over).
@@ -298,5 +319,10 @@ export async function insightsReport(sql: Sql, options: ReportOptions): Promise<
     top_sources: [...citations.values()].sort((a, b) => b.citations - a.citations || a.url.localeCompare(b.url)).slice(0, limits.sources),
     uncited_pages: uncited.slice(0, limits.pages).map((p) => ({ title: p.title, url: p.url! })),
     uncited_page_count: uncited.length,
+    question_pages: askedFrom
+      .map((r) => ({ url: r.page_url, title: r.title, questions: Number(r.n), unanswered: Number(r.unanswered) }))
+      .sort((a, b) => b.questions - a.questions || a.url.localeCompare(b.url))
+      .slice(0, limits.questionPages),
+    question_page_count: askedFrom.length,
   };
 }

@@ -14,6 +14,7 @@ import { boundBlocks } from './ingest/markdown.js';
 import type { SearchHit } from './ranking/rank.js';
 import type { StoredSection } from './store/sections.js';
 import { tokenize, wordSpans } from './text/text.js';
+import { LRUCache } from 'lru-cache';
 
 export type { SearchResult } from '../../protocol/schemas/responses.js';
 
@@ -33,7 +34,7 @@ export interface SearchDocsOptions {
  * How many ranked sections are read for `limit` results: a page's fourth section and later are
  * passed over, so more are read than are answered.
  */
-const candidates = (limit: number) => Math.min(100, limit * 4 + 10);
+const candidates = (limit: number) => limit * 2 + 4;
 
 /** The longest part of a section's text read for its excerpt: the match is found in it, in time linear in it. */
 const MAX_TEXT_READ = 20_000;
@@ -70,7 +71,7 @@ export async function searchDocs(ranking: Ranking, orgId: string, query: string,
 /** One hit as a reader sees it: its page, its heading (null for a page's opening), its excerpt. */
 function toResult(hit: SearchHit, terms: ReadonlySet<string>): SearchResult {
   const { section } = hit;
-  const { excerpt, highlights } = excerptOf(readableText(hit.under ?? section), terms);
+  const { excerpt, highlights } = excerptOf(readableText(hit.under ?? section, terms), terms);
   if (section.kind === 'code') {
     const file = section.context.split('/').pop();
     const declared = section.title.replace(/ \(continued\)$/, '');
@@ -80,14 +81,77 @@ function toResult(hit: SearchHit, terms: ReadonlySet<string>): SearchResult {
   return { url: section.url, title: page, section: section.title && section.title !== page ? section.title : null, excerpt, highlights };
 }
 
-/** A section's text as plain words: its prose without Markdown (or its code, when it has no prose), blanks collapsed. */
-function readableText(section: StoredSection): string {
-  const prose = section.kind === 'code' ? '' : plainText(section.body.slice(0, MAX_TEXT_READ));
-  return prose || section.code.slice(0, MAX_TEXT_READ).replace(/\s+/g, ' ').trim();
+/**
+ * The part of a section an excerpt is taken from, as plain words: its prose without Markdown (or
+ * its code, when it has no prose), blanks collapsed. A long section is read around its best match
+ * alone (see `PARSED`), so the Markdown parsed for a result is bounded whatever the section's size;
+ * `before`/`after` say whether text was left out there.
+ */
+function readableText(section: StoredSection, terms: ReadonlySet<string>): Passage {
+  const source = section.kind === 'code' || !section.body.trim() ? section.code : section.body;
+  const collapse = (text: string) => text.replace(/\s+/g, ' ').trim();
+  const prose = source !== section.code;
+  // Most sections are read whole: their plain text is kept, as sections never change (an edit stores new ones).
+  if (source.length <= PARSED.chars) {
+    let text = plainTexts.get(section.id);
+    if (text === undefined) plainTexts.set(section.id, (text = prose ? plainText(source) : collapse(source)));
+    return { text, before: false, after: false };
+  }
+  const read = source.slice(0, MAX_TEXT_READ);
+  const { from, to } = around(read, terms);
+  const part = read.slice(from, to);
+  return { text: prose ? plainText(part) : collapse(part), before: from > 0, after: to < source.length };
 }
+
+/** The plain text of sections read whole, by section id: the same sections come back for the queries people repeat. */
+const plainTexts = new LRUCache<number, string>({ max: 20_000 });
+
+interface Passage {
+  text: string;
+  /** Text was left out before `text`… */
+  before: boolean;
+  /** …and after it. */
+  after: boolean;
+}
+
+/** How much of a long section's Markdown is parsed for its excerpt: whole lines about the best match, `margin` characters either side, `chars` at most. */
+const PARSED = { chars: 1_000, margin: 350 };
+
+/** The whole lines of `text` about its best match (see `PARSED`), cut at a blank where a line is longer. */
+function around(text: string, terms: ReadonlySet<string>): { from: number; to: number } {
+  const best = bestWindow(matchesOf(text, terms), SEARCH_EXCERPT_MAX_LENGTH);
+  const start = best?.start ?? 0;
+  const end = best?.end ?? 0;
+  let from = Math.max(0, start - PARSED.margin);
+  const lineStart = text.lastIndexOf('\n', start) + 1;
+  if (lineStart > from) from = lineStart;
+  else if (from > 0) from = wordStart(text, from, start);
+  let to = Math.min(text.length, Math.max(end, from) + PARSED.margin, from + PARSED.chars);
+  const lineEnd = text.indexOf('\n', Math.max(end, from));
+  if (lineEnd >= 0 && lineEnd < to) to = lineEnd;
+  else if (to < text.length) to = wordEnd(text, to, Math.max(end, from));
+  return { from, to };
+}
+
+/** The words of `text` that match one of the query's terms. */
+const matchesOf = (text: string, terms: ReadonlySet<string>) => wordSpans(text).filter((w) => w.terms.some((t) => terms.has(t)));
 
 /** Blocks whose text ends where the next begins: a space goes between them. */
 const BLOCKS = new Set(['paragraph', 'heading', 'listItem', 'tableCell', 'blockquote', 'code', 'definition', 'footnoteDefinition', 'break', 'thematicBreak']);
+
+/**
+ * A character that may start a Markdown construct in a section's prose (emphasis, code, links and
+ * images, HTML and entities, tables, headings, quotes, escapes, strikethrough, autolinks), or a
+ * line starting a list item or an indented block. Text without one is plain and is not parsed.
+ */
+const MARKUP = /[*_`[\]!<>|#\\&~:]|^(?: {4}|\t|[ \t]*(?:[-+=]|\d+[.)]))/m;
+
+/**
+ * The longest run of text parsed as one block for an excerpt. micromark's cost within a block grows
+ * faster than its length (`'*a ' × 333` took 130 ms); an excerpt is 300 characters, so blocks cut
+ * this short read as they would whole save for a mark that spans the cut.
+ */
+const EXCERPT_BLOCK_CHARS = 240;
 
 /**
  * The text of Markdown as a person reads it on the page: no marks, links as their text, images as
@@ -95,8 +159,10 @@ const BLOCKS = new Set(['paragraph', 'heading', 'listItem', 'tableCell', 'blockq
  * Markdown (see mdast-text.ts); micromark reads it, in time linear in its length (`boundBlocks`).
  */
 export function plainText(markdown: string): string {
+  // Text in which no Markdown construct can start reads as itself: nothing to parse.
+  if (!MARKUP.test(markdown)) return markdown.replace(/\s+/g, ' ').trim();
   const parts: string[] = [];
-  const stack: Nodes[] = [fromMarkdown(boundBlocks(markdown), { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] })];
+  const stack: Nodes[] = [fromMarkdown(boundBlocks(markdown, EXCERPT_BLOCK_CHARS), { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] })];
   // Depth first, in reading order, with a stack of its own: no nesting exhausts the call stack.
   const ends: Nodes[] = [];
   while (stack.length > 0) {
@@ -120,16 +186,16 @@ export function plainText(markdown: string): string {
 const ELLIPSIS = '…';
 
 /**
- * At most `SEARCH_EXCERPT_MAX_LENGTH` characters of `text` around its best match (the window
- * holding the most of the query's terms), cut at whole words with an ellipsis where cut, and the
- * offsets of the matching words in it.
+ * At most `SEARCH_EXCERPT_MAX_LENGTH` characters of a passage around its best match (the window
+ * holding the most of the query's terms), cut at whole words with an ellipsis where text was left
+ * out, and the offsets of the matching words in it.
  */
-export function excerptOf(text: string, terms: ReadonlySet<string>): { excerpt: string; highlights: [number, number][] } {
-  const matches = wordSpans(text).filter((w) => w.terms.some((t) => terms.has(t)));
+export function excerptOf(passage: Passage, terms: ReadonlySet<string>): { excerpt: string; highlights: [number, number][] } {
+  const { text } = passage;
+  const matches = matchesOf(text, terms);
   // Room for an ellipsis at both ends.
   const room = SEARCH_EXCERPT_MAX_LENGTH - 2 * ELLIPSIS.length;
-  if (text.length <= SEARCH_EXCERPT_MAX_LENGTH) return { excerpt: text, highlights: matches.map((m) => [m.start, m.end]) };
-  const best = bestWindow(matches, room);
+  const best = text.length <= room ? null : bestWindow(matches, room);
   // The matched run with a third of what is left before it: the sentence leading to it reads first.
   const lead = best ? Math.floor((room - (best.end - best.start)) / 3) : 0;
   let start = best ? Math.max(0, best.start - lead) : 0;
@@ -139,8 +205,8 @@ export function excerptOf(text: string, terms: ReadonlySet<string>): { excerpt: 
   end = wordEnd(text, end, best ? best.end : start);
   while (start < end && /\s/.test(text[start]!)) start++;
   while (end > start && /\s/.test(text[end - 1]!)) end--;
-  const before = start > 0 ? ELLIPSIS : '';
-  const excerpt = `${before}${text.slice(start, end)}${end < text.length ? ELLIPSIS : ''}`;
+  const before = start > 0 || passage.before ? ELLIPSIS : '';
+  const excerpt = `${before}${text.slice(start, end)}${end < text.length || passage.after ? ELLIPSIS : ''}`;
   const shift = before.length - start;
   const highlights = matches.filter((m) => m.start >= start && m.end <= end).map((m): [number, number] => [m.start + shift, m.end + shift]);
   return { excerpt, highlights };

@@ -68,6 +68,9 @@ function toRecord(row: ConversationRow): ConversationRecord {
   };
 }
 
+/** Where a conversation was started: `chat` (`POST /v0/chat`) or `mcp` (the MCP tool `ask`); see insights/channels.ts. */
+export type Channel = 'chat' | 'mcp';
+
 /**
  * Where a question was asked from (`context` of `POST /v0/chat`): the page (its address without
  * query or fragment) and its title, kept with the question; and text the visitor selected there,
@@ -77,6 +80,8 @@ export interface QuestionContext {
   pageUrl?: string;
   pageTitle?: string;
   selection?: string;
+  /** Where a new conversation is started (kept on the conversation for the insights report). @default 'chat' */
+  channel?: Channel;
 }
 
 export type SendOutcome = { ok: true; conversationId: string } | { ok: false; reason: 'not_found' | 'processing' | 'full' };
@@ -119,11 +124,11 @@ export class ConversationStore {
 
   async messages(id: string): Promise<Message[]> {
     const rows = await this.#sql.all<MessageRow>('SELECT role, content, sources, is_uncertain FROM messages WHERE conversation_id = ? ORDER BY seq', [id]);
-    return rows.map((row) => {
-      const message: Message = { role: row.role, content: row.content, sources: JSON.parse(row.sources) as Source[] };
+    return rows.map((row): Message => {
+      const sources = JSON.parse(row.sources) as Source[];
       // Every assistant message says whether it is sure (PostgreSQL reads a BIGINT as text).
-      if (row.role === 'assistant') message.is_uncertain = Number(row.is_uncertain) === 1;
-      return message;
+      if (row.role === 'assistant') return { role: 'assistant', content: row.content, sources, is_uncertain: Number(row.is_uncertain) === 1 };
+      return { role: 'user', content: row.content, sources };
     });
   }
 
@@ -153,13 +158,17 @@ export class ConversationStore {
     return wire;
   }
 
-  /** One visitor's conversations in `orgId`, most recently active first, with their first question as title. */
-  async listByVisitor(orgId: string, visitorId: string, limit: number): Promise<ConversationSummary[]> {
+  /**
+   * One visitor's conversations in `orgId`, most recently active first, with their first question
+   * as title. With `verified`, only those of a verified (true) or anonymous (false) visitor of
+   * that id: the two are apart, whichever proxy of the organization started them.
+   */
+  async listByVisitor(orgId: string, visitorId: string, limit: number, verified?: boolean): Promise<ConversationSummary[]> {
     const rows = await this.#sql.all<{ id: string; status: ConversationStatus; created_at: string; updated_at: string; first: string | null }>(
       `SELECT c.id, c.status, c.created_at, c.updated_at,
               (SELECT m.content FROM messages m WHERE m.conversation_id = c.id AND m.seq = 1) AS first
-       FROM conversations c WHERE c.org_id = ? AND c.visitor_id = ? ORDER BY c.updated_at DESC, c.id DESC LIMIT ?`,
-      [orgId, visitorId, limit],
+       FROM conversations c WHERE c.org_id = ? AND c.visitor_id = ?${verified === undefined ? '' : ' AND COALESCE(c.visitor_verified, 0) = ?'} ORDER BY c.updated_at DESC, c.id DESC LIMIT ?`,
+      verified === undefined ? [orgId, visitorId, limit] : [orgId, visitorId, verified ? 1 : 0, limit],
     );
     return rows.map((row) => {
       const summary: ConversationSummary = { id: row.id, status: row.status, created_at: row.created_at, updated_at: row.updated_at };
@@ -233,8 +242,8 @@ export class ConversationStore {
     if (id === undefined) {
       id = `conv_${randomUUID().replaceAll('-', '')}`;
       await tx.run(
-        "INSERT INTO conversations (id, org_id, status, created_at, updated_at, visitor_id, visitor_email, visitor_name, visitor_verified) VALUES (?, ?, 'processing', ?, ?, ?, ?, ?, ?)",
-        [id, orgId, iso, iso, visitor?.id ?? null, visitor?.email ?? null, visitor?.name ?? null, visitor ? (visitor.verified ? 1 : 0) : null],
+        "INSERT INTO conversations (id, org_id, status, created_at, updated_at, visitor_id, visitor_email, visitor_name, visitor_verified, channel) VALUES (?, ?, 'processing', ?, ?, ?, ?, ?, ?, ?)",
+        [id, orgId, iso, iso, visitor?.id ?? null, visitor?.email ?? null, visitor?.name ?? null, visitor ? (visitor.verified ? 1 : 0) : null, context.channel ?? 'chat'],
       );
     } else {
       // The row is locked until commit (PostgreSQL), so two follow-ups racing on one conversation queue one answer, not two.

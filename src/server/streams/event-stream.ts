@@ -6,7 +6,7 @@
  *
  * Event IDs are `<turn>-<seq>`: the turn (the conversation's n-th user message) and the event's
  * place in it. Resuming after an ID of the current turn sends what follows it; an ID of another
- * turn starts the current turn from its first event.
+ * turn, or one past the turn's end, starts the current turn from its first event.
  */
 import type { ConversationRecord, ConversationStore } from '../store/conversations.js';
 import { turnKey, type TurnStreams } from './index.js';
@@ -99,6 +99,9 @@ export async function* eventStream(options: EventStreamOptions): AsyncGenerator<
   try {
     // The first byte at once: a client (or a proxy) knows the stream is open before the first event.
     yield ': stream\n\n';
+    // An id past the turn's last event and the terminal one after it (`1-999999`) is not one this
+    // stream sent: the turn starts over, so every id sent is one the server takes back.
+    if (after > 0 && after > (await lastSeq(streams, key, after)) + 1) after = 0;
     for (;;) {
       if (signal.aborted) return;
       if (poked) {
@@ -177,11 +180,12 @@ export async function* eventStream(options: EventStreamOptions): AsyncGenerator<
   }
 }
 
-async function lastSeq(streams: TurnStreams, key: string): Promise<number> {
+/** The sequence number of the turn's last event; `unknown` when the log cannot be read. */
+async function lastSeq(streams: TurnStreams, key: string, unknown = 0): Promise<number> {
   try {
     return await streams.log.last(key);
   } catch {
-    return 0;
+    return unknown;
   }
 }
 

@@ -3,12 +3,12 @@
  * limit, refuses (never cuts) a message over it, and hands a sendable message to `send`.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { MESSAGE_MAX_LENGTH } from '../../protocol/index.js';
+import { characterCount, MESSAGE_MAX_LENGTH } from '../../protocol/index.js';
 import type { Strings } from '../strings.js';
 import { lengthError } from '../templates/note.js';
 
 export class ComposerController implements ReactiveController {
-  /** Length of the field's text, for the counter near the limit. */
+  /** Length of the field's text in characters (code points), for the counter near the limit. */
   length = 0;
   /** Why the field's text was not sent ('' when nothing is wrong). */
   error = '';
@@ -45,7 +45,7 @@ export class ComposerController implements ReactiveController {
 
   /** The field grows with its text up to its CSS max-block-size, then scrolls. */
   private _size(input: HTMLTextAreaElement): void {
-    this.length = input.value.length;
+    this.length = characterCount(input.value);
     if (typeof CSS !== 'undefined' && CSS.supports?.('field-sizing', 'content')) return;
     input.style.height = 'auto';
     input.style.height = `${input.scrollHeight + 2}px`;
@@ -72,7 +72,7 @@ export class ComposerController implements ReactiveController {
   readonly onInput = (event: Event): void => {
     const input = event.currentTarget as HTMLTextAreaElement;
     this._size(input);
-    if (this.error && input.value.trim().length <= MESSAGE_MAX_LENGTH) this.error = '';
+    if (this.error && characterCount(input.value.trim()) <= MESSAGE_MAX_LENGTH) this.error = '';
     this._host.requestUpdate();
   };
 

@@ -2,15 +2,16 @@
  * @module Handing the conversation to a person, as a reactive controller: the form (open, its
  * errors, where focus goes) and the request, a `@lit/task` that starts a conversation if there is
  * none yet, waits for the answer on its way, and retries while the proxy says the ticket is being
- * created (409 `retryable`, after `Retry-After`).
+ * created (409 `retryable`, after `Retry-After`), through the protocol's `withRetries`: bounded, with
+ * jitter and a cap. The form's progress is rendered from the task (`progress`, `task.render()`).
  */
 import type { LitElement, ReactiveController } from 'lit';
-import { Task, TaskStatus } from '@lit/task';
+import { Task } from '@lit/task';
 import { ApiError } from '../client.js';
 import { safeUrl } from '../safe-url.js';
-import { pause } from '../poller.js';
+import { withRetries, type AttemptOutcome } from '../../protocol/retry.js';
 import type { Strings } from '../strings.js';
-import { readForm, type Customer, type EscalationView } from '../templates/escalation.js';
+import { readForm, type Customer, type EscalationProgress, type EscalationView } from '../templates/escalation.js';
 import type { ConversationController, Escalation } from './conversation.js';
 import type { EscalationResult } from '../../protocol/index.js';
 
@@ -23,6 +24,17 @@ export type { Customer };
  */
 const REPLIES_BY_EMAIL = new Set(['plain', 'pylon']);
 
+/**
+ * Retries of an escalation the proxy says is still being created: with its `Retry-After` (5 s) that
+ * is two minutes, past the proxy's escalation timeout (60 s), after which the visitor is told and may retry.
+ */
+const IN_PROGRESS_RETRIES = 24;
+/** The backoff of those retries when the proxy names no `Retry-After`, and the cap of any wait, ms. */
+const IN_PROGRESS_BASE_MS = 1_000;
+const IN_PROGRESS_MAX_MS = 10_000;
+
+type Outcome = { id: string; result: EscalationResult | null };
+
 export interface EscalationEvents {
   /** The form opened (at the end of the conversation). */
   formOpened(): void;
@@ -33,7 +45,7 @@ export interface EscalationEvents {
 
 export class EscalationController implements ReactiveController {
   /** The proxy said the ticket is being created: waiting for the outcome. */
-  creating = false;
+  private _creating = false;
   /** The visitor's own words asking for a person: they start the conversation if there is none yet. */
   request = '';
   /** The form is open. */
@@ -44,7 +56,7 @@ export class EscalationController implements ReactiveController {
   private readonly _host: LitElement;
   private readonly _text: () => { t: Strings; lang: string };
   private readonly _events: EscalationEvents;
-  private readonly _task: Task<readonly [Customer, string], { id: string; result: EscalationResult | null }>;
+  private readonly _task: Task<readonly [Customer, string], Outcome>;
 
   /** `text`: the widget's strings and language now. */
   constructor(host: LitElement, chat: ConversationController, text: () => { t: Strings; lang: string }, events: EscalationEvents) {
@@ -59,21 +71,22 @@ export class EscalationController implements ReactiveController {
         await chat.settled(signal);
         const id = chat.conversationId;
         if (!id) throw new ApiError(0, 'internal_error', 'No conversation to escalate', true, undefined);
-        for (;;) {
+        const attempt = async (): Promise<AttemptOutcome<Outcome>> => {
           try {
-            return { id, result: await chat.client.escalate(id, customer, signal) };
+            return { retry: false, value: { id, result: await chat.client.escalate(id, customer, signal) } };
           } catch (error) {
             // 409 without `retryable`: already with the team (here, in another tab, or by a retry that got through).
-            if (error instanceof ApiError && error.status === 409 && !error.retryable) return { id, result: null };
+            if (error instanceof ApiError && error.status === 409 && !error.retryable) return { retry: false, value: { id, result: null } };
             if (!(error instanceof ApiError && error.status === 409)) throw error;
-            this.creating = true;
+            this._creating = true;
             this._host.requestUpdate();
-            await pause(Math.max(1, error.retryAfter ?? 1) * 1000, signal);
+            return { retry: true, error, retryAfter: error.retryAfter === undefined ? undefined : Math.max(1, error.retryAfter) };
           }
-        }
+        };
+        return withRetries(attempt, { retries: IN_PROGRESS_RETRIES, baseDelayMs: IN_PROGRESS_BASE_MS, maxDelayMs: IN_PROGRESS_MAX_MS, signal });
       },
       onComplete: ({ id, result }) => {
-        this.creating = false;
+        this._creating = false;
         this.request = '';
         const escalation = result ? { ticketId: result.ticket_id, ticketUrl: safeUrl(result.ticket_url) ?? '', byEmail: REPLIES_BY_EMAIL.has(result.integration) } : 'already';
         chat.escalated(escalation);
@@ -83,7 +96,7 @@ export class EscalationController implements ReactiveController {
         events.done(id, escalation);
       },
       onError: (error) => {
-        this.creating = false;
+        this._creating = false;
         events.failed(error);
       },
     });
@@ -91,9 +104,9 @@ export class EscalationController implements ReactiveController {
 
   hostConnected(): void {}
 
-  /** The request is under way. */
-  get pending(): boolean {
-    return this._task.status === TaskStatus.PENDING;
+  /** How the request stands, for the form, rendered from the task's status. */
+  get progress(): EscalationProgress {
+    return this._task.render({ pending: () => (this._creating ? 'creating' : 'submitting') }) ?? 'idle';
   }
 
   /** Focuses the element matching `selector` once the host has rendered. */

@@ -3,10 +3,9 @@
  * error notice (with its retry) and the polite live region's announcement.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { Message } from '../../protocol/index.js';
-import { firstSentence } from '../announce.js';
+import { isUncertain, type Message } from '../../protocol/index.js';
 import { errorDetail, type SupportChatErrorDetail } from '../events.js';
-import { loadMarkdown, markdownParser } from '../render-markdown.js';
+import { answerSentence, loadMarkdown } from '../render-markdown.js';
 import type { Strings } from '../strings.js';
 
 export interface Notice {
@@ -61,11 +60,10 @@ export class NoticesController implements ReactiveController {
    */
   answered(answer: Message): void {
     const t = this._text();
-    if (answer.is_uncertain) return this.announce(answer.sources.length ? t.notSure : t.nothingFound);
-    const parse = markdownParser();
+    if (isUncertain(answer)) return this.announce(answer.sources.length ? t.notSure : t.nothingFound);
+    const sentence = answerSentence(answer.content);
     // The parser loads on demand: the announcement waits for it (or goes without a sentence if it fails).
-    if (!parse) return void loadMarkdown().then(() => (markdownParser() ? this.answered(answer) : this.announce(t.answerReady)));
-    const sentence = firstSentence(answer.content, parse);
+    if (sentence === undefined) return void loadMarkdown().then(() => (answerSentence('') === undefined ? this.announce(t.answerReady) : this.answered(answer)));
     this.announce(sentence ? `${t.answerReady}: ${sentence}` : t.answerReady);
   }
 

@@ -5,7 +5,7 @@
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { ProxyClient, SearchResult } from '../client.js';
-import { safeUrl } from '../safe-url.js';
+import { sourceUrl } from '../safe-url.js';
 
 /** Quiet time after the last keystroke before a search goes out, ms: one request per pause, not per key. */
 export const SEARCH_DEBOUNCE_MS = 150;
@@ -120,10 +120,10 @@ export class SearchController implements ReactiveController {
     try {
       const results = await this._options.client().search(q, SEARCH_LIMIT, abort.signal);
       if (abort.signal.aborted) return;
-      // Only pages a link may open (http, https): anything else from a crawled page is dropped.
+      // Only pages a link may open (http, https; a relative address resolved against this page, as sources are): anything else is dropped.
       this._show(
         (Array.isArray(results) ? results : []).flatMap((r) => {
-          const url = safeUrl(String(r.url));
+          const url = sourceUrl(String(r.url));
           return url && !url.startsWith('mailto:') ? [{ ...r, url }] : [];
         }),
       );

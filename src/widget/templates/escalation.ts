@@ -1,6 +1,6 @@
 /** @module Templates of the hand-over to a person: the offer, the form (name, email, optional note), the ticket. */
 import { html, nothing, type TemplateResult } from 'lit';
-import { isPlausibleEmail, NOTE_MAX_LENGTH } from '../../protocol/index.js';
+import { isPlausibleEmail, NAME_MAX_LENGTH, NOTE_MAX_LENGTH } from '../../protocol/index.js';
 import type { Ticket } from '../storage.js';
 import { format, type Strings } from '../strings.js';
 import { lengthError, noteField } from './note.js';
@@ -20,28 +20,31 @@ export function readForm(form: HTMLFormElement, t: Strings, lang: string): { cus
   const value = (name: string) => input(name)?.value.trim() ?? '';
   const customer = { name: value('name'), email: value('email'), note: value('note') };
   const errors: EscalationView['errors'] = {};
-  if (input('name') && !customer.name) errors.name = t.nameRequired;
+  const name = input('name') && (customer.name ? lengthError(customer.name, NAME_MAX_LENGTH, t, lang) : t.nameRequired);
+  if (name) errors.name = name;
   if (input('email') && !isPlausibleEmail(customer.email)) errors.email = t.emailInvalid;
   const note = lengthError(customer.note, NOTE_MAX_LENGTH, t, lang);
   if (note) errors.note = note;
   return { customer, errors };
 }
 
+/** Where the escalation request stands: not under way, sent, or the ticket being created (the proxy said so). */
+export type EscalationProgress = 'idle' | 'submitting' | 'creating';
+
 export interface EscalationView {
   /** Prefix of the element ids, unique per widget. */
   id: string;
   t: Strings;
   errors: { name?: string; email?: string; note?: string };
-  /** The request is under way; `creating` once the proxy said the ticket is being created. */
-  pending: boolean;
-  creating: boolean;
+  progress: EscalationProgress;
   onSubmit(event: Event): void;
   onCancel(): void;
   /** What the site knows of a signed-in visitor: those fields are not asked. */
   known?: { name?: string; email?: string } | null;
 }
 
-function field(v: EscalationView, name: 'name' | 'email', label: string, attrs: { type: string; autocomplete: string; maxlength: number }): TemplateResult {
+// No `maxlength`: browsers count it in UTF-16 units, the API in characters; `readForm` checks the bound.
+function field(v: EscalationView, name: 'name' | 'email', label: string, attrs: { type: string; autocomplete: string }): TemplateResult {
   const error = v.errors[name];
   const id = `${v.id}-${name}`;
   return html`<div class="field">
@@ -52,7 +55,6 @@ function field(v: EscalationView, name: 'name' | 'email', label: string, attrs: 
       type=${attrs.type}
       autocomplete=${attrs.autocomplete}
       required
-      maxlength=${attrs.maxlength}
       aria-invalid=${error ? 'true' : 'false'}
       aria-describedby=${error ? `${id}-error` : nothing}
     />
@@ -65,13 +67,13 @@ export function escalationForm(v: EscalationView): TemplateResult {
   const t = v.t;
   return html`<form class="escalation-form" part="escalation-form" novalidate aria-labelledby="${v.id}-escalate" @submit=${v.onSubmit}>
     <p id="${v.id}-escalate">${v.known?.email ? format(t.escalateKnown, { email: v.known.email }) : t.escalateIntro}</p>
-    ${v.known?.name ? nothing : field(v, 'name', t.name, { type: 'text', autocomplete: 'name', maxlength: 200 })}
-    ${v.known?.email ? nothing : field(v, 'email', t.email, { type: 'email', autocomplete: 'email', maxlength: 320 })}
+    ${v.known?.name ? nothing : field(v, 'name', t.name, { type: 'text', autocomplete: 'name' })}
+    ${v.known?.email ? nothing : field(v, 'email', t.email, { type: 'email', autocomplete: 'email' })}
     ${noteField(`${v.id}-note`, 'note', t, v.errors.note)}
-    ${v.creating ? html`<p class="caption" role="status">${t.creatingTicket}</p>` : nothing}
+    ${v.progress === 'creating' ? html`<p class="caption" role="status">${t.creatingTicket}</p>` : nothing}
     <div class="actions">
       <button type="button" class="secondary" @click=${v.onCancel}>${t.cancel}</button>
-      <button type="submit" class="primary" ?disabled=${v.pending}>${v.creating ? t.creatingTicket : v.pending ? t.submitting : t.submit}</button>
+      <button type="submit" class="primary" ?disabled=${v.progress !== 'idle'}>${v.progress === 'creating' ? t.creatingTicket : v.progress === 'submitting' ? t.submitting : t.submit}</button>
     </div>
   </form>`;
 }

@@ -4,7 +4,7 @@
  * human lives under the history, in one place: templates/escalation.ts).
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import type { Message, Source } from '../../protocol/index.js';
+import { isUncertain, type Message, type Source } from '../../protocol/index.js';
 import { sourceUrl } from '../safe-url.js';
 import { renderMarkdown } from '../render-markdown.js';
 import type { Rating } from '../storage.js';
@@ -77,7 +77,7 @@ function sources(message: Message, index: number, v: MessageView): TemplateResul
   };
   // Pages that look related to a question nothing answered: not the "Sources" of an answer, and
   // not numbered, since no sentence cites them.
-  if (message.is_uncertain)
+  if (isUncertain(message))
     return html`<div class="sources related" part="related">
       <p class="sources-title" id=${titleId}>${v.t.related}</p>
       <ul aria-labelledby=${titleId}>

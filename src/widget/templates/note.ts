@@ -1,11 +1,16 @@
 /** @module An optional free text of at most 2,000 characters: the escalation note and the comment of a "not helpful". */
 import { html, nothing, type TemplateResult } from 'lit';
+import { characterCount } from '../../protocol/index.js';
 import { format, type Strings } from '../strings.js';
 
-/** Why `text` is refused (longer than `max`, the proxy's limit), or undefined when it can be sent. */
+/**
+ * Why `text` is refused (longer than `max` characters, the proxy's limit, counted in code points as
+ * the server counts them: an emoji is one), or undefined when it can be sent.
+ */
 export function lengthError(text: string, max: number, t: Strings, lang: string): string | undefined {
   const n = (x: number) => x.toLocaleString(lang);
-  return text.length > max ? format(t.tooLong, { count: n(text.length), max: n(max) }) : undefined;
+  const count = characterCount(text);
+  return count > max ? format(t.tooLong, { count: n(count), max: n(max) }) : undefined;
 }
 
 /** The labelled field (`name`, labelled `t.note`) and, after a refusal, its error. */

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEMO_CSP } from '../../../scripts/demo-server.mjs';
-import { createSupportProxy, nodeListener } from '../../../src/proxy/index.js';
+import { createSupportProxy, nodeListener, type SupportProxyOptions } from '../../../src/proxy/index.js';
 
 export interface WidgetSiteOptions {
   /** The folder the widget was built into. */
@@ -32,8 +32,8 @@ export async function startWidgetSite(options: WidgetSiteOptions): Promise<Widge
   const headers = { 'content-security-policy': DEMO_CSP };
   const site = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (url.pathname === '/') return void res.writeHead(200, { ...headers, 'content-type': 'text/html; charset=utf-8' }).end(options.page);
     if (options.handle?.(req, res, url)) return;
+    if (url.pathname === '/') return void res.writeHead(200, { ...headers, 'content-type': 'text/html; charset=utf-8' }).end(options.page);
     const file = url.pathname.startsWith('/dist/') ? url.pathname.slice('/dist/'.length) : '';
     if (BUILT.has(file) && (options.serves?.(file) ?? true)) {
       return void res.writeHead(200, { ...headers, 'content-type': 'text/javascript; charset=utf-8' }).end(readFileSync(join(options.out, file)));
@@ -53,15 +53,16 @@ export async function startWidgetSite(options: WidgetSiteOptions): Promise<Widge
 /**
  * The real proxy in front of an API at `apiBaseUrl`, as a Node request listener for a site's
  * `handle`. Every test's browser is one client address: its limits are raised, since they are not
- * what these tests are about.
+ * what these tests are about, unless a test sets one (`limits`).
  */
-export function siteProxy(apiBaseUrl: string, token: string): (req: IncomingMessage, res: ServerResponse) => void {
+export function siteProxy(apiBaseUrl: string, token: string, limits: SupportProxyOptions['visitorLimits'] = {}): (req: IncomingMessage, res: ServerResponse) => void {
   return nodeListener(
     createSupportProxy({
       apiBaseUrl,
       token,
       secret: 'a-visitor-signing-secret-of-32-chars!!',
-      visitorLimits: { perAddress: 10_000, polls: 10_000, newVisitorsPerAddress: 1_000 },
+      // `limits` (a test's own) over the raised ones.
+      visitorLimits: { perAddress: 10_000, polls: 10_000, newVisitorsPerAddress: 1_000, ...limits },
     }),
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseHtml, readHtml } from '../../../src/server/knowledge/ingest/html.js';
+import { MAX_DEPTH, MAX_ELEMENTS, PageBudgetError, parseHtml, readHtml } from '../../../src/server/knowledge/ingest/html.js';
 import { leastTime as time } from '../../helpers/least-time.js';
 
 const url = 'https://docs.acme.test/limits';
@@ -104,4 +104,23 @@ describe('hostile HTML costs time linear in its length', () => {
     const large = time(read(40_000));
     expect(large, `${name}: ${small.toFixed(0)} ms → ${large.toFixed(0)} ms`).toBeLessThan(Math.max(8 * small, 400));
   }, 60_000);
+});
+
+describe('the element and depth budget', () => {
+  it('refuses a crawled page over 100,000 elements or 512 levels while parsing it; a file over it is read as its text', () => {
+    const flat = page(`<main>${'<p>x</p>'.repeat(MAX_ELEMENTS)}</main>`);
+    expect(() => readHtml(flat, { url, fallbackTitle: 'x' })).toThrow(new PageBudgetError('over 100,000 elements'));
+    const deep = page(`<main>${'<div>'.repeat(MAX_DEPTH)}deep</main>`);
+    expect(() => readHtml(deep, { url, fallbackTitle: 'x' })).toThrow(new PageBudgetError('elements nested over 512 deep'));
+    expect(text(parse(deep))).toContain('deep');
+    // Just within: read as a page.
+    expect(readHtml(page(`<main>${'<div>'.repeat(MAX_DEPTH - 8)}deep</main>`), { url, fallbackTitle: 'x' }).sections[0]!.body).toBe('deep');
+  });
+
+  it('reads 5,000 unclosed <a href> as the links they are, without a section of blanks', () => {
+    const read = readHtml(page(`<main><h1>Links</h1>${'<a href="/x">'.repeat(5_000)}<p>After.</p></main>`), { url, fallbackTitle: 'x' });
+    expect(read.links).toHaveLength(5_000);
+    // The paragraph is inside the last link, as a browser reads it.
+    expect(read.sections.map((s) => s.body)).toEqual(['[After.](https://docs.acme.test/x)']);
+  });
 });

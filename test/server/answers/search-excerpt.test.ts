@@ -68,7 +68,7 @@ describe('search results', () => {
   it('reads the worst sections in bounded time: emphasis and link labels never closed, no blanks at all', async () => {
     // A section is read to its 20,000th character: the match lies in the middle of what is read.
     const N = 9_900;
-    const hostile = ['*a ', '[a]\n', '_', '<a ', '`', 'x'].map((unit) => unit.repeat(Math.ceil(N / unit.length)).slice(0, N));
+    const hostile = ['*a ', '[a]\n', '_', '<a ', '`', 'x', ' \t', '\n    '].map((unit) => unit.repeat(Math.ceil(N / unit.length)).slice(0, N));
     for (const body of hostile) {
       const before = mainThreadCpuMs();
       const [result] = await searchDocs(ranking([section({ body: `${body} download invoices ${body}` })]), 'acme', 'download invoices');

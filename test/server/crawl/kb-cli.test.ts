@@ -44,6 +44,24 @@ describe('kb ingest URL, kb sources and kb sync as a person runs them', () => {
     expect(synced.stdout.trim()).toMatch(/^Synced 2 sources: 1 files and 2 pages .* 0 added, 0 updated, 3 unchanged, 0 removed/);
   }, 60_000);
 
+  it('shows a sync the guard kept in kb sources until kb sync --accept replaces the pages', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kb-cli-'));
+    const pages = Object.fromEntries(['', 'a', 'b', 'c'].map((p) => [`/docs/${p}`, { title: `Page ${p}`, html: `<p>Text of page ${p}.</p>` }]));
+    site = await serveDocsSite({ pages, robots: null });
+    const data = join(dir, 'data');
+    expect((await run(['kb', 'ingest', `${site.url}/docs/`, '--org', 'acme'], data)).code).toBe(0);
+    site.options.pages = { '/docs/': pages['/docs/']! };
+    const kept = await run(['kb', 'sync', '--org', 'acme'], data);
+    expect(kept.stderr).toContain(`failed ${site.url}/docs/: found 1 pages where the site held 4 in the last 30 days: the previous pages are kept`);
+    const listed = await run(['kb', 'sources', '--org', 'acme'], data);
+    expect(listed.stdout).toMatch(/\(site\): synced .*, kept, 4 pages/);
+    expect(listed.stdout).toContain('support-chat-kit kb sync --accept --org acme replaces them with what the site has now');
+    const accepted = await run(['kb', 'sync', '--accept', '--org', 'acme'], data);
+    expect(accepted.stdout).toMatch(/3 removed/);
+    // The chrome's pagination links /docs/errors, which is gone: partial.
+    expect((await run(['kb', 'sources', '--org', 'acme'], data)).stdout).toMatch(/\(site\): synced .*, partial, 1 pages/);
+  }, 120_000);
+
   it('fails with one clear line and exit code 2 for a bad URL, an unreachable site, and a robots.txt that forbids everything', async () => {
     dir = await mkdtemp(join(tmpdir(), 'kb-cli-'));
     site = await serveDocsSite({ pages: {}, robots: 'User-agent: *\nDisallow: /\n' });

@@ -75,9 +75,71 @@ describe("an organization's docs site as a source", () => {
     site.options.pages = { '/docs/': { title: 'Moved', html: '<p>We moved to docs.acme.example.</p>' } };
     const shrunk = await engine.sync('acme');
     // Its pagination still links to /docs/errors, which answers 404 now.
-    expect(shrunk.failed.map((f) => f.reason)).toEqual(['HTTP 404', 'found 1 pages where the last sync stored 6: the previous pages are kept']);
+    expect(shrunk.failed.map((f) => f.reason)).toEqual(['HTTP 404', 'found 1 pages where the site held 6 in the last 30 days: the previous pages are kept']);
     expect(shrunk.removed).toBe(0);
     expect((await engine.stats('acme')).documents).toBe(6);
+  });
+
+  it('keeps a site that shrinks sync after sync (7 → 4 → 2 → 0) at the most it held in 30 days, however small', async () => {
+    const sql = await database();
+    const engine = createAnswerEngine({ sql, llm: null, embedder: null });
+    const seven = { ...PAGES(), '/docs/teams': { title: 'Teams', html: '<p>Invite your team from the Members page.</p>' } };
+    site = await serveDocsSite({ pages: seven, robots: null });
+    await engine.ingest('acme', [`${site.url}/docs/`], crawlOptions);
+    expect((await engine.stats('acme')).documents).toBe(7);
+    const shrinkTo = (paths: string[]) => (site!.options.pages = Object.fromEntries(Object.entries(seven).filter(([path]) => paths.includes(path))));
+
+    // Four of seven: more than half, so the sync stands.
+    shrinkTo(['/docs/', '/docs/limits', '/docs/refunds', '/docs/errors']);
+    expect((await engine.sync('acme')).removed).toBe(3);
+    // Two, then none: under half of the seven held this month, though the last sync held four.
+    shrinkTo(['/docs/', '/docs/errors']);
+    const two = await engine.sync('acme');
+    expect(two.failed.at(-1)!.reason).toBe('found 2 pages where the site held 7 in the last 30 days: the previous pages are kept');
+    shrinkTo([]);
+    await expect(engine.sync('acme')).resolves.toMatchObject({ removed: 0 });
+    expect((await engine.stats('acme')).documents).toBe(4);
+    expect((await engine.sources('acme'))[0]).toMatchObject({ status: 'kept', pages: 4 });
+    expect((await engine.sources('acme'))[0]!.failures[0]!.reason).toMatch(/^found 0 pages where the site held 7/);
+
+    // A site of three pages is guarded too.
+    const small = createAnswerEngine({ sql, llm: null, embedder: null });
+    const three = await serveDocsSite({ pages: { '/docs/': PAGES()['/docs/']!, '/docs/limits': PAGES()['/docs/limits']!, '/docs/refunds': PAGES()['/docs/refunds']! }, robots: null });
+    try {
+      await small.ingest('small', [`${three.url}/docs/`], crawlOptions);
+      three.options.pages = { '/docs/': PAGES()['/docs/']! };
+      expect((await small.sync('small')).removed).toBe(0);
+      expect((await small.sources('small'))[0]!.status).toBe('kept');
+    } finally {
+      await three.close();
+    }
+  });
+
+  it('keeps the previous pages when every address answers one maintenance page, until kb sync --accept or a healthy sync', async () => {
+    const sql = await database();
+    const engine = createAnswerEngine({ sql, llm: null, embedder: null });
+    site = await serveDocsSite({ pages: PAGES(), robots: null });
+    await engine.ingest('acme', [`${site.url}/docs/`], crawlOptions);
+    const healthy = site.options.pages;
+    site.options.pages = Object.fromEntries(Object.keys(healthy).map((path) => [path, { title: 'Down for maintenance', html: '<p>We will be back soon.</p>' }]));
+    const down = await engine.sync('acme');
+    expect(down.failed.map((f) => f.reason)).toEqual(['6 of 6 pages now say the same thing (a maintenance or error page?): the previous pages are kept']);
+    expect((await ask(engine, 'How long do refunds take?')).content).toContain('five business days');
+    expect((await engine.sources('acme'))[0]).toMatchObject({ status: 'kept' });
+
+    // Kept again at the next sync; a healthy sync clears it.
+    expect((await engine.sync('acme')).failed).toHaveLength(1);
+    site.options.pages = healthy;
+    expect((await engine.sync('acme')).failed).toEqual([]);
+    expect((await engine.sources('acme'))[0]).toMatchObject({ status: 'ok', failures: [] });
+
+    // The owner accepts a site that really shrank: its pages are replaced, and later syncs measure from there.
+    site.options.pages = { '/docs/': healthy['/docs/']!, '/docs/errors': healthy['/docs/errors']! };
+    expect((await engine.sync('acme')).failed.at(-1)!.reason).toMatch(/^found 2 pages where the site held 6/);
+    const accepted = await engine.sync('acme', { accept: true });
+    expect([accepted.removed, accepted.failed]).toEqual([4, []]);
+    expect((await engine.sync('acme')).failed).toEqual([]);
+    expect((await engine.sources('acme'))[0]).toMatchObject({ status: 'ok', pages: 2 });
   });
 
   it('is synced in the background by one process at a time', async () => {

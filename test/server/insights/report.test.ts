@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { groupQuestions } from '../../../src/server/insights/groups.js';
 import { parsePeriod } from '../../../src/server/insights/period.js';
+import { formatReport } from '../../../src/cli/commands/insights.js';
 import { createTestEngine } from '../../helpers/test-engine.js';
 import { testServer, webhookReceiver, type Receiver, type TestServer } from '../../helpers/server.js';
 
@@ -76,7 +77,7 @@ describe('GET /v0/insights', () => {
     expect(report.organization).toBe('acme');
     expect(report.since).toBe('2026-11-13T12:00:00.000Z');
     expect(report.until).toBe('2026-11-20T12:00:00.000Z');
-    expect(report.totals).toEqual({ conversations: 4, visitors: 0, questions: 6, answered: 2, unanswered: 3, escalated: 1, failed: 0, pending: 0, thumbs_up: 1, thumbs_down: 1 });
+    expect(report.totals).toEqual({ conversations: 4, visitors: 0, questions: 6, answered: 2, unanswered: 3, escalated: 1, failed: 0, pending: 0, thumbs_up: 1, thumbs_down: 1, mcp: 0 });
     expect(report.days).toHaveLength(8);
     expect(report.days.at(-1)).toEqual({ date: '2026-11-20', conversations: 4, questions: 6, answered: 2, unanswered: 3, escalated: 1, thumbs_up: 1, thumbs_down: 1 });
     expect(report.days[0]).toMatchObject({ date: '2026-11-13', questions: 0 });
@@ -116,6 +117,34 @@ describe('GET /v0/insights', () => {
       ['2026-11-02', 0],
       ['2026-11-03', 1],
     ]);
+  });
+
+  it('shows the pages questions come from, most questions first, with how many went unanswered (JSON and the CLI table)', async () => {
+    let now = Date.parse('2026-11-20T11:00:00Z');
+    const t = await setup(() => now);
+    const token = await t.token('acme');
+    const from = async (message: string, page?: { page_url: string; page_title?: string }, conversationId?: string) => {
+      now += 1000;
+      const sent = await t.call('POST', '/v0/chat', { token, body: { message, ...(conversationId ? { conversation_id: conversationId } : {}), ...(page ? { context: page } : {}) } });
+      expect(sent.status).toBe(202);
+      await t.answer();
+      return sent.body.conversation_id as string;
+    };
+    const keys = { page_url: 'https://docs.example.com/keys?ref=nav#rotate', page_title: 'Keys' };
+    const id = await from('Rotate keys?', keys);
+    await from('And the unknown flag?', keys, id);
+    await from('What is the limit?', { page_url: 'https://docs.example.com/limits' });
+    await from('Rotate keys again?');
+    now += 60_000;
+    const report = (await t.call('GET', '/v0/insights', { token: await t.token('acme', ['insights:read']) })).body;
+    expect(report.question_pages).toEqual([
+      { url: 'https://docs.example.com/keys', title: 'Keys', questions: 2, unanswered: 1 },
+      { url: 'https://docs.example.com/limits', title: null, questions: 1, unanswered: 0 },
+    ]);
+    expect(report.question_page_count).toBe(2);
+    const table = formatReport(report);
+    expect(table).toContain('Pages questions come from (2)');
+    expect(table).toMatch(/ {8}2 {11}1 {2}Keys {2}https:\/\/docs\.example\.com\/keys\n/);
   });
 
   it("never shows another organization's conversations", async () => {

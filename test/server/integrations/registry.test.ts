@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { INTEGRATIONS, type Integration } from '../../../src/protocol/index.js';
+import type { Integration } from '../../../src/protocol/index.js';
 import { createIntegrationResolver, IntegrationError } from '../../../src/server/escalation/index.js';
 import { helpdesks, HelpdeskRegistry, type Helpdesk, type SyncConnector } from '../../../src/server/helpdesks/index.js';
 import { hmacHex, invalidSignature, object, parseBody, sameText, text } from '../../../src/server/helpdesks/receiver.js';
@@ -93,7 +93,7 @@ const acmeDesk: Helpdesk = {
 
 describe('helpdesk registry', () => {
   it('holds exactly the integrations the API names, and refuses a name taken twice', () => {
-    expect(helpdesks.all().map((h) => h.name)).toEqual([...INTEGRATIONS]);
+    expect(helpdesks.all().map((h) => h.name)).toEqual(['plain', 'pylon', 'linear', 'webhook']);
     expect(helpdesks.syncable()).toEqual(['plain', 'pylon', 'linear']);
     expect(() => new HelpdeskRegistry([acmeDesk, acmeDesk])).toThrow('helpdesk acme-desk is already registered');
     expect(() => new HelpdeskRegistry([{ ...acmeDesk, name: 'Acme Desk' }])).toThrow(/lowercase/);
@@ -121,6 +121,24 @@ describe('helpdesk registry', () => {
     await expect(resolve('acme', 'zendesk' as Integration)).rejects.toThrow(IntegrationError);
     expect(() => connectorFor('zendesk', {})).toThrow(/No helpdesk named "zendesk" can be synced/);
     expect((await t.call('POST', '/v0/webhooks/zendesk/acme', { body: '{}', headers: { 'content-type': 'application/json' } })).status).toBe(404);
+  });
+
+  it('escalates over HTTP to a helpdesk registered at run time, and documents it; another name is a 400 naming the registered ones', async () => {
+    cleanups.push(helpdesks.register(acmeDesk));
+    const t = await serve({ ACME_DESK_API_KEY: 'key' });
+    const token = await t.token('acme');
+    const sent = await t.call('POST', '/v0/chat', { token, body: { message: 'My printer is on fire' } });
+    await t.answer();
+    const id = sent.body.conversation_id as string;
+    const contact = { name: 'Ada', email: 'ada@example.com' };
+    const refused = await t.call('POST', `/v0/chat/${id}/escalate`, { token, body: { integration: 'zendesk', ...contact } });
+    expect([refused.status, refused.body.error.message]).toEqual([400, '"integration" must be one of plain, pylon, linear, webhook, acme-desk']);
+    const escalated = await t.call('POST', `/v0/chat/${id}/escalate`, { token, body: { integration: 'acme-desk', ...contact } });
+    expect(escalated.status).toBe(200);
+    expect(escalated.body).toEqual({ success: true, integration: 'acme-desk', ticket_id: `acme_${id}`, ticket_url: `https://desk.acme.test/${id}` });
+    expect(created.splice(0)).toEqual([{ name: 'acme-desk', conversationId: id }]);
+    const doc = (await t.call('GET', '/v0/openapi.json')).body;
+    expect(doc.components.schemas.EscalationRequest.properties.integration.enum).toEqual(['plain', 'pylon', 'linear', 'webhook', 'acme-desk']);
   });
 
   it('takes a newly registered helpdesk in escalation, sync and the webhook route with no other change', async () => {

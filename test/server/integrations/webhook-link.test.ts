@@ -49,6 +49,27 @@ describe('webhook ticket_url', () => {
     ['JSON without a url', () => ({ type: 'application/json', body: '{"ok":true}' })],
     ['its own address', (target: string) => ({ type: 'application/json', body: JSON.stringify({ url: target }) })],
     ['its own address with a fragment', (target: string) => ({ type: 'application/json', body: JSON.stringify({ url: `${target}#tkt_1` }) })],
+    ...(
+      [
+        ['with a trailing slash', (u: URL) => (u.pathname += '/')],
+        ['with a doubled slash', (u: URL) => (u.pathname = `/${u.pathname}`)],
+        ['with a percent-encoded letter', (u: URL) => (u.pathname = u.pathname.replace('/services', '/%73ervices'))],
+        ['as localhost', (u: URL) => (u.hostname = 'localhost')],
+        ['as LOCALHOST. (a trailing dot)', (u: URL) => (u.hostname = 'LOCALHOST.')],
+        ['as [::1]', (u: URL) => (u.hostname = '[::1]')],
+        ['as [::ffff:127.0.0.1]', (u: URL) => (u.hostname = '[::ffff:127.0.0.1]')],
+        ['as 127.1', (u: URL) => (u.hostname = '127.1')],
+        ['as 127.0.0.2 on another port', (u: URL) => ((u.hostname = '127.0.0.2'), (u.port = '9'))],
+        ['as another path on its host', (u: URL) => ((u.pathname = '/tickets/42'), (u.search = ''))],
+      ] as const
+    ).map(([spelling, respell]): [string, (target: string) => { type: string; body: string }] => [
+      `its own address ${spelling}`,
+      (target: string) => {
+        const url = new URL(target);
+        respell(url);
+        return { type: 'application/json', body: JSON.stringify({ url: url.href }) };
+      },
+    ]),
     ['a javascript: link', () => ({ type: 'application/json', body: JSON.stringify({ url: 'javascript:alert(1)' }) })],
     ['a link that is not a URL', () => ({ type: 'application/json', body: JSON.stringify({ url: 'https://' }) })],
     ['a link past 2,048 characters', () => ({ type: 'application/json', body: JSON.stringify({ url: `https://desk.example.com/${'a'.repeat(2100)}` }) })],
@@ -58,7 +79,7 @@ describe('webhook ticket_url', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, integration: 'webhook', ticket_id: expect.stringMatching(/^tkt_/), ticket_url: '' });
     const text = JSON.stringify(res.body);
-    for (const secret of ['SECRET', '127.0.0.1', 'services']) expect(text).not.toContain(secret);
+    for (const secret of ['SECRET', '127.0.0.', 'services', 'localhost', '::1', 'tickets']) expect(text).not.toContain(secret);
   });
 
   it("is the receiver's own link when it answers one", async () => {

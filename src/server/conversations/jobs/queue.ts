@@ -1,7 +1,7 @@
 /**
  * @module Durable answer jobs: claimed with a lease on the database's clock, renewed while
  * working, reclaimed when a process dies. On PostgreSQL many workers on many machines claim
- * with `FOR UPDATE SKIP LOCKED`, so they never wait on each other's rows.
+ * with `FOR UPDATE SKIP LOCKED`, so they never wait on each other's rows; organizations take turns.
  */
 import type { Source } from '../../../protocol/index.js';
 import type { Sql } from '../../store/sql.js';
@@ -23,31 +23,55 @@ interface JobRow {
 /** A job is its owner's while this holds: the owner named, still running, the lease not run out. */
 const HELD = "id = ? AND lease_owner = ? AND state = 'running' AND lease_until >= clock_ms()";
 
+/** Whether the job `alias` names can be claimed: queued and due, or running with its lease run out and attempts left (the `?`). */
+const ready = (alias: string) =>
+  `((${alias}.state = 'queued' AND ${alias}.run_after <= clock_ms()) OR (${alias}.state = 'running' AND ${alias}.lease_until < clock_ms() AND ${alias}.attempts < ?))`;
+
+/**
+ * Answer jobs, taken fairly across organizations: a claim takes the oldest ready job of the
+ * organization with the fewest jobs running now (ties: the oldest job), so one organization's
+ * backlog never holds another's next answer behind it, and one alone still uses every worker.
+ */
 export class JobQueue {
   readonly #sql: Sql;
   readonly #now: () => number;
   readonly #claim: string;
+  readonly #claimOldest: string | undefined;
 
   /** @param now the clock of the conversations' timestamps (leases are on the database's clock) */
   constructor(sql: Sql, now: () => number = Date.now) {
     this.#sql = sql;
     this.#now = now;
-    // One statement picks and leases a job, so two workers (or two processes) never take the same one.
-    this.#claim = `UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = clock_ms() + ?, attempts = attempts + 1, updated_at = clock_ms()
+    const postgres = sql.dialect === 'postgres';
+    const lease = `UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = clock_ms() + ?, attempts = attempts + 1, updated_at = clock_ms()`;
+    const returning = 'RETURNING id, conversation_id, org_id, attempts';
+    // One statement picks and leases a job, so two workers (or two processes) never take the same
+    // one. The candidates are each organization's oldest ready job; of those, the one whose
+    // organization has the fewest leases held now.
+    this.#claim = `${lease}
        WHERE id = (
-         SELECT id FROM jobs
-         WHERE (state = 'queued' AND run_after <= clock_ms()) OR (state = 'running' AND lease_until < clock_ms() AND attempts < ?)
-         ORDER BY id LIMIT 1${sql.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''}
+         SELECT j.id FROM jobs j
+         LEFT JOIN (SELECT org_id, COUNT(*) AS n FROM jobs WHERE state = 'running' AND lease_until >= clock_ms() GROUP BY org_id) busy ON busy.org_id = j.org_id
+         WHERE j.id IN (SELECT MIN(r.id) FROM jobs r WHERE ${ready('r')} GROUP BY r.org_id) AND ${ready('j')}
+         ORDER BY COALESCE(busy.n, 0), j.id LIMIT 1${postgres ? ' FOR UPDATE OF j SKIP LOCKED' : ''}
        )
-       RETURNING id, conversation_id, org_id, attempts`;
+       ${returning}`;
+    // On PostgreSQL a claim racing another may find every candidate locked (taken a moment ago):
+    // it then takes the oldest ready job not locked, so racing workers never idle while jobs wait.
+    // (SQLite runs one write at a time, so there a claim never races.)
+    this.#claimOldest = postgres
+      ? `${lease} WHERE id = (SELECT j.id FROM jobs j WHERE ${ready('j')} ORDER BY j.id LIMIT 1 FOR UPDATE SKIP LOCKED) ${returning}`
+      : undefined;
   }
 
   /**
-   * Leases the oldest ready job (or one whose lease expired with attempts left) to `owner` for
-   * `leaseMs`. An expired job with no attempt left is for `failExhausted`.
+   * Leases a ready job (or one whose lease expired with attempts left) to `owner` for `leaseMs`:
+   * the oldest of the organization with the fewest jobs running. An expired job with no attempt
+   * left is for `failExhausted`.
    */
   async claim(owner: string, leaseMs: number, maxAttempts: number): Promise<Job | null> {
-    const row = await this.#sql.get<JobRow>(this.#claim, [owner, leaseMs, maxAttempts]);
+    let row = await this.#sql.get<JobRow>(this.#claim, [owner, leaseMs, maxAttempts, maxAttempts]);
+    if (!row && this.#claimOldest) row = await this.#sql.get<JobRow>(this.#claimOldest, [owner, leaseMs, maxAttempts]);
     return row ? { id: row.id, conversationId: row.conversation_id, orgId: row.org_id, attempts: row.attempts } : null;
   }
 

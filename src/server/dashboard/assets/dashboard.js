@@ -13,6 +13,7 @@ const SERIES = [
 const TOTALS = [
   ['conversations', 'Conversations'],
   ['questions', 'Questions'],
+  ['mcp', 'Through MCP'],
   ['answered', 'Answered'],
   ['unanswered', 'Unanswered'],
   ['escalated', 'Escalated'],

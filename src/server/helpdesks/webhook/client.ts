@@ -1,6 +1,8 @@
 /** @module The `webhook` integration: a signed JSON ticket with transcript and summary, POSTed to a configured URL. */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
 import { readCappedText } from '../../../protocol/index.js';
+import { resolveAll } from '../targets.js';
 import { IntegrationError, type CreatedTicket, type EscalationIntegration, type FollowUp, type TicketDraft } from '../types.js';
 
 export interface WebhookIntegrationOptions {
@@ -172,7 +174,44 @@ async function ticketLink(response: Response, target: URL): Promise<string> {
   if (typeof url !== 'string' || url.length > MAX_TICKET_URL_LENGTH || !URL.canParse(url)) return '';
   const link = new URL(url);
   if (link.protocol !== 'https:' && link.protocol !== 'http:') return '';
-  // A receiver that echoes the hook's own address would hand out the capability all the same.
-  if (link.origin === target.origin && link.pathname === target.pathname) return '';
+  // A receiver that echoes the hook's address, however spelled (`/hook/`, `//hook`, `/%68ook`,
+  // `localhost` for 127.0.0.1), would hand out the capability all the same: no link on its host.
+  if (await sameHost(link, target)) return '';
   return link.href;
+}
+
+/** How long a ticket link's host may take to resolve; after that its name alone is compared. */
+const LOOKUP_TIMEOUT_MS = 2_000;
+
+/** Whether two URLs' hosts are one: the same name, or addresses in common once resolved (any loopback address is this machine). */
+async function sameHost(a: URL, b: URL): Promise<boolean> {
+  const [keysA, keysB] = await Promise.all([hostKeys(a), hostKeys(b)]);
+  for (const key of keysA) if (keysB.has(key)) return true;
+  return false;
+}
+
+/** A URL's host as comparable keys: its name (no trailing dot) and each address it stands for. */
+async function hostKeys(url: URL): Promise<Set<string>> {
+  const bracketed = url.hostname.startsWith('[') && url.hostname.endsWith(']');
+  const name = bracketed ? url.hostname.slice(1, -1) : url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
+  const keys = new Set([`name:${name}`]);
+  // `localhost` is this machine whatever DNS says (as browsers treat it).
+  if (name === 'localhost' || name.endsWith('.localhost')) return keys.add('loopback');
+  let addresses: string[] = [];
+  if (ipaddr.isValid(name)) addresses = [name];
+  else {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<string[]>((done) => (timer = setTimeout(() => done([]), LOOKUP_TIMEOUT_MS)));
+    addresses = await Promise.race([resolveAll(name).catch(() => []), late]).finally(() => clearTimeout(timer));
+  }
+  for (const address of addresses) keys.add(addressKey(address));
+  return keys;
+}
+
+/** An address as a key: an IPv4-mapped IPv6 address as its IPv4 address, any loopback or unspecified address as this machine. */
+function addressKey(address: string): string {
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  const range = parsed.range();
+  return range === 'loopback' || range === 'unspecified' ? 'loopback' : `ip:${parsed.toNormalizedString()}`;
 }

@@ -4,7 +4,7 @@
  * data-subject requests; our addition); and, by visitor, GET /v0/chat?visitor_id= (their
  * conversations) and DELETE /v0/chat?visitor_id= (all of them).
  */
-import { CONVERSATION_MAX_TURNS, isConversationId, isVisitorId, MAX_PREFER_WAIT_SECONDS, MESSAGES, parsePreferWait, type SendMessageResult } from '../../../protocol/index.js';
+import { CONVERSATION_LIST_LIMIT_DEFAULT, CONVERSATION_LIST_LIMIT_MAX, CONVERSATION_MAX_TURNS, isConversationId, isVisitorId, MAX_PREFER_WAIT_SECONDS, MESSAGES, parsePreferWait, type SendMessageResult } from '../../../protocol/index.js';
 import { parseBody, SendMessageRequest, toConversationVisitor, type PageContextBody } from '../../../protocol/schemas/index.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { json, type ApiResponse } from '../exchange.js';
@@ -81,17 +81,17 @@ function visitorId(ctx: RouteContext): string {
   return ids[0];
 }
 
-/** Most conversations one list answers, and the default. */
-const LIST_MAX = 100;
-const LIST_DEFAULT = 20;
-
-/** GET /v0/chat?visitor_id=…&limit=N: one visitor's conversations, most recently active first (our addition). */
+/** GET /v0/chat?visitor_id=…&verified=true|false&limit=N: one visitor's conversations, most recently active first (our addition). */
 async function list(ctx: RouteContext): Promise<ApiResponse> {
   const id = visitorId(ctx);
   const limitText = ctx.query.get('limit');
-  const limit = limitText === null ? LIST_DEFAULT : Number(limitText);
-  if (!/^\d{1,3}$/.test(limitText ?? '0') || !Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) throw badRequest(`"limit" must be an integer from 1 to ${LIST_MAX}`);
-  return json({ conversations: await ctx.services.conversations.listByVisitor(ctx.auth!.orgId, id, limit) });
+  const limit = limitText === null ? CONVERSATION_LIST_LIMIT_DEFAULT : Number(limitText);
+  if (!/^\d{1,3}$/.test(limitText ?? '0') || !Number.isInteger(limit) || limit < 1 || limit > CONVERSATION_LIST_LIMIT_MAX) throw badRequest(`"limit" must be an integer from 1 to ${CONVERSATION_LIST_LIMIT_MAX}`);
+  // Verified and anonymous visitors are apart: `verified` names which one `visitor_id` is.
+  const verifiedText = ctx.query.getAll('verified');
+  if (verifiedText.length > 1 || (verifiedText.length === 1 && verifiedText[0] !== 'true' && verifiedText[0] !== 'false')) throw badRequest('"verified" must be given at most once: true or false');
+  const verified = verifiedText.length === 0 ? undefined : verifiedText[0] === 'true';
+  return json({ conversations: await ctx.services.conversations.listByVisitor(ctx.auth!.orgId, id, limit, verified) });
 }
 
 /** DELETE /v0/chat?visitor_id=…: every conversation of one visitor and everything derived from them, now (data-subject requests; our addition). */

@@ -1,9 +1,10 @@
 /** @module POST /v0/chat/{id}/escalate: exactly one helpdesk ticket per conversation. */
 import { MESSAGES, type EscalationResult } from '../../../protocol/index.js';
 import { EscalationRequest, parseBody, trimContact, type EscalationBody } from '../../../protocol/schemas/index.js';
+import { helpdesks } from '../../helpdesks/index.js';
 import { IntegrationError } from '../../helpdesks/types.js';
 import { IN_PROGRESS_RETRY_AFTER_SECONDS } from '../../store/idempotency.js';
-import { conflict, HttpError, notFound } from '../errors.js';
+import { badRequest, conflict, HttpError, notFound } from '../errors.js';
 import { json, type ApiResponse } from '../exchange.js';
 import type { Route, RouteContext } from '../router.js';
 
@@ -27,6 +28,8 @@ async function escalate(ctx: RouteContext): Promise<ApiResponse> {
   const record = await conversations.get(orgId, id);
   if (!record) throw notFound();
   const input = readEscalation(parseBody(EscalationRequest, ctx.body()));
+  // The helpdesks are the registry's, as it stands now: one registered at run time is escalated to too.
+  if (!helpdesks.get(input.integration)) throw badRequest(`"integration" must be one of ${helpdesks.all().map((h) => h.name).join(', ')}`);
   // The email is verified when it is the one the site gave for the conversation's signed-in visitor.
   const verified = record.visitor?.verified === true && record.visitor.email?.toLowerCase() === input.email.toLowerCase();
 

@@ -5,6 +5,9 @@
  */
 import {
   CONVERSATION_ID_MAX_LENGTH,
+  CONVERSATION_LIST_LIMIT_DEFAULT,
+  CONVERSATION_LIST_LIMIT_MAX,
+  IDEMPOTENCY_KEY_PATTERN,
   CONVERSATION_ID_PATTERN,
   MAX_PREFER_WAIT_SECONDS,
   PAGE_URL_MAX_LENGTH,
@@ -68,7 +71,7 @@ const visitorIdParam = {
   description: 'The `visitor.id` given when the conversations were started',
   schema: { type: 'string', minLength: 1, maxLength: VISITOR_ID_MAX_LENGTH },
 };
-const idempotencyKey = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: '^[\x21-\x7e]{1,255}$' } };
+const idempotencyKey = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN } };
 
 /**
  * The document as this process's helpdesk registry stands: a helpdesk registered at run time
@@ -76,6 +79,10 @@ const idempotencyKey = { name: 'Idempotency-Key', in: 'header', required: false,
  */
 export function buildOpenApiDocument() {
   const webhookSources = helpdesks.all().filter((h) => h.webhook).map((h) => h.name);
+  const schemas = componentSchemas();
+  // The helpdesks an escalation may name: the registry's, so one registered at run time is documented too.
+  const integration = (schemas.EscalationRequest!.properties as Record<string, Record<string, unknown>>).integration!;
+  integration.enum = helpdesks.all().map((h) => h.name);
   return {
     openapi: '3.1.0',
     info: {
@@ -101,7 +108,11 @@ export function buildOpenApiDocument() {
         get: {
           operationId: 'listVisitorConversations',
           summary: "One visitor's conversations, most recently active first (scope chat:read; our addition)",
-          parameters: [visitorIdParam, { name: 'limit', in: 'query', required: false, description: 'At most this many; default 20', schema: { type: 'integer', minimum: 1, maximum: 100 } }],
+          parameters: [
+            visitorIdParam,
+            { name: 'verified', in: 'query', required: false, description: "Only a verified (`true`) or an anonymous (`false`) visitor's; default both", schema: { type: 'string', enum: ['true', 'false'] } },
+            { name: 'limit', in: 'query', required: false, description: `At most this many; default ${CONVERSATION_LIST_LIMIT_DEFAULT}`, schema: { type: 'integer', minimum: 1, maximum: CONVERSATION_LIST_LIMIT_MAX } },
+          ],
           responses: {
             '200': { description: "The visitor's conversations", headers: rateHeaders, content: json(ref('ConversationList')) },
             ...errors(400, 401, 403, 429, 500),
@@ -274,6 +285,20 @@ export function buildOpenApiDocument() {
           },
         },
       },
+      '/v0/mcp': {
+        post: {
+          operationId: 'mcp',
+          summary:
+            "MCP Streamable HTTP (stateless, JSON responses): the read-only tools search_docs, read_page and ask over the organization's docs; a browser Origin must be loopback or listed in SUPPORT_CHAT_MCP_ORIGINS (scope chat:read; our addition, see docs/mcp.md)",
+          requestBody: { required: true, content: json({ type: 'object', description: 'A JSON-RPC 2.0 message of the Model Context Protocol' }) },
+          responses: {
+            '200': { description: 'The JSON-RPC response', headers: rateHeaders, content: json({ type: 'object' }) },
+            '202': { description: 'A notification or response was accepted', headers: rateHeaders },
+            '400': { description: 'Not JSON, or not a JSON-RPC message (a JSON-RPC error)', headers: rateHeaders, content: json({ type: 'object' }) },
+            ...errors(401, 403, 413, 429, 500),
+          },
+        },
+      },
       '/v0/me': {
         get: {
           operationId: 'getTokenInfo',
@@ -323,7 +348,7 @@ export function buildOpenApiDocument() {
           content: json(ref('Error')),
         },
       },
-      schemas: componentSchemas(),
+      schemas,
     },
   } as const;
 }

@@ -129,6 +129,8 @@ async function readBody(body: ReadableStream<Uint8Array>, reader: LocReader, tot
     reader.tokenizer.write(decoder.decode(chunk, { stream: true }), false);
     onLocs();
     if (totals.locs >= MAX_SITEMAP_LOCS) throw new FetchError(`over ${MAX_SITEMAP_LOCS.toLocaleString('en')} sitemap addresses`);
+    // Chunks already buffered would follow one another as microtasks: other requests get a turn between two.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   reader.tokenizer.write(decoder.decode(), true);
   onLocs();

@@ -172,7 +172,12 @@ export function runInLabels(body: string): string[] {
 
 /** Ranked sections of one loaded index for a query (see the constants above for each stage). */
 function rank(loaded: LoadedIndex, query: string, options: SearchOptions): SearchHit[] {
-  const { index, sections, pages, pageOf, vectors, dense } = loaded;
+  return byMeaning(loaded, byWords(loaded, query, options), options, options.vector);
+}
+
+/** The first stage: the sections ranked by their words and their pages' (docs before code, the reader's page weighed). */
+function byWords(loaded: LoadedIndex, query: string, options: SearchOptions): SearchHit[] {
+  const { index, sections, pages, pageOf } = loaded;
   const limit = options.limit ?? 10;
   const hits = index.search(query, { history: options.history, limit: Math.max(50, limit * 3) });
   const pageHits = pages.search(query, { history: options.history, limit: 20 });
@@ -190,8 +195,13 @@ function rank(loaded: LoadedIndex, query: string, options: SearchOptions): Searc
     .sort((a, b) => b.score - a.score)
     .map((hit) => ({ ...hit, section: sections[hit.index]! }))
     .filter((hit) => options.includeTickets || hit.section.kind !== 'ticket');
-  const merged = docsFirst(ranked);
-  const question = options.vector;
+  return docsFirst(ranked);
+}
+
+/** The second stage: what the question means (dense retrieval and the semantic rerank) over the words' ranking; the words' alone without a vector. */
+function byMeaning(loaded: LoadedIndex, merged: SearchHit[], options: SearchOptions, question: Int8Array | null | undefined): SearchHit[] {
+  const { sections, vectors, dense } = loaded;
+  const limit = options.limit ?? 10;
   // A heading with no text of its own is read with the section under it (see `SearchHit.under`).
   const withText = <T extends SearchHit>(hit: T): T => {
     const next = sections[hit.index + 1];
@@ -234,8 +244,16 @@ export class Ranking {
   /** Ranked sections for a query; tickets only when asked for (they are private to the organization's agents). */
   async search(orgId: string, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     await loadSpecificity();
-    const vector = options.vector !== undefined ? options.vector : await this.#embeddings.question(query);
-    return rank(await this.#load(orgId), query, { ...options, vector });
+    // The question is embedded on the model's thread while this one ranks by words.
+    const embedding = options.vector !== undefined ? Promise.resolve(options.vector) : this.#embeddings.question(query);
+    let loaded: LoadedIndex;
+    try {
+      loaded = await this.#load(orgId);
+    } catch (error) {
+      await embedding.catch(() => null);
+      throw error;
+    }
+    return byMeaning(loaded, byWords(loaded, query, options), options, await embedding);
   }
 
   /**

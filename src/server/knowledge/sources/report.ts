@@ -12,6 +12,8 @@ export interface IngestOptions extends Omit<SourceOptions, 'baseUrl'> {
   onCrawlProgress?(progress: CrawlProgress & { site: string }): void;
   /** Crawl settings beside the source's own (concurrency, timeouts, retries; tests' stand-in `fetch`). */
   crawl?: Omit<CrawlOptions, 'known' | 'onProgress' | keyof SourceOptions>;
+  /** Replace a docs site's pages even where the sync guard would keep them (`kb sync --accept`). */
+  accept?: boolean;
   /**
    * Embed code pieces now too (`kb ingest --embed-code`). By default they are stored without a
    * vector and a server embeds them in the background (see `SectionEmbeddings.embedPending`): the

@@ -2,13 +2,7 @@
 import { crawl, CrawlError, type KnownPage } from '../crawl/crawler.js';
 import { IngestError, type IngestOptions, type IngestReport, type IngestTarget } from './report.js';
 import { recordSync, rootOf, type SourceFailure, type SourceOptions } from './source-registry.js';
-
-/** A sync that finds fewer than this share of a site's previous pages keeps them instead (a redesign broke links, the domain moved). */
-const MIN_KEPT_SHARE = 0.5;
-/** …or more than this share of pages without text (a redesign broke extraction). */
-const MAX_EMPTY_SHARE = 0.5;
-/** The checks above apply to sites of at least this many pages. */
-const MIN_PAGES_TO_CHECK = 4;
+import { keepReason } from './sync-guard.js';
 
 /** Crawls a docs site and stores its pages under `url:<page>`; true when anything changed. */
 export async function ingestSite({ store, embeddings }: IngestTarget, orgId: string, site: string, options: IngestOptions, report: IngestReport): Promise<boolean> {
@@ -31,14 +25,9 @@ export async function ingestSite({ store, embeddings }: IngestTarget, orgId: str
   const failures: SourceFailure[] = result.failed.map((f) => ({ url: f.url, reason: f.reason }));
   for (const f of failures) report.failed.push({ source: site, ...f });
 
-  // A sync that suddenly finds far fewer pages, or mostly empty ones, keeps the previous pages.
-  const empty = result.pages.filter((p) => !p.notModified && p.parsed.sections.every((s) => !s.body.trim() && !s.code.trim())).length;
-  const tooFew = stored.length >= MIN_PAGES_TO_CHECK && result.pages.length < stored.length * MIN_KEPT_SHARE;
-  const tooEmpty = result.pages.length >= MIN_PAGES_TO_CHECK && empty > result.pages.length * MAX_EMPTY_SHARE;
-  if (tooFew || tooEmpty) {
-    const reason = tooFew
-      ? `found ${result.pages.length} pages where the last sync stored ${stored.length}: the previous pages are kept`
-      : `${empty} of ${result.pages.length} pages have no text (has the site's layout changed? see --content-selector): the previous pages are kept`;
+  // A sync that finds far fewer pages, or mostly empty or alike ones, keeps the previous pages (see sync-guard.ts).
+  const reason = options.accept ? null : await keepReason(sql, orgId, site, result.pages, stored);
+  if (reason) {
     report.failed.push({ source: site, url: site, reason });
     await recordSync(sql, orgId, { source: site, kind: 'url', options: sourceOptions, syncedAt: new Date().toISOString(), status: 'kept', failures: [{ url: site, reason }, ...failures] });
     return false;
@@ -76,6 +65,6 @@ export async function ingestSite({ store, embeddings }: IngestTarget, orgId: str
       changed = true;
     }
   }
-  await recordSync(sql, orgId, { source: site, kind: 'url', options: sourceOptions, syncedAt: new Date().toISOString(), status: failures.length > 0 ? 'partial' : 'ok', failures });
+  await recordSync(sql, orgId, { source: site, kind: 'url', options: sourceOptions, syncedAt: new Date().toISOString(), status: failures.length > 0 ? 'partial' : 'ok', failures, accepted: options.accept });
   return changed;
 }

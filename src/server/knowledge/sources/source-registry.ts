@@ -1,6 +1,7 @@
 /** @module The organization's sources (folders, files and docs sites): remembered with how each was ingested and how its last sync went. */
 import type { Migration } from '../../store/migrate.js';
 import type { Sql } from '../../store/sql.js';
+import { notePages, syncGuardMigrations } from './sync-guard.js';
 
 export const sourceMigrations: Migration[] = [
   {
@@ -27,6 +28,7 @@ export const sourceMigrations: Migration[] = [
       ALTER TABLE kb_documents ADD COLUMN links TEXT;
     `,
   },
+  ...syncGuardMigrations,
 ];
 
 /** How a source is ingested again by `kb sync` (the options it was first ingested with). */
@@ -52,7 +54,11 @@ export interface KnowledgeSource {
   addedAt: string;
   /** When it was last ingested, or null before the first time. */
   syncedAt: string | null;
-  /** `ok`; `partial` when some pages failed; `kept` when a sync found too little and the previous pages were kept; `failed` when it could not run. */
+  /**
+   * `ok`; `partial` when some pages failed; `kept` when a sync found too little, or pages empty or
+   * all alike, and the previous pages were kept (until a healthy sync or `kb sync --accept`);
+   * `failed` when it could not run.
+   */
   status: 'never' | 'ok' | 'partial' | 'kept' | 'failed';
   pages: number;
   sections: number;
@@ -66,8 +72,11 @@ const MAX_FAILURES = 20;
 /** Where a source's documents are stored (`kb_documents.root`). */
 export const rootOf = (kind: KnowledgeSource['kind'], source: string): string => (kind === 'url' ? `url:${source}` : source);
 
-/** Records a sync of a source (added the first time). */
-export async function recordSync(sql: Sql, orgId: string, entry: Omit<KnowledgeSource, 'addedAt' | 'pages' | 'sections'>): Promise<void> {
+/**
+ * Records a sync of a source (added the first time); a docs site's healthy or accepted sync is
+ * noted for the sync guard (see sync-guard.ts).
+ */
+export async function recordSync(sql: Sql, orgId: string, entry: Omit<KnowledgeSource, 'addedAt' | 'pages' | 'sections'> & { accepted?: boolean }): Promise<void> {
   const root = rootOf(entry.kind, entry.source);
   const counts = (await sql.get<{ pages: number; sections: number }>(
     `SELECT COUNT(DISTINCT d.doc_key) AS pages, COUNT(s.id) AS sections FROM kb_documents d LEFT JOIN kb_sections s ON s.org_id = d.org_id AND s.doc_key = d.doc_key
@@ -80,6 +89,7 @@ export async function recordSync(sql: Sql, orgId: string, entry: Omit<KnowledgeS
        status = excluded.status, pages = excluded.pages, sections = excluded.sections, failures = excluded.failures`,
     [orgId, entry.source, entry.kind, JSON.stringify(entry.options), new Date().toISOString(), entry.syncedAt, entry.status, Number(counts.pages), Number(counts.sections), JSON.stringify(entry.failures.slice(0, MAX_FAILURES))],
   );
+  if (entry.kind === 'url' && (entry.status === 'ok' || entry.status === 'partial')) await notePages(sql, orgId, entry.source, Number(counts.pages), { accepted: entry.accepted });
 }
 
 /** The organization's sources, in the order they were added. */

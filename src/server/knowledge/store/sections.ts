@@ -111,12 +111,12 @@ export class SectionStore {
   }
 
   /** The documents stored under a root, with what their crawl remembered (pages of a docs site). */
-  async documentsUnder(orgId: string, root: string): Promise<({ docKey: string; relPath: string } & PageCache)[]> {
-    const rows = await this.sql.all<{ doc_key: string; rel_path: string; etag: string | null; last_modified: string | null; links: string | null }>(
-      'SELECT doc_key, rel_path, etag, last_modified, links FROM kb_documents WHERE org_id = ? AND root = ?',
+  async documentsUnder(orgId: string, root: string): Promise<({ docKey: string; relPath: string; hash: string } & PageCache)[]> {
+    const rows = await this.sql.all<{ doc_key: string; rel_path: string; hash: string; etag: string | null; last_modified: string | null; links: string | null }>(
+      'SELECT doc_key, rel_path, hash, etag, last_modified, links FROM kb_documents WHERE org_id = ? AND root = ?',
       [orgId, root],
     );
-    return rows.map((d) => ({ docKey: d.doc_key, relPath: d.rel_path, etag: d.etag, lastModified: d.last_modified, links: d.links ? (JSON.parse(d.links) as string[]) : [] }));
+    return rows.map((d) => ({ docKey: d.doc_key, relPath: d.rel_path, hash: d.hash, etag: d.etag, lastModified: d.last_modified, links: d.links ? (JSON.parse(d.links) as string[]) : [] }));
   }
 
   /** Remembers what a crawl learnt of a page (its validators and links). */

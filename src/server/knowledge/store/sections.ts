@@ -64,7 +64,8 @@ export interface StoredSection extends Section {
 }
 
 /** A stored section with its sentence embedding's bytes and what made them. */
-export interface SectionRow extends StoredSection {
+export interface SectionRow {
+  section: StoredSection;
   embedding: Uint8Array | null;
   embeddingBy: string | null;
 }
@@ -183,7 +184,11 @@ export class SectionStore {
        ORDER BY doc_key${this.sql.dialect === 'postgres' ? ' COLLATE "C"' : ''}, ord`,
       [orgId],
     );
-    return rows.map((r) => ({ id: r.id, docKey: r.doc_key, kind: r.kind, title: r.title, context: r.context, url: r.url, body: r.body, code: r.code, lang: r.lang, embedding: r.embedding, embeddingBy: r.embedding_by }));
+    return rows.map((r) => ({
+      section: { id: r.id, docKey: r.doc_key, kind: r.kind, title: r.title, context: r.context, url: r.url, body: r.body, code: r.code, lang: r.lang },
+      embedding: r.embedding,
+      embeddingBy: r.embedding_by,
+    }));
   }
 
   /** How many documents and sections the organization has, and how many of its prose sections (doc and ticket) have a vector made by `embedderId`. */

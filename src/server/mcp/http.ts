@@ -28,7 +28,7 @@ export function mcpHandler({ backend, allowedOrigins }: McpHttpOptions) {
   return async (ctx: RouteContext): Promise<ApiResponse> => {
     const origin = ctx.request.header('origin');
     if (!originAllowed(origin, ctx.request.header('host'), allowedOrigins)) {
-      throw new HttpError(403, 'forbidden', `Origin ${JSON.stringify(origin)} may not call /v0/mcp; list it in SUPPORT_CHAT_MCP_ORIGINS`);
+      throw new HttpError(403, 'forbidden', `Origin ${JSON.stringify(origin)} may not call /v0/mcp`);
     }
     const headers = new Headers();
     for (const name of FORWARDED) {

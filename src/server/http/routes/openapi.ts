@@ -289,7 +289,7 @@ export function buildOpenApiDocument() {
         post: {
           operationId: 'mcp',
           summary:
-            "MCP Streamable HTTP (stateless, JSON responses): the read-only tools search_docs, read_page and ask over the organization's docs; a browser Origin must be loopback or listed in SUPPORT_CHAT_MCP_ORIGINS (scope chat:read; our addition, see docs/mcp.md)",
+            "MCP Streamable HTTP (stateless, JSON responses): the read-only tools search_docs, read_page and ask over the organization's docs; a browser Origin must be loopback or one the operator allowed (scope chat:read; our addition, see docs/mcp.md)",
           requestBody: { required: true, content: json({ type: 'object', description: 'A JSON-RPC 2.0 message of the Model Context Protocol' }) },
           responses: {
             '200': { description: 'The JSON-RPC response', headers: rateHeaders, content: json({ type: 'object' }) },

@@ -175,7 +175,9 @@ export async function startDemoServer({ port, host = '127.0.0.1', repoRoot, data
       inbox.unshift(ticket);
       await writeFile(inboxFile, JSON.stringify(inbox, null, 2));
     }
-    return Response.json({ id: ticket.id, url: `${publicUrl}/inbox.html#${encodeURIComponent(ticket.id)}` });
+    // No ticket link: the server never shows the visitor a link on the webhook's own host (it could
+    // be the hook's secret address), and this inbox is the helpdesk's page, not the visitor's.
+    return Response.json({ id: ticket.id });
   }
 
   /** Source links in answers point here: the project's Markdown rendered (its raw HTML dropped), other files as numbered lines. */

@@ -92,13 +92,12 @@ describe('the product, end to end', () => {
 
     const ticket = page.locator('[part~="ticket"]');
     await ticket.waitFor({ timeout: 20_000 });
-    const ticketLink = ticket.locator('a');
-    const ticketUrl = await ticketLink.getAttribute('href');
-    expect(ticketUrl).toContain('/inbox.html#');
+    // The demo inbox is on the webhook's own host, so the visitor is given no link to it.
+    expect(await ticket.locator('a').count()).toBe(0);
     await page.screenshot({ path: join(shots, 'ticket-light.png') });
 
     const inbox = await context.newPage();
-    await inbox.goto(ticketUrl!);
+    await inbox.goto(`${stack.url}/inbox.html`);
     const entry = inbox.locator('article.ticket').first();
     await entry.waitFor();
     expect(await entry.textContent()).toContain('How do I embed the widget with a script tag?');

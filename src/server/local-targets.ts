@@ -19,8 +19,8 @@ const PRIVATE_RANGES = new Set(['private', 'carrierGradeNat', 'uniqueLocal']);
  */
 export function isLocalAddress(address: string, options: { private?: boolean } = {}): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  // `process` reads an IPv4-mapped IPv6 address as its IPv4 address.
+  const parsed = ipaddr.process(address);
   const range = parsed.range();
   return REFUSED_RANGES.has(range) || (options.private === true && PRIVATE_RANGES.has(range));
 }

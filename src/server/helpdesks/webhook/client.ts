@@ -210,8 +210,8 @@ async function hostKeys(url: URL): Promise<Set<string>> {
 
 /** An address as a key: an IPv4-mapped IPv6 address as its IPv4 address, any loopback or unspecified address as this machine. */
 function addressKey(address: string): string {
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  // `process` reads an IPv4-mapped IPv6 address as its IPv4 address.
+  const parsed = ipaddr.process(address);
   const range = parsed.range();
   return range === 'loopback' || range === 'unspecified' ? 'loopback' : `ip:${parsed.toNormalizedString()}`;
 }

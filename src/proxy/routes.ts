@@ -108,13 +108,7 @@ async function getConversation(ctx: ProxyContext): Promise<Response> {
     return relay(cached, ctx, wait ? { 'Preference-Applied': `wait=${wait}` } : {});
   }
   // Concurrent polls of one conversation share one upstream request (and spend quota once).
-  const key = `${id}|${wait}`;
-  let pending = state.inflight.get(key);
-  if (!pending) {
-    pending = upstreamFor(ctx).request('GET', `/v0/chat/${id}`, { waitSeconds: wait || undefined }).finally(() => state.inflight.delete(key));
-    state.inflight.set(key, pending);
-  } else ctx.log.shared = true;
-  const result = await pending;
+  const result = await shared(ctx, state.inflight, `${id}|${wait}`, () => upstreamFor(ctx).request('GET', `/v0/chat/${id}`, { waitSeconds: wait || undefined }));
   if (wait && result.status === 200) state.longPoll = result.headers.has('preference-applied');
   if (result.status === 200) {
     try {
@@ -125,6 +119,21 @@ async function getConversation(ctx: ProxyContext): Promise<Response> {
     }
   }
   return relay(result, ctx);
+}
+
+/**
+ * One upstream request per `key` at a time: a request with the key of one in flight awaits that
+ * one (and spends no quota) instead of making its own.
+ */
+function shared(ctx: ProxyContext, inflight: Map<string, Promise<UpstreamResult>>, key: string, request: () => Promise<UpstreamResult>): Promise<UpstreamResult> {
+  const pending = inflight.get(key);
+  if (pending) {
+    ctx.log.shared = true;
+    return pending;
+  }
+  const started = request().finally(() => inflight.delete(key));
+  inflight.set(key, started);
+  return started;
 }
 
 /**
@@ -144,12 +153,7 @@ async function search(ctx: ProxyContext): Promise<Response> {
     ctx.log.cached = true;
     return relay(cached, ctx);
   }
-  let pending = state.searching.get(key);
-  if (!pending) {
-    pending = upstreamFor(ctx).request('GET', `/v0/search?${key}`).finally(() => state.searching.delete(key));
-    state.searching.set(key, pending);
-  } else ctx.log.shared = true;
-  const result = await pending;
+  const result = await shared(ctx, state.searching, key, () => upstreamFor(ctx).request('GET', `/v0/search?${key}`));
   if (result.status === 200) state.searches.set(key, result, key.length * 2 + result.body.length * 2);
   return relay(result, ctx);
 }

@@ -4,7 +4,7 @@
  * fields of each body are defined once in ./schemas (zod, kept out of this barrel for the widget).
  */
 import { badRequest, HttpError, MESSAGES } from './errors.js';
-import { CONVERSATION_ID_PATTERN, MAX_BODY_BYTES } from './limits.js';
+import { CONVERSATION_ID_PATTERN, MAX_BODY_BYTES, PAGE_URL_MAX_LENGTH } from './limits.js';
 
 /** The 413 of a body past `limit` bytes. */
 export function bodyTooLarge(limit: number): HttpError {
@@ -94,4 +94,15 @@ const ID = new RegExp(CONVERSATION_ID_PATTERN);
 /** Whether `value` has the shape of a conversation id (1 to 128 of `A-Z a-z 0-9 _ -`). */
 export function isConversationId(value: unknown): value is string {
   return typeof value === 'string' && ID.test(value);
+}
+
+/** Whether a value is an absolute http(s) URL (a `page_url`: where the visitor is), of at most `PAGE_URL_MAX_LENGTH` characters. */
+export function isPageUrl(value: string): boolean {
+  if (characterCount(value) > PAGE_URL_MAX_LENGTH) return false;
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
 }

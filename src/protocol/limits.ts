@@ -79,14 +79,3 @@ export const PAGE_URL_MAX_LENGTH = 2_000;
 export const PAGE_TITLE_MAX_LENGTH = 300;
 /** Longest `context.selection` (text the visitor selected on the page, for one question), in characters (code points). */
 export const SELECTION_MAX_LENGTH = 1_000;
-
-/** Whether a value is an absolute http(s) URL (a `page_url`: where the visitor is), of at most `PAGE_URL_MAX_LENGTH` characters. */
-export function isPageUrl(value: string): boolean {
-  if (value.length > PAGE_URL_MAX_LENGTH * 2 || [...value].length > PAGE_URL_MAX_LENGTH) return false;
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
-}

@@ -4,8 +4,8 @@
  * JSON Schema with the same bounds.
  */
 import { z } from 'zod';
-import { characterCount } from '../input.js';
-import { isPageUrl, PAGE_URL_MAX_LENGTH } from '../limits.js';
+import { characterCount, isPageUrl } from '../input.js';
+import { PAGE_URL_MAX_LENGTH } from '../limits.js';
 
 /** `"name" is required` for an absent or null value, else `message`. */
 const absentOr = (name: string, message: string) => (issue: { input?: unknown }) => (issue.input === undefined || issue.input === null ? `"${name}" is required` : message);

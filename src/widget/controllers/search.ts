@@ -5,12 +5,11 @@
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { ProxyClient, SearchResult } from '../client.js';
+import { SEARCH_LIMIT_DEFAULT } from '../../protocol/limits.js';
 import { sourceUrl } from '../safe-url.js';
 
 /** Quiet time after the last keystroke before a search goes out, ms: one request per pause, not per key. */
 export const SEARCH_DEBOUNCE_MS = 150;
-/** Results asked for (the proxy allows 1–20). */
-export const SEARCH_LIMIT = 8;
 
 /** One page's rows: its title and its sections, each with its row number (1… after "Ask AI"). */
 export interface SearchGroup {
@@ -118,7 +117,7 @@ export class SearchController implements ReactiveController {
   private async _run(q: string): Promise<void> {
     const abort = (this._abort = new AbortController());
     try {
-      const results = await this._options.client().search(q, SEARCH_LIMIT, abort.signal);
+      const results = await this._options.client().search(q, SEARCH_LIMIT_DEFAULT, abort.signal);
       if (abort.signal.aborted) return;
       // Only pages a link may open (http, https; a relative address resolved against this page, as sources are): anything else is dropped.
       this._show(

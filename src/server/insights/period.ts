@@ -34,9 +34,12 @@ export function parseInstant(value: string, field: 'since' | 'until', now: numbe
   return new Date(time);
 }
 
-/** The report's period: `until` defaults to now, `since` to 7 days before `until`; at most 366 days. */
+/**
+ * The report's period, `since` included and `until` not: `until` defaults to the end of the current
+ * millisecond (what happened at `now` is counted), `since` to 7 days before `until`; at most 366 days.
+ */
 export function parsePeriod(input: { since?: string | null; until?: string | null }, now: number, relative = false): { since: Date; until: Date } {
-  const until = input.until ? parseInstant(input.until, 'until', now, relative) : new Date(now);
+  const until = input.until ? parseInstant(input.until, 'until', now, relative) : new Date(now + 1);
   const since = input.since ? parseInstant(input.since, 'since', now, relative) : new Date(until.getTime() - DEFAULT_PERIOD_DAYS * DAY_MS);
   if (since.getTime() >= until.getTime()) throw new PeriodError('since', '"since" must be before "until"');
   if (until.getTime() - since.getTime() > MAX_PERIOD_DAYS * DAY_MS) throw new PeriodError('since', `the period from "since" to "until" must be at most ${MAX_PERIOD_DAYS} days`);

@@ -75,8 +75,9 @@ describe('GET /v0/insights', () => {
     expect(res.status).toBe(200);
     const report = res.body;
     expect(report.organization).toBe('acme');
-    expect(report.since).toBe('2026-11-13T12:00:00.000Z');
-    expect(report.until).toBe('2026-11-20T12:00:00.000Z');
+    // (the default period ends just after now: what happened at now is in it)
+    expect(report.since).toBe('2026-11-13T12:00:00.001Z');
+    expect(report.until).toBe('2026-11-20T12:00:00.001Z');
     expect(report.totals).toEqual({ conversations: 4, visitors: 0, questions: 6, answered: 2, unanswered: 3, escalated: 1, failed: 0, pending: 0, thumbs_up: 1, thumbs_down: 1, mcp: 0 });
     expect(report.days).toHaveLength(8);
     expect(report.days.at(-1)).toEqual({ date: '2026-11-20', conversations: 4, questions: 6, answered: 2, unanswered: 3, escalated: 1, thumbs_up: 1, thumbs_down: 1 });
@@ -202,7 +203,8 @@ describe('grouping unanswered questions', () => {
 describe('the period', () => {
   const now = Date.parse('2026-11-20T12:00:00Z');
   it('defaults to the last 7 days and reads relative durations where allowed', () => {
-    expect(parsePeriod({}, now)).toEqual({ since: new Date('2026-11-13T12:00:00Z'), until: new Date(now) });
+    // The range is half-open: by default it ends just after now, so what happened at now is counted.
+    expect(parsePeriod({}, now)).toEqual({ since: new Date(now + 1 - 7 * 86_400_000), until: new Date(now + 1) });
     expect(parsePeriod({ since: '30d' }, now, true).since).toEqual(new Date('2026-10-21T12:00:00Z'));
     expect(() => parsePeriod({ since: '30d' }, now)).toThrow('"since" must be an ISO 8601 date or date-time');
     expect(parsePeriod({ since: '2026-11-19T08:00:00+02:00' }, now).since).toEqual(new Date('2026-11-19T06:00:00Z'));

@@ -40,8 +40,7 @@ export function createIntegrationResolver(options: IntegrationResolverOptions = 
   const helpdesks = options.helpdesks ?? registry;
   const fromEnv = Number(env.SUPPORT_CHAT_INTEGRATION_TIMEOUT_MS);
   const timeoutMs = options.timeoutMs ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : undefined);
-  // The fetch is looked up at each call, as the clients do by default.
-  const guarded = guardTargets((input, init) => (options.fetch ?? globalThis.fetch)(input, init), options.allowLocalTargets ?? localTargetsAllowed(env));
+  const guarded = guardTargets(options.fetch, options.allowLocalTargets ?? localTargetsAllowed(env));
   return async (orgId: string, name: Integration | string): Promise<EscalationIntegration> => {
     const helpdesk = helpdesks.get(name);
     if (!helpdesk) throw new IntegrationError(`No helpdesk named "${name}" is registered`, { retryable: false });

@@ -76,6 +76,6 @@ export function connectorFor(
 /** The sync connector of `source` for an organization, from its stored settings over the environment's. */
 export function connectorForOrg(stored: IntegrationSettings, env: NodeJS.ProcessEnv, source: string, options: { fetch?: typeof fetch; timeoutMs?: number; helpdesks?: HelpdeskRegistry } = {}): SyncConnector {
   const helpdesk = (options.helpdesks ?? registry).get(source);
-  const guarded = guardTargets((input, init) => (options.fetch ?? globalThis.fetch)(input, init), localTargetsAllowed(env));
+  const guarded = guardTargets(options.fetch, localTargetsAllowed(env));
   return connectorFor(source, effectiveSettings(stored, env, source, helpdesk?.settings ?? {}), { ...options, fetch: guarded });
 }

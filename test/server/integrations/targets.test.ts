@@ -3,6 +3,8 @@
  * refused unless SUPPORT_CHAT_ALLOW_LOCAL_TARGETS=true: escalation never calls them, and says only
  * that retrying will not help.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo, LookupFunction } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectorForOrg } from '../../../src/server/tickets/sync.js';
 import { guardTargets } from '../../../src/server/helpdesks/targets.js';
@@ -70,10 +72,33 @@ describe('integration targets', () => {
       calls.push(String(input));
       return new Response('{}');
     };
-    const guarded = guardTargets(fake, false, async (host) => (host === 'rebind.example' ? ['203.0.113.5', '127.0.0.1'] : ['203.0.113.5']));
+    const guarded = guardTargets(fake, false, { resolve: async (host) => (host === 'rebind.example' ? ['203.0.113.5', '127.0.0.1'] : ['203.0.113.5']) });
     await expect(guarded('https://rebind.example/hook')).rejects.toThrow(IntegrationError);
     expect((await guarded('https://hooks.example.com/x')).status).toBe(200);
     expect(calls).toEqual(['https://hooks.example.com/x']);
+  });
+
+  it('checks the address the connection uses: a name that resolves elsewhere a moment later (DNS rebinding) reaches nothing', async () => {
+    let hits = 0;
+    const local = createServer((_req, res) => {
+      hits++;
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve));
+    const { port } = local.address() as AddressInfo;
+    try {
+      // Public when checked before the call; this machine when the connection looks the name up.
+      const rebinding = ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
+        options.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4)) as unknown as LookupFunction;
+      const guarded = guardTargets(undefined, false, { resolve: async () => ['203.0.113.5'], lookup: rebinding });
+      const refused = await guarded(`http://rebind.example:${port}/hook`, { method: 'POST', body: '{}' }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(IntegrationError);
+      expect((refused as IntegrationError).retryable).toBe(false);
+      expect((refused as Error).message).toContain('loopback or link-local address (127.0.0.1)');
+      expect(hits).toBe(0);
+    } finally {
+      await new Promise((resolve) => local.close(resolve));
+    }
   });
 
   it('refuses a local API URL for `tickets sync` too', async () => {

@@ -4,7 +4,7 @@
  * redirects followed a few hops at most, within the site.
  */
 import { parseRetryAfter, withRetries } from '../../../protocol/retry.js';
-import { RefusedAddressError } from './http.js';
+import { RefusedAddressError } from '../../local-targets.js';
 
 /** The user agent of every crawl request: robots.txt rules for `support-chat` apply to it. */
 export const USER_AGENT = 'support-chat-crawler/1.0 (+https://www.npmjs.com/package/support-chat)';

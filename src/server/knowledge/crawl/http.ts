@@ -11,12 +11,8 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { ALLOW_LOCAL_TARGETS_ENV, isLocalAddress } from '../../local-targets.js';
+import { ALLOW_LOCAL_TARGETS_ENV, guardedLookup as guardedBy, isLocalAddress, RefusedAddressError } from '../../local-targets.js';
 
-/** A request to an address the crawler may not reach. */
-export class RefusedAddressError extends Error {
-  override name = 'RefusedAddressError';
-}
 
 export interface AddressPolicy {
   /** Loopback, private and link-local addresses may be reached (the start URL is one, or `SUPPORT_CHAT_ALLOW_LOCAL_TARGETS=true`). */
@@ -27,19 +23,9 @@ export interface AddressPolicy {
 
 const refusal = (host: string, address: string) => new RefusedAddressError(`${host} is a loopback, private or link-local address (${address}); set ${ALLOW_LOCAL_TARGETS_ENV}=true to crawl it`);
 
-/** A DNS lookup that fails for local addresses, for `http.request`'s `lookup`. */
+/** A DNS lookup that fails for loopback, private and link-local addresses, for `http.request`'s `lookup`. */
 export function guardedLookup(policy: AddressPolicy): LookupFunction {
-  const base = policy.lookup ?? (systemLookup as LookupFunction);
-  if (policy.allowLocal) return base;
-  return (hostname, options, callback) => {
-    base(hostname, options, (error, address, family) => {
-      if (error) return callback(error, address, family);
-      const addresses = Array.isArray(address) ? address.map((a: { address: string }) => a.address) : [address as string];
-      const local = addresses.find((a) => isLocalAddress(a, { private: true }));
-      if (local !== undefined) return callback(refusal(hostname, local) as NodeJS.ErrnoException, address, family);
-      callback(null, address, family);
-    });
-  };
+  return guardedBy({ ...policy, private: true, refuse: refusal });
 }
 
 /** Whether a host is, or resolves to, a loopback, private or link-local address. */

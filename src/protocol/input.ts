@@ -4,7 +4,7 @@
  * fields of each body are defined once in ./schemas (zod, kept out of this barrel for the widget).
  */
 import { badRequest, HttpError, MESSAGES } from './errors.js';
-import { CONVERSATION_ID_PATTERN, MAX_BODY_BYTES, PAGE_URL_MAX_LENGTH } from './limits.js';
+import { CONVERSATION_ID_PATTERN, EMAIL_MAX_LENGTH, EMAIL_PATTERN, MAX_BODY_BYTES, PAGE_URL_MAX_LENGTH } from './limits.js';
 
 /** The 413 of a body past `limit` bytes. */
 export function bodyTooLarge(limit: number): HttpError {
@@ -105,4 +105,26 @@ export function isPageUrl(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+const EMAIL = new RegExp(EMAIL_PATTERN);
+
+/**
+ * A plausible email: one `@`, something before it, a dot in the domain, no spaces; at most
+ * `EMAIL_MAX_LENGTH` characters, counted as the API counts them (the pattern runs on bounded text only).
+ */
+export function isPlausibleEmail(value: string): boolean {
+  return characterCount(value) <= EMAIL_MAX_LENGTH && EMAIL.test(value);
+}
+
+/** `value` cut to its first `max` characters (code points: a surrogate pair is never split). */
+export function clipCharacters(value: string, max: number): string {
+  if (value.length <= max) return value;
+  let units = 0;
+  for (let count = 0; count < max && units < value.length; count++) {
+    const unit = value.charCodeAt(units);
+    const next = value.charCodeAt(units + 1);
+    units += unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
+  }
+  return value.slice(0, units);
 }

@@ -54,12 +54,6 @@ export const MAX_PREFER_WAIT_SECONDS = 20;
 
 /** A plausible email (one `@`, something before it, a dot in the domain, no spaces), as a JSON Schema `pattern` and RegExp source. */
 export const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$';
-const EMAIL = new RegExp(EMAIL_PATTERN);
-
-/** A plausible email: one `@`, something before it, a dot in the domain, no spaces. */
-export function isPlausibleEmail(value: string): boolean {
-  return value.length <= EMAIL_MAX_LENGTH && EMAIL.test(value);
-}
 
 /** Longest comment kept with a rating of an answer (`POST /v0/chat/{id}/feedback`). */
 export const FEEDBACK_COMMENT_MAX_LENGTH = 2000;

@@ -2,6 +2,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
   characterCount,
+  clipCharacters,
+  EMAIL_MAX_LENGTH,
+  isPlausibleEmail,
   FixedWindowLimiter,
   HttpError,
   parseRetryAfter,
@@ -121,6 +124,24 @@ describe('validators', () => {
     expect(characterCount('😀a中')).toBe(3);
     expect(readMessage({ message: '😀'.repeat(16_000) })).toHaveLength(32_000);
     expect(() => readMessage({ message: '😀'.repeat(16_001) })).toThrow('"message" must be at most 16000 characters');
+  });
+
+  it('bound an email in characters, as the API does: a name of emoji within the bound is plausible', () => {
+    const at = '@example.com';
+    const local = '😀'.repeat(EMAIL_MAX_LENGTH - at.length);
+    expect(isPlausibleEmail(`${local}${at}`)).toBe(true);
+    expect(readEscalationContact({ name: 'Ada', email: `${local}${at}` }).email).toBe(`${local}${at}`);
+    expect(isPlausibleEmail(`😀${local}${at}`)).toBe(false);
+    // The pattern runs on bounded text only: a long run of dots and a space costs nothing.
+    expect(isPlausibleEmail(`a@${'.'.repeat(1_000_000)} `)).toBe(false);
+  });
+
+  it('clip to characters without splitting a surrogate pair', () => {
+    expect(clipCharacters('😀a中😀', 3)).toBe('😀a中');
+    expect(clipCharacters('😀😀', 1)).toBe('😀');
+    expect(clipCharacters('abc', 5)).toBe('abc');
+    expect(clipCharacters('\uD800x', 1)).toBe('\uD800');
+    expect(characterCount(clipCharacters('😀'.repeat(600), 500))).toBe(500);
   });
 
   it('read an escalation contact, trimmed, with an optional note', () => {

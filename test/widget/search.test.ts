@@ -189,6 +189,17 @@ describe('the search field', () => {
     expect(params.get('limit')).toBe('8');
   });
 
+  it('counts the query in characters as the API does: 600 emoji are searched by their first 500, never refused by the field', async () => {
+    const m = await opened();
+    const field = m.parts('search')[0] as HTMLInputElement;
+    expect(field.hasAttribute('maxlength')).toBe(false);
+    type(m, `${'😀'.repeat(600)} `);
+    await waitUntil(async () => (await searches(m)).length === 1, 'the search did not go out');
+    const [request] = await searches(m);
+    expect(new URLSearchParams(request!.path.split('?')[1]).get('q')).toBe('😀'.repeat(500));
+    expect(field.value).toBe(`${'😀'.repeat(600)} `);
+  });
+
   it('says so in words when nothing matches, and when the search fails (429)', async () => {
     const m = await opened({ searchResults: [] });
     const status = m.el.shadowRoot!.querySelector('.search-status')!;

@@ -12,7 +12,6 @@ import {
   FEEDBACK_COMMENT_MAX_LENGTH,
   HELPDESK_NAME_PATTERN,
   isHelpdeskName,
-  isPlausibleEmail,
   LABEL_TYPE_ID_MAX_LENGTH,
   LABEL_TYPE_IDS_MAX_ITEMS,
   MESSAGE_MAX_LENGTH,
@@ -27,6 +26,7 @@ import {
   SUMMARY_MAX_LENGTH,
   TITLE_MAX_LENGTH,
 } from '../limits.js';
+import { isPlausibleEmail } from '../input.js';
 import { isVisitorId, VISITOR_ID_MAX_LENGTH } from '../visitor.js';
 import { integer, oneOf, pageUrl, text } from './fields.js';
 

@@ -5,7 +5,8 @@
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { ProxyClient, SearchResult } from '../client.js';
-import { SEARCH_LIMIT_DEFAULT } from '../../protocol/limits.js';
+import { clipCharacters } from '../../protocol/input.js';
+import { SEARCH_LIMIT_DEFAULT, SEARCH_QUERY_MAX_LENGTH } from '../../protocol/limits.js';
 import { sourceUrl } from '../safe-url.js';
 
 /** Quiet time after the last keystroke before a search goes out, ms: one request per pause, not per key. */
@@ -106,7 +107,8 @@ export class SearchController implements ReactiveController {
     this.query = query;
     this.active = 0;
     this._cancel();
-    const q = query.trim();
+    // No `maxlength` on the field (browsers count UTF-16 units): a query past the API's bound is searched by its first characters.
+    const q = clipCharacters(query.trim(), SEARCH_QUERY_MAX_LENGTH);
     this.expanded = !!q;
     this.state = q ? 'loading' : 'idle';
     if (!q) this._show([]);

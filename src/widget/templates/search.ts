@@ -5,7 +5,6 @@
  * piece of text a text binding (never HTML).
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import { SEARCH_QUERY_MAX_LENGTH } from '../../protocol/limits.js';
 import type { SearchController } from '../controllers/search.js';
 import { format, type Strings } from '../strings.js';
 
@@ -74,7 +73,6 @@ export function searchBox(s: SearchController, t: Strings, id: string): Template
       autocomplete="off"
       spellcheck="false"
       enterkeyhint="search"
-      maxlength=${SEARCH_QUERY_MAX_LENGTH}
       .value=${s.query}
       @input=${(e: InputEvent) => s.set((e.target as HTMLInputElement).value)}
       @keydown=${(e: KeyboardEvent) => s.keydown(e)}

@@ -42,7 +42,8 @@ const MAX_TEXT_READ = 20_000;
 /**
  * The organization's sections that best match `query`, as search results: ranked as answers rank
  * them (words and meaning, see ranking/rank.ts), at most `SEARCH_RESULTS_PER_PAGE` of one
- * page, never a ticket.
+ * page, never a ticket. The best section of each page comes first, pages in the order of their
+ * best: as many pages as there are reach the first results, where a reader looks.
  *
  * @example
  * const results = await searchDocs(knowledge, orgId, 'install the cli', { limit: 5 });
@@ -52,18 +53,27 @@ export async function searchDocs(ranking: Ranking, orgId: string, query: string,
   const limit = options.limit ?? SEARCH_LIMIT_DEFAULT;
   const hits = await ranking.search(orgId, query, { limit: candidates(limit), ...(options.pageUrl ? { pageUrl: options.pageUrl } : {}) });
   const terms = new Set(tokenize(query));
-  const perPage = new Map<string, number>();
+  // The sections of each page in rank order, pages in the order of their best section.
+  const pages = new Map<string, SearchHit[]>();
   const urls = new Set<string>();
-  const results: SearchResult[] = [];
   for (const hit of hits) {
     const { section } = hit;
     if (section.kind === 'ticket' || !section.url || urls.has(section.url)) continue;
-    const shown = perPage.get(section.docKey) ?? 0;
-    if (shown >= SEARCH_RESULTS_PER_PAGE) continue;
-    perPage.set(section.docKey, shown + 1);
+    const page = pages.get(section.docKey) ?? [];
+    if (page.length >= SEARCH_RESULTS_PER_PAGE) continue;
     urls.add(section.url);
-    results.push(toResult(hit, terms));
-    if (results.length === limit) break;
+    page.push(hit);
+    pages.set(section.docKey, page);
+  }
+  // Every page's best section first, then pages' second sections, then their third: the first
+  // results name as many pages as there are, and a page's further sections follow.
+  const results: SearchResult[] = [];
+  for (let k = 0; k < SEARCH_RESULTS_PER_PAGE && results.length < limit; k++) {
+    for (const page of pages.values()) {
+      const hit = page[k];
+      if (hit) results.push(toResult(hit, terms));
+      if (results.length === limit) break;
+    }
   }
   return results;
 }

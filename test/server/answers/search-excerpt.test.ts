@@ -58,11 +58,13 @@ describe('search results', () => {
     expect(marked(results[1]!)).toEqual(['refundPayment', 'api.refund']);
   });
 
-  it('answers at most three sections of a page and `limit` results, never a ticket', async () => {
+  it('answers each page’s best section first, then their second and third (never a fourth), `limit` results, never a ticket', async () => {
     const page = (n: number, key: string) => section({ docKey: key, body: `Install step ${n}` });
-    const sections = [section({ kind: 'ticket', body: 'install secret' }), ...[1, 2, 3, 4].map((n) => page(n, 'url:a')), page(5, 'url:b'), page(6, 'url:c')];
-    const results = await searchDocs(ranking(sections), 'acme', 'install', { limit: 4 });
-    expect(results.map((r) => r.excerpt)).toEqual(['Install step 1', 'Install step 2', 'Install step 3', 'Install step 5']);
+    const sections = [section({ kind: 'ticket', body: 'install secret' }), ...[1, 2, 3, 4].map((n) => page(n, 'url:a')), page(5, 'url:b'), page(6, 'url:c'), page(7, 'url:b')];
+    const excerpts = async (limit: number) => (await searchDocs(ranking(sections), 'acme', 'install', { limit })).map((r) => r.excerpt);
+    expect(await excerpts(3)).toEqual(['Install step 1', 'Install step 5', 'Install step 6']);
+    expect(await excerpts(5)).toEqual(['Install step 1', 'Install step 5', 'Install step 6', 'Install step 2', 'Install step 7']);
+    expect(await excerpts(20)).toEqual(['Install step 1', 'Install step 5', 'Install step 6', 'Install step 2', 'Install step 7', 'Install step 3']);
   });
 
   it('reads the worst sections in bounded time: emphasis and link labels never closed, no blanks at all', async () => {

@@ -1,83 +1,53 @@
 /**
- * @module The proxy's short cache of settled conversations: entries expire after a TTL, and the
- * least recently used go first once the cache holds `maxEntries` or `maxBytes`, so however many
- * conversations are polled, its memory stays bounded.
- *
- * Hand-written (a Map in insertion order is an LRU) rather than `lru-cache`, so that the proxy,
- * which site owners install, keeps no runtime dependency for 60 lines.
+ * @module The proxy's short caches (settled conversations, searches, conversation owners):
+ * `lru-cache` with a TTL, bounded in entries and in bytes as the callers measure them, so however
+ * much is polled their memory stays bounded. A TTL or a size of 0 turns a cache off.
  */
+import { LRUCache } from 'lru-cache';
 
-interface Entry<V> {
-  value: V;
-  until: number;
-  bytes: number;
-}
-
-export interface TtlLruCacheOptions {
+export interface ShortCacheOptions {
   ttlMs: number;
   maxEntries: number;
   maxBytes: number;
-  /** @default Date.now */
-  now?: () => number;
+  /** The clock of the TTL (tests). @default performance */
+  perf?: { now(): number };
 }
 
-export class TtlLruCache<V> {
-  readonly #map = new Map<string, Entry<V>>();
-  readonly #ttlMs: number;
-  readonly #maxEntries: number;
-  readonly #maxBytes: number;
-  readonly #now: () => number;
-  #bytes = 0;
-
-  constructor(options: TtlLruCacheOptions) {
-    this.#ttlMs = options.ttlMs;
-    this.#maxEntries = options.maxEntries;
-    this.#maxBytes = options.maxBytes;
-    this.#now = options.now ?? Date.now;
-  }
-
-  /** Entries held (expired ones may linger until the next `set` sweeps them). */
-  get size(): number {
-    return this.#map.size;
-  }
-
+/** A short cache: `get` marks an entry recently used; `set` holds a value of `bytes` for the TTL. */
+export interface ShortCache<V> {
+  get(key: string): V | undefined;
+  set(key: string, value: V, bytes: number): void;
+  delete(key: string): void;
+  /** Entries held (expired ones may linger until looked up or evicted). */
+  readonly size: number;
   /** Bytes held, as the callers measured them. */
-  get bytes(): number {
-    return this.#bytes;
-  }
+  readonly bytes: number;
+}
 
-  /** The live value of `key`, marked as recently used; undefined when absent or expired. */
-  get(key: string): V | undefined {
-    const entry = this.#map.get(key);
-    if (!entry) return undefined;
-    this.#map.delete(key);
-    if (entry.until <= this.#now()) {
-      this.#bytes -= entry.bytes;
-      return undefined;
-    }
-    this.#map.set(key, entry);
-    return entry.value;
-  }
+/** A cache that holds nothing (a TTL or a size of 0). */
+const OFF: ShortCache<never> = { get: () => undefined, set: () => {}, delete: () => {}, size: 0, bytes: 0 };
 
-  /** Holds `value` (of `bytes`) for the TTL; evicts expired entries, then the least recently used, to stay in bounds. */
-  set(key: string, value: V, bytes: number): void {
-    if (this.#ttlMs <= 0 || bytes > this.#maxBytes) return;
-    this.delete(key);
-    const now = this.#now();
-    this.#map.set(key, { value, until: now + this.#ttlMs, bytes });
-    this.#bytes += bytes;
-    if (this.#map.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) return;
-    for (const [k, entry] of this.#map) if (entry.until <= now) this.delete(k);
-    for (const k of this.#map.keys()) {
-      if (this.#map.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
-      this.delete(k);
-    }
-  }
-
-  delete(key: string): void {
-    const entry = this.#map.get(key);
-    if (!entry) return;
-    this.#map.delete(key);
-    this.#bytes -= entry.bytes;
-  }
+/**
+ * A short cache: entries expire after `ttlMs`; past `maxEntries` or `maxBytes` the least recently
+ * used go first; a value larger than `maxBytes` is not held.
+ */
+export function shortCache<V extends object | string>(options: ShortCacheOptions): ShortCache<V> {
+  if (options.ttlMs <= 0 || options.maxEntries <= 0 || options.maxBytes <= 0) return OFF;
+  // ttlResolution 0: each lookup reads the clock, so an entry is never served past its TTL.
+  const lru = new LRUCache<string, V>({ max: options.maxEntries, maxSize: options.maxBytes, ttl: options.ttlMs, ttlResolution: 0, ...(options.perf ? { perf: options.perf } : {}) });
+  return {
+    get: (key) => lru.get(key),
+    set: (key, value, bytes) => {
+      lru.set(key, value, { size: Math.max(1, Math.ceil(bytes)) });
+    },
+    delete: (key) => {
+      lru.delete(key);
+    },
+    get size() {
+      return lru.size;
+    },
+    get bytes() {
+      return lru.calculatedSize;
+    },
+  };
 }

@@ -4,7 +4,7 @@
  * reads and completes.
  */
 import type { FixedWindowLimiter, RateDecision } from '../protocol/index.js';
-import type { TtlLruCache } from './cache.js';
+import type { ShortCache } from './cache.js';
 import type { ResolvedOptions } from './options.js';
 import type { Upstream, UpstreamResult } from './upstream.js';
 import type { Visitor } from './visitor.js';
@@ -23,9 +23,9 @@ export interface ProxyState {
   /** Concurrent polls of one conversation share one upstream request. */
   inflight: Map<string, Promise<UpstreamResult>>;
   /** Settled conversations, served without asking upstream. */
-  cache: TtlLruCache<UpstreamResult>;
+  cache: ShortCache<UpstreamResult>;
   /** Searches' upstream answers, shared by every visitor asking the same for `searchCacheTtlMs`. */
-  searches: TtlLruCache<UpstreamResult>;
+  searches: ShortCache<UpstreamResult>;
   /** Concurrent identical searches that missed the cache share one upstream request. */
   searching: Map<string, Promise<UpstreamResult>>;
   /** Whether the upstream honours `Prefer: wait`; unknown until it answers once. */

@@ -7,7 +7,7 @@
 import { FixedWindowLimiter, HttpError, MESSAGES, setRateLimitHeaders, type RateDecision } from '../protocol/index.js';
 import { compose } from '../protocol/pipeline.js';
 import { Router } from '../protocol/router.js';
-import { TtlLruCache } from './cache.js';
+import { shortCache } from './cache.js';
 import { ProxyContext, type ProxyState } from './context.js';
 import { errorResponse, NetworkError, TimeoutError } from './errors.js';
 import { resolveOptions, type SupportProxyOptions } from './options.js';
@@ -52,8 +52,8 @@ export function createSupportProxy(options: SupportProxyOptions): Handler {
     owners: new ConversationOwners(),
     limiter: new FixedWindowLimiter(),
     inflight: new Map(),
-    cache: new TtlLruCache({ ttlMs: opts.cacheTtlMs, maxEntries: opts.cacheSize, maxBytes: CACHE_MAX_BYTES }),
-    searches: new TtlLruCache({ ttlMs: opts.searchCacheTtlMs, maxEntries: opts.searchCacheSize, maxBytes: SEARCH_CACHE_MAX_BYTES }),
+    cache: shortCache({ ttlMs: opts.cacheTtlMs, maxEntries: opts.cacheSize, maxBytes: CACHE_MAX_BYTES }),
+    searches: shortCache({ ttlMs: opts.searchCacheTtlMs, maxEntries: opts.searchCacheSize, maxBytes: SEARCH_CACHE_MAX_BYTES }),
     searching: new Map(),
     longPoll: undefined,
     streams: new Map(),

@@ -6,7 +6,7 @@
  * taken only when one is made.
  */
 import { badGateway, isConversationId, isVisitorId, notFound, type ConversationSummary, type ConversationVisitor } from '../protocol/index.js';
-import { TtlLruCache } from './cache.js';
+import { shortCache } from './cache.js';
 import type { KnownVisitor } from './identity-options.js';
 import type { Upstream } from './upstream.js';
 
@@ -32,7 +32,7 @@ const OWNERS_TTL_MS = 60 * 60 * 1000;
  * names no owner, so there only the proxy that started a known visitor's conversation can vouch for it.
  */
 export class ConversationOwners {
-  readonly #owners = new TtlLruCache<string>({ ttlMs: OWNERS_TTL_MS, maxEntries: OWNERS_MAX, maxBytes: Number.MAX_SAFE_INTEGER });
+  readonly #owners = shortCache<string>({ ttlMs: OWNERS_TTL_MS, maxEntries: OWNERS_MAX, maxBytes: OWNERS_MAX });
 
   /** Records a conversation just started: a known visitor's belongs to their id; an anonymous one's goes into the cookie (by the caller). */
   started(ctx: OwnersRequest, id: string): void {

@@ -497,11 +497,11 @@ describe('the conversation cache', () => {
   });
 });
 
-describe('TtlLruCache', () => {
+describe('shortCache', () => {
   it('expires entries after the TTL and evicts the least recently used past its bounds', async () => {
-    const { TtlLruCache } = await import('../../src/proxy/cache.js');
-    let now = 0;
-    const cache = new TtlLruCache<string>({ ttlMs: 1_000, maxEntries: 2, maxBytes: 100, now: () => now });
+    const { shortCache } = await import('../../src/proxy/cache.js');
+    let now = 1;
+    const cache = shortCache<string>({ ttlMs: 1_000, maxEntries: 2, maxBytes: 100, perf: { now: () => now } });
     cache.set('a', 'A', 10);
     cache.set('b', 'B', 10);
     expect(cache.get('a')).toBe('A'); // a is now the most recently used
@@ -509,6 +509,8 @@ describe('TtlLruCache', () => {
     expect(cache.get('b')).toBeUndefined();
     expect(cache.get('a')).toBe('A');
     now = 1_000;
+    expect(cache.get('a')).toBe('A');
+    now = 1_002;
     expect(cache.get('a')).toBeUndefined();
     cache.set('big', 'x', 90);
     cache.set('d', 'D', 20);
@@ -516,5 +518,16 @@ describe('TtlLruCache', () => {
     expect(cache.bytes).toBeLessThanOrEqual(100);
     cache.set('huge', 'y', 101);
     expect(cache.get('huge')).toBeUndefined();
+    expect(cache.get('d')).toBe('D');
+  });
+
+  it('holds nothing with a TTL or a size of 0', async () => {
+    const { shortCache } = await import('../../src/proxy/cache.js');
+    for (const off of [{ ttlMs: 0, maxEntries: 10 }, { ttlMs: 1_000, maxEntries: 0 }]) {
+      const cache = shortCache<string>({ ...off, maxBytes: 100 });
+      cache.set('a', 'A', 1);
+      expect(cache.get('a')).toBeUndefined();
+      expect(cache.size).toBe(0);
+    }
   });
 });

@@ -345,6 +345,45 @@ function joinUnits(quoted: string[]): string {
 /** A sentence's letters and digits, lowercased: exported tabs repeat passages with their spaces lost ("CriteriaBadThe"). */
 const normalized = (sentence: string) => sentence.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 
+/** How much of two sentences' words (as retrieval reads them) must be shared for one to restate the other. */
+const RESTATED_OVERLAP = 0.7;
+
+/**
+ * What a reply has quoted: each unit by its text, and each sentence by its words, so a sentence
+ * another section already said in nearly the same words ("If traffic drops back within your
+ * tier…" after "If usage drops back within your tier…") is not quoted again. Lists and tables are
+ * matched by their text alone.
+ */
+class Quoted {
+  readonly #texts = new Set<string>();
+  readonly #sentences: Set<string>[] = [];
+
+  /** Whether `unit` says what a quoted unit said. */
+  has(unit: string): boolean {
+    if (this.#texts.has(normalized(unit))) return true;
+    const words = sentenceWords(unit);
+    if (!words) return false;
+    return this.#sentences.some((other) => {
+      let shared = 0;
+      for (const w of words) if (other.has(w)) shared++;
+      return shared / (words.size + other.size - shared) >= RESTATED_OVERLAP;
+    });
+  }
+
+  add(unit: string): void {
+    this.#texts.add(normalized(unit));
+    const words = sentenceWords(unit);
+    if (words) this.#sentences.push(words);
+  }
+}
+
+/** A sentence's distinct words (stems, stopwords left out), or null for a list, a table, or a sentence of fewer than four. */
+function sentenceWords(unit: string): Set<string> | null {
+  if (unit.includes('\n')) return null;
+  const words = new Set(tokenize(unit));
+  return words.size >= 4 ? words : null;
+}
+
 /** An import line. No two neighbouring repeats match the same characters (`use\s+[\w, ]+` did): linear in the line. */
 const IMPORT_LINE = /^\s*(?:import\b|export\s+\*|export\s+\{[^}]*\}\s+from\b|from\s+\S+\s+import\b|use\s[\s\w:{},*]*;|#include\b|require\b|package\s|using\s+[\w.]+;|extern\s+crate\b|mod\s+\w+;)|^\s*(?:const|let|var)\s.*=\s*require\(/;
 
@@ -464,7 +503,7 @@ interface Shape {
  * (Holding such a section to a quarter of the question's weight was measured: help's figures
  * unchanged, replies a little shorter, but docs Recall@5 0.813 → 0.786.)
  */
-function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: Set<string>, shape: Shape): { text: string; cited: boolean; cut: boolean } {
+function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: Quoted, shape: Shape): { text: string; cited: boolean; cut: boolean } {
   const section = hit.under ?? hit.section;
   if (isNavigation(section.title)) return { text: '', cited: false, cut: false };
   const max = rank === 0 ? 3 : rank < 3 ? 2 : 1;
@@ -493,14 +532,14 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   const shown = normalized(excerpt);
   const fresh = best.filter((unit) => !(shown && shown.includes(normalized(unit))));
   // A sentence that introduces what is not quoted after it ("open it from anything:") says nothing alone.
-  const said = fresh.filter((unit) => !quoted.has(normalized(unit)) && (!unit.endsWith(':') || (excerpt !== '' && passage.introducesCode) || fresh.length === 1));
+  const said = fresh.filter((unit) => !quoted.has(unit) && (!unit.endsWith(':') || (excerpt !== '' && passage.introducesCode) || fresh.length === 1));
   // After the best section, a section is quoted only when what it quotes holds a word of the question.
   const matches = (text: string) => tokenize(text).some((t) => terms.has(t));
-  if (rank > 0 && !said.some(matches) && !(excerpt && matches(excerpt))) return { text: '', cited: fresh.some((unit) => quoted.has(normalized(unit)) && matches(unit)), cut };
+  if (rank > 0 && !said.some(matches) && !(excerpt && matches(excerpt))) return { text: '', cited: fresh.some((unit) => quoted.has(unit) && matches(unit)), cut };
   const block: string[] = [];
   if (said.length) block.push(joinUnits(said));
   if (excerpt) block.push(fence(excerpt, section.lang));
-  for (const unit of said) quoted.add(normalized(unit));
+  for (const unit of said) quoted.add(unit);
   return { text: block.join('\n\n'), cited: block.length > 0, cut };
 }
 
@@ -527,7 +566,7 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
   const ordered = docsFirst ? [...cited.filter((h) => h.section.kind !== 'code'), ...cited.filter((h) => h.section.kind === 'code')] : cited;
   const parts: string[] = [];
   const sources: SearchHit[] = [];
-  const quoted = new Set<string>();
+  const quoted = new Quoted();
   let budget = PROSE_BUDGET;
   let cut = false;
   for (const hit of ordered) {

@@ -266,6 +266,17 @@ describe('the sources of a quoted answer', () => {
     expect(answer.content).toBe(shared);
     expect(answer.sources.map((s) => s.url.split('/').pop()).sort()).toEqual(['messages#error-events', 'streaming#error-events']);
   });
+
+  it('quotes a sentence once when another section says it again in nearly the same words', async () => {
+    const kb = await knowledgeBase({
+      'quota.md':
+        '# Storage quota\n\n## What happens if I go over my storage quota?\n\nGoing over your storage quota for one month needs no action from you. If storage use falls back under your quota the next month, nothing changes.\n\n## I uploaded a lot at once, do I need a bigger plan?\n\nIf storage use drops back under your quota the next month, nothing changes. Uploads are never deleted for going over.\n',
+    });
+    const answer = await kb.answer('What happens if I go over my storage quota?');
+    expect(answer.isUncertain).toBe(false);
+    expect(answer.content).toContain('If storage use falls back under your quota the next month, nothing changes.');
+    expect(answer.content).not.toContain('If storage use drops back under your quota the next month, nothing changes.');
+  });
 });
 
 describe('a heading with no text of its own', () => {

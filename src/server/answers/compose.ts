@@ -4,7 +4,7 @@ import { answerSignals, decide } from './decision.js';
 import type { SearchHit, Vocabulary } from '../knowledge/index.js';
 import { relatedHits, relevantHits, toSource } from './sources.js';
 import type { Answer } from './types.js';
-import { asksForCode, isNavigation, onlyLinks, PROSE_BUDGET, proseLength, saysNothing } from './reply-shape.js';
+import { asksForCode, isNavigation, onlyLinks, onlyPoints, PROSE_BUDGET, proseLength, saysNothing } from './reply-shape.js';
 import { specificity } from '../knowledge/text/specificity.js';
 import { sentences, tokenize } from '../knowledge/text/text.js';
 
@@ -51,10 +51,12 @@ const FIRST_NUMBERED = /^\s*0*1[.)](?:\s|$)/;
 /** A doc comment's tag line (`@default 10000`, `@param x`): notes for tools, not sentences for people. */
 const DOC_TAG = /^@[a-z]+\b/i;
 /**
- * A sentence whose subject points back ("It serves…", "This one…", "Each of the four…"): quoted
- * only with the sentence before it, which says what it is.
+ * A sentence whose subject points back ("It serves…", "This one…", "Each of the four…") or that
+ * goes on from the one before ("However, …", "Also, …", "Otherwise, …"): quoted only with the
+ * sentence before it, which says what it is about.
  */
-const REFERS_BACK = /^(?:it|its|this|that|these|those|they|their|each of (?:the|them|these)|both|such|the latter|the former)\b/i;
+const REFERS_BACK =
+  /^(?:it|its|this|that|these|those|they|their|each of (?:the|them|these)|both|such|the latter|the former|however|also|otherwise|instead|additionally|in addition|similarly|likewise|therefore|thus|hence|as a result|moreover|furthermore|nevertheless|nonetheless|in (?:this|that|which) case|in both cases|besides|conversely|alternatively)\b/i;
 const TABLE_ROW = /^\s*\|.*\|\s*$/;
 
 /** Whether a unit is a sentence whose subject points back (see `REFERS_BACK`). */
@@ -251,13 +253,15 @@ export function bestPassage(text: string, terms: Set<string>, max: number): { un
     seen.add(key);
     return true;
   });
-  const quotable = candidates.filter((u) => u.block || !isRunOn(u.text));
+  // A sentence that only sends the reader elsewhere is quoted only when the section says nothing else.
+  const substantive = candidates.some((u) => !onlyPoints(u.text)) ? candidates.filter((u) => !onlyPoints(u.text)) : candidates;
+  const quotable = substantive.filter((u) => u.block || !isRunOn(u.text));
   const matched = (text: string) => {
     const words = new Set(tokenize(text));
     return [...terms].filter((t) => words.has(t));
   };
   const matching = (text: string) => matched(text).reduce((sum, t) => sum + specificity(t), 0);
-  const scored = (quotable.length > 0 ? quotable : candidates).map((unit) => {
+  const scored = (quotable.length > 0 ? quotable : substantive).map((unit) => {
     const u = { ...unit, text: focusTable(unit.text, matching) };
     // A long list or table matches many words by its length alone.
     const damping = u.block ? Math.max(1, Math.sqrt(u.text.split('\n').length / 3)) : 1;

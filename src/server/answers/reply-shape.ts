@@ -136,6 +136,18 @@ export function onlyLinks(markdown: string): boolean {
   return inside > 0 && outside <= Math.max(12, inside * 0.25);
 }
 
+/**
+ * A sentence that only sends the reader elsewhere ("For more information, refer to Delete a note.",
+ * "See Sync settings.", "Learn more about goals."): the reply's sources already do that. Anchored
+ * at the start, one alternation deep: linear in the sentence.
+ */
+const POINTER = /^(?:for (?:more|further|additional|full|complete) (?:information|info|details|help|instructions)\b[^,.]{0,80},\s*)?(?:see|refer to|learn more|read more|more info(?:rmation)?)\b/i;
+
+/** Whether a sentence only points elsewhere (see `POINTER`): short, and opening with the pointer. */
+export function onlyPoints(sentence: string): boolean {
+  return sentence.length <= 160 && !sentence.includes('\n') && POINTER.test(sentence.trim());
+}
+
 /** Whether a whole reply is links and nothing else worth reading (see `onlyLinks`), with no code. */
 export function saysNothing(markdown: string): boolean {
   const { inside, outside } = linkShare(markdown);

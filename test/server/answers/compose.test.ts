@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { answersAsCode, bestSentences, codeExcerpt, RELATED_INTRO, relatedReply } from '../../../src/server/answers/compose.js';
 import { parseMarkdown } from '../../../src/server/knowledge/ingest/markdown.js';
 import { openTestEngine } from '../../helpers/answer-engine.js';
-import { asksForCode, onlyLinks } from '../../../src/server/answers/reply-shape.js';
+import { asksForCode, onlyLinks, onlyPoints } from '../../../src/server/answers/reply-shape.js';
 import { tokenize } from '../../../src/server/knowledge/text/text.js';
 
 const terms = (question: string) => new Set(tokenize(question));
@@ -89,11 +89,11 @@ describe('how the local answer reads', () => {
   });
 
   it('reads wiki links as their label or page › heading, drops embedded icons and keeps code spans as written', () => {
-    const body = 'In the ribbon, click **Publish changes** ![[lucide-send.svg#icon]]. Type `![[Document.pdf#page=3]]` to open a PDF on page 3. See [[Internal links#Link to a block|block links]] and [[Sync#Regions]].';
+    const body = 'In the ribbon, click **Publish changes** ![[lucide-send.svg#icon]]. Type `![[Document.pdf#page=3]]` to open a PDF on page 3. Use [[Internal links#Link to a block|block links]] and [[Sync#Regions]] alike.';
     expect(bestSentences(body, terms('publish changes ribbon open pdf page 3 block links regions'), 3).sort()).toEqual([
       'In the ribbon, click **Publish changes**.',
-      'See block links and Sync › Regions.',
       'Type `![[Document.pdf#page=3]]` to open a PDF on page 3.',
+      'Use block links and Sync › Regions alike.',
     ]);
   });
 
@@ -201,6 +201,21 @@ describe('the rules a quoted reply keeps', () => {
     ]);
     // After a list, "They" has no sentence to point back to: the reply quotes something that stands alone.
     for (const unit of bestSentences(body, terms('what is checked on every request and answers 413 when too large'), 2)) expect(unit).not.toMatch(/^They\b/);
+  });
+
+  it('takes a sentence that goes on from the one before ("However, …") with it, and never alone', () => {
+    const body = 'A block is a paragraph, a quote or a list item.\n\n- one\n- two\n\nHowever, more items qualify as blocks than as heading links, so the block list is longer.';
+    for (const unit of bestSentences(body, terms('why is the list of blocks longer than heading links'), 2)) expect(unit).not.toMatch(/^However\b/);
+    const prose = 'Snapshots are kept for seven days. However, a snapshot older than that is deleted.';
+    expect(bestSentences(prose, terms('when is an old snapshot deleted'), 1)).toEqual(['Snapshots are kept for seven days.', 'However, a snapshot older than that is deleted.']);
+  });
+
+  it('never quotes a sentence that only sends the reader elsewhere', () => {
+    const body = 'File recovery saves snapshots of your notes at regular intervals. For more information, refer to Delete a note. See Back up your files.';
+    expect(bestSentences(body, terms('how do I get back a deleted note from file recovery snapshots'), 3)).toEqual(['File recovery saves snapshots of your notes at regular intervals.']);
+    expect(onlyPoints('Learn more about goals and custom events in our guide.')).toBe(true);
+    expect(onlyPoints('Seeing your stats needs a login.')).toBe(false);
+    expect(onlyPoints('Read access lets a user open the dashboard.')).toBe(false);
   });
 });
 

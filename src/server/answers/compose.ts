@@ -51,12 +51,13 @@ const FIRST_NUMBERED = /^\s*0*1[.)](?:\s|$)/;
 /** A doc comment's tag line (`@default 10000`, `@param x`): notes for tools, not sentences for people. */
 const DOC_TAG = /^@[a-z]+\b/i;
 /**
- * A sentence whose subject points back ("It serves…", "This one…", "Each of the four…") or that
- * goes on from the one before ("However, …", "Also, …", "Otherwise, …"): quoted only with the
- * sentence before it, which says what it is about.
+ * A sentence whose subject points back ("It serves…", "This one…", "Each of the four…"), that
+ * does something to what the one before named ("Set them inside…"), or that goes on from it
+ * ("However, …", "Also, …", "Otherwise, …"): quoted only with the sentence before it, which says
+ * what it is about.
  */
 const REFERS_BACK =
-  /^(?:it|its|this|that|these|those|they|their|each of (?:the|them|these)|both|such|the latter|the former|however|also|otherwise|instead|additionally|in addition|similarly|likewise|therefore|thus|hence|as a result|moreover|furthermore|nevertheless|nonetheless|in (?:this|that|which) case|in both cases|besides|conversely|alternatively)\b/i;
+  /^(?:it|its|this|that|these|those|they|their|each of (?:the|them|these)|both|such|the latter|the former|however|also|otherwise|instead|additionally|in addition|similarly|likewise|therefore|thus|hence|as a result|moreover|furthermore|nevertheless|nonetheless|in (?:this|that|which) case|in both cases|besides|conversely|alternatively|[a-z]+ them)\b/i;
 const TABLE_ROW = /^\s*\|.*\|\s*$/;
 
 /** Whether a unit is a sentence whose subject points back (see `REFERS_BACK`). */
@@ -239,12 +240,20 @@ export function bestSentences(text: string, terms: Set<string>, max: number): st
 /**
  * `bestSentences` with where the answering unit is among them (`answer`: the one chosen first,
  * quoted whatever the reply's size), and whether the last unit quoted is the section's last and
- * ends in a colon (`introducesCode`: it introduces the code block that follows it).
+ * ends in a colon (`introducesCode`: it introduces the code block that follows it). `leadsIn` is
+ * the first unit quoted that ends in a colon with prose (or nothing) after it in the section: what
+ * it introduced, a code block, is kept apart from the prose, so the code goes right after it.
  */
-export function bestPassage(text: string, terms: Set<string>, max: number): { units: string[]; answer: number; introducesCode: boolean } {
+export function bestPassage(text: string, terms: Set<string>, max: number): { units: string[]; answer: number; introducesCode: boolean; leadsIn: string | null } {
   const all = units(text);
   const last = all.at(-1);
-  const shaped = (quoted: string[], answer: number) => ({ units: quoted, answer, introducesCode: Boolean(last && quoted.includes(last.text) && /:\s*$/.test(last.text)) });
+  const leadsIn = (quoted: string[]) => all.find((u, k) => !u.block && /:\s*$/.test(u.text) && !all[k + 1]?.block && quoted.includes(u.text))?.text ?? null;
+  const shaped = (quoted: string[], answer: number) => ({
+    units: quoted,
+    answer,
+    introducesCode: Boolean(last && quoted.includes(last.text) && /:\s*$/.test(last.text)),
+    leadsIn: leadsIn(quoted),
+  });
   const seen = new Set<string>();
   const candidates = all.filter((u) => {
     if (u.text.length <= 20 || (!u.block && u.text.length >= LONGEST_SENTENCE) || DOC_TAG.test(u.text) || onlyLinks(u.text)) return false;
@@ -536,13 +545,17 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   const shown = normalized(excerpt);
   const fresh = best.filter((unit) => !(shown && shown.includes(normalized(unit))));
   // A sentence that introduces what is not quoted after it ("open it from anything:") says nothing alone.
-  const said = fresh.filter((unit) => !quoted.has(unit) && (!unit.endsWith(':') || (excerpt !== '' && passage.introducesCode) || fresh.length === 1));
+  // The one that introduced the code shown goes with it, and the code right after it.
+  const leadsIn = excerpt ? passage.leadsIn : null;
+  const said = fresh.filter((unit) => !quoted.has(unit) && (!unit.endsWith(':') || unit === leadsIn || (excerpt !== '' && passage.introducesCode) || fresh.length === 1));
   // After the best section, a section is quoted only when what it quotes holds a word of the question.
   const matches = (text: string) => tokenize(text).some((t) => terms.has(t));
   if (rank > 0 && !said.some(matches) && !(excerpt && matches(excerpt))) return { text: '', cited: fresh.some((unit) => quoted.has(unit) && matches(unit)), cut };
   const block: string[] = [];
-  if (said.length) block.push(joinUnits(said));
+  const split = leadsIn ? said.indexOf(leadsIn) + 1 : said.length;
+  if (split > 0) block.push(joinUnits(said.slice(0, split)));
   if (excerpt) block.push(fence(excerpt, section.lang));
+  if (split < said.length) block.push(joinUnits(said.slice(split)));
   for (const unit of said) quoted.add(unit);
   return { text: block.join('\n\n'), cited: block.length > 0, cut };
 }

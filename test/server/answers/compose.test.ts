@@ -206,6 +206,8 @@ describe('the rules a quoted reply keeps', () => {
   it('takes a sentence that goes on from the one before ("However, …") with it, and never alone', () => {
     const body = 'A block is a paragraph, a quote or a list item.\n\n- one\n- two\n\nHowever, more items qualify as blocks than as heading links, so the block list is longer.';
     for (const unit of bestSentences(body, terms('why is the list of blocks longer than heading links'), 2)) expect(unit).not.toMatch(/^However\b/);
+    const colours = 'Four custom properties set the brand colours. Set them inside a dark media query for a dark variant.';
+    expect(bestSentences(colours, terms('how do I set a dark variant of the colours'), 1)).toEqual(colours.split(/(?<=\.) /));
     const prose = 'Snapshots are kept for seven days. However, a snapshot older than that is deleted.';
     expect(bestSentences(prose, terms('when is an old snapshot deleted'), 1)).toEqual(['Snapshots are kept for seven days.', 'However, a snapshot older than that is deleted.']);
   });
@@ -280,6 +282,21 @@ describe('the sources of a quoted answer', () => {
     expect(answer.isUncertain).toBe(false);
     expect(answer.content).toBe(shared);
     expect(answer.sources.map((s) => s.url.split('/').pop()).sort()).toEqual(['messages#error-events', 'streaming#error-events']);
+  });
+
+  it('keeps the sentence that introduces the code it shows, with the code right after it and what follows after the code', async () => {
+    const kb = await knowledgeBase({
+      'styling.md':
+        '# Styling\n\n## Brand colours\n\nTo match your brand colours, set the custom properties on the element from your stylesheet:\n\n```css\nacme-chat {\n  --acme-accent: #e4572e;\n}\n```\n\nSet them inside a dark media query for a dark variant of your brand colours.\n',
+    });
+    const answer = await kb.answer('How do I change the brand colours?');
+    expect(answer.isUncertain).toBe(false);
+    const intro = answer.content.indexOf('set the custom properties on the element from your stylesheet:');
+    const code = answer.content.indexOf('--acme-accent: #e4572e;');
+    const after = answer.content.indexOf('Set them inside a dark media query');
+    expect(intro).toBeGreaterThanOrEqual(0);
+    expect(code).toBeGreaterThan(intro);
+    expect(after).toBeGreaterThan(code);
   });
 
   it('quotes a sentence once when another section says it again in nearly the same words', async () => {

@@ -18,6 +18,15 @@ describe('question framing', () => {
     const hits = index.search('What are the two main benefits of webhook retries you recommend?');
     expect(hits[0]!.index).toBe(1);
   });
+
+  it('reads "does it work with X?" as a question about X, not about a section headed "Work…"', () => {
+    const index = new SearchIndex([
+      section(0, 'Work per request', 'Each answered question costs a few reads; on PostgreSQL a GET reads once, on SQLite it reads nothing.'),
+      section(1, 'Running on PostgreSQL', 'Set the database URL to a PostgreSQL database and the server keeps everything there.'),
+    ]);
+    expect(tokenize('does it work with PostgreSQL? it works, working').filter(isQuestionFraming)).toEqual(tokenize('work works working'));
+    expect(index.search('does it work with PostgreSQL?')[0]!.index).toBe(1);
+  });
 });
 
 describe('misspelled words', () => {

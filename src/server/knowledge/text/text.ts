@@ -30,7 +30,7 @@ const QUESTION_FRAMING = new Set(
   `one two three four five six seven eight nine ten first second third key main primary important specific particular
   several various certain kind sort recommend recommended recommendation suggest suggested benefit benefits advantage
   advantages differ difference differences different help helps explain describe mean means meaning happen happens need
-  needs want able possible exactly actually typically generally usually long often much many`
+  needs want able possible exactly actually typically generally usually long often much many work works working`
     .split(/\s+/)
     .filter(Boolean)
     .map((w) => stem(w)),

@@ -263,7 +263,8 @@ export function bestPassage(text: string, terms: Set<string>, max: number): { un
     return true;
   });
   // A sentence that only sends the reader elsewhere is quoted only when the section says nothing else.
-  const substantive = candidates.some((u) => !onlyPoints(u.text)) ? candidates.filter((u) => !onlyPoints(u.text)) : candidates;
+  const saying = candidates.filter((u) => !onlyPoints(u.text));
+  const substantive = saying.length > 0 ? saying : candidates;
   const quotable = substantive.filter((u) => u.block || !isRunOn(u.text));
   const matched = (text: string) => {
     const words = new Set(tokenize(text));

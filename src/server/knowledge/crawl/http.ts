@@ -13,7 +13,6 @@ import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { ALLOW_LOCAL_TARGETS_ENV, guardedLookup as guardedBy, isLocalAddress, RefusedAddressError } from '../../local-targets.js';
 
-
 export interface AddressPolicy {
   /** Loopback, private and link-local addresses may be reached (the start URL is one, or `SUPPORT_CHAT_ALLOW_LOCAL_TARGETS=true`). */
   allowLocal: boolean;

@@ -548,7 +548,9 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   // A sentence that introduces what is not quoted after it ("open it from anything:") says nothing alone.
   // The one that introduced the code shown goes with it, and the code right after it.
   const leadsIn = excerpt ? passage.leadsIn : null;
-  const said = fresh.filter((unit) => !quoted.has(unit) && (!unit.endsWith(':') || unit === leadsIn || (excerpt !== '' && passage.introducesCode) || fresh.length === 1));
+  const says = (unit: string) => !quoted.has(unit) && (!unit.endsWith(':') || unit === leadsIn || (excerpt !== '' && passage.introducesCode) || fresh.length === 1);
+  // A sentence that points back is said only after the sentence it points back to.
+  const said = fresh.filter((unit, i) => says(unit) && !(i > 0 && refersBack({ text: unit, block: false }) && !says(fresh[i - 1]!)));
   // After the best section, a section is quoted only when what it quotes holds a word of the question.
   const matches = (text: string) => tokenize(text).some((t) => terms.has(t));
   if (rank > 0 && !said.some(matches) && !(excerpt && matches(excerpt))) return { text: '', cited: fresh.some((unit) => quoted.has(unit) && matches(unit)), cut };

@@ -299,6 +299,16 @@ describe('the sources of a quoted answer', () => {
     expect(after).toBeGreaterThan(code);
   });
 
+  it('never quotes a sentence pointing back to one it leaves out (a sentence introducing code that is not shown)', async () => {
+    const kb = await knowledgeBase({
+      'fonts.md':
+        '# Fonts\n\n## Font of the panel\n\nEverything below applies to the whole widget, as the properties of the element:\n\nSet them in your stylesheet to change the font of the panel in the dark theme.\n\nThe panel takes the font of the page by default, in the light and the dark theme.\n',
+    });
+    const fonts = await kb.answer('Can I change the font of the panel in the dark theme?');
+    expect(fonts.content).toContain('The panel takes the font of the page by default');
+    expect(fonts.content).not.toMatch(/^Set them/m);
+  });
+
   it('quotes a sentence once when another section says it again in nearly the same words', async () => {
     const kb = await knowledgeBase({
       'quota.md':

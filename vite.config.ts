@@ -18,7 +18,7 @@ import { testPostgresUrl } from './test/helpers/postgres-url.js';
 export default defineConfig(({ mode, command }) => ({
   // `--mode iife` is not "production", so say it: Lit's production build, not its dev-mode one.
   ...(command === 'build' ? { resolve: { conditions: ['module', 'browser', 'production'] }, define: { 'process.env.NODE_ENV': '"production"' } } : {}),
-  plugins: [minifyLitCss(), manglePrivateMembers(), emitLocales(), emitModule('markdown', 'render-markdown.ts', 'markdown-module'), emitModule('search', 'load-search.ts')],
+  plugins: [minifyLitCss(), manglePrivateMembers(), emitLocales(), emitModule('markdown', 'render-markdown.ts', 'markdown-module', { manglePrivate: true }), emitModule('search', 'load-search.ts')],
   build: {
     outDir: 'dist',
     emptyOutDir: false,

@@ -1,3 +1,3 @@
 import type { Plugin } from 'vite';
 
-export function emitModule(name: string, loader: string, entry?: string): Plugin;
+export function emitModule(name: string, loader: string, entry?: string, options?: { manglePrivate?: boolean }): Plugin;

@@ -7,7 +7,9 @@
 // bundle's own Lit renders them. A second Lit would also create a second `lit-html` Trusted Types
 // policy, which a strict CSP (`trusted-types lit-html`) refuses.
 import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { build } from 'esbuild';
+import { minifyCssTemplates, shortenPrivateProperties } from './minify-lit-css.mjs';
 
 const LIT_STAND_IN = "export const html=(strings,...values)=>({['_$litType$']:1,strings,values});export const nothing=Symbol.for('lit-nothing');";
 
@@ -19,12 +21,27 @@ const litStandIn = {
   },
 };
 
+// Styles in a module read the panel's private custom properties under the short names the bundle's
+// styles give them (scripts/minify-lit-css.mjs).
+const bundleStyles = resolve(import.meta.dirname, '../src/widget/support-chat.styles.ts');
+const privateProperties = {
+  name: 'private-properties',
+  setup(b) {
+    b.onLoad({ filter: /\.styles\.ts$/ }, ({ path }) => ({
+      contents: shortenPrivateProperties(readFileSync(path, 'utf8'), minifyCssTemplates(readFileSync(bundleStyles, 'utf8'))),
+      loader: 'ts',
+    }));
+  },
+};
+
 /**
  * @param {string} name the module emitted, <name>.js
  * @param {string} loader the file (under src/widget) whose `new URL('<entry>.ts', BASE)` loads it
  * @param {string} [entry] its source, src/widget/<entry>.ts (default: <name>)
+ * @param {{ manglePrivate?: boolean }} [options] `manglePrivate`: its private members (`private _name`,
+ *   read by no other module) get short names, as in the bundle (scripts/mangle-private.mjs)
  */
-export function emitModule(name, loader, entry = name) {
+export function emitModule(name, loader, entry = name, options = {}) {
   const source = resolve(import.meta.dirname, `../src/widget/${entry}.ts`);
   const from = `new URL('${entry}.ts', BASE)`;
   return {
@@ -47,7 +64,8 @@ export function emitModule(name, loader, entry = name) {
         target: 'es2021',
         charset: 'utf8',
         legalComments: 'none',
-        plugins: [litStandIn],
+        plugins: [litStandIn, privateProperties],
+        ...(options.manglePrivate ? { mangleProps: /^_[a-z]/ } : {}),
       });
       this.emitFile({ type: 'asset', fileName: `${name}.js`, source: outputFiles[0].text });
     },

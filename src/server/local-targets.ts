@@ -17,16 +17,37 @@ const REFUSED_RANGES = new Set(['loopback', 'linkLocal', 'unspecified']);
 /** Private networks (RFC 1918, carrier-grade NAT, IPv6 unique local): refused too where asked (the crawler). */
 const PRIVATE_RANGES = new Set(['private', 'carrierGradeNat', 'uniqueLocal']);
 
+/** NAT64's local-use prefix (RFC 8215): where it embeds an IPv4 address depends on the network, so it is refused whole. */
+const NAT64_LOCAL_USE = ipaddr.parseCIDR('64:ff9b:1::/48');
+
 /**
  * Whether `address` (an IP literal) is loopback, link-local or unspecified, an IPv4-mapped IPv6 one
- * included; with `private`, an address of a private network too.
+ * included; with `private`, an address of a private network too. An IPv6 address that carries an
+ * IPv4 one a gateway or relay would deliver to (NAT64, 6to4, IPv4-compatible) is judged by that
+ * IPv4 address.
  */
 export function isLocalAddress(address: string, options: { private?: boolean } = {}): boolean {
   if (!ipaddr.isValid(address)) return false;
   // `process` reads an IPv4-mapped IPv6 address as its IPv4 address.
   const parsed = ipaddr.process(address);
-  const range = parsed.range();
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).match(NAT64_LOCAL_USE)) return true;
+  const target = parsed.kind() === 'ipv6' ? (embeddedIPv4(parsed as ipaddr.IPv6) ?? parsed) : parsed;
+  const range = target.range();
   return REFUSED_RANGES.has(range) || (options.private === true && PRIVATE_RANGES.has(range));
+}
+
+/**
+ * The IPv4 address an IPv6 one delivers to: the last 32 bits of NAT64's `64:ff9b::/96` (RFC 6052)
+ * and of an IPv4-compatible `::a.b.c.d` (its first 96 bits zero; `::` and `::1` themselves
+ * excepted), bits 16–47 of 6to4's `2002::/16` (RFC 3056); null for any other.
+ */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const bytes = address.toByteArray();
+  const range = address.range();
+  if (range === 'rfc6052') return new ipaddr.IPv4(bytes.slice(12));
+  if (range === '6to4') return new ipaddr.IPv4(bytes.slice(2, 6));
+  if (range !== 'unspecified' && range !== 'loopback' && bytes.slice(0, 12).every((b) => b === 0)) return new ipaddr.IPv4(bytes.slice(12));
+  return null;
 }
 
 /** Whether the environment allows local targets (`SUPPORT_CHAT_ALLOW_LOCAL_TARGETS=true`). */

@@ -1,6 +1,7 @@
 /**
  * @module The classic-script build: registers `<support-chat>`, adds a launcher configured from the
- * script tag's `data-*` attributes, and replays `SupportChat(...)` calls queued before it loaded.
+ * script tag's `data-*` attributes, and replays `SupportChat(...)` calls queued before it loaded:
+ * `ask`, `search`, `open`, `close`, `toggle`, `reset` (anything else is warned about in the console).
  *
  * @example
  * <script src="/support-chat.iife.js" data-endpoint="/api/support" async></script>
@@ -30,7 +31,10 @@ function boot(script: HTMLScriptElement | null): void {
   const queued = (window as unknown as { SupportChat?: Queued }).SupportChat;
   const run = (...[command, text]: unknown[]) => {
     if (command === 'ask') void target?.ask(String(text ?? ''));
+    // `search` opens the search, with the query when one is given.
+    else if (command === 'search') void target?.search(text === undefined ? text : String(text));
     else if (COMMANDS.includes(command as Command)) target?.[command as Command]();
+    else console.warn('SupportChat: unknown command', command);
   };
   (window as unknown as { SupportChat: unknown }).SupportChat = run;
   for (const args of Array.from(queued?.q ?? [])) run(...Array.from(args));

@@ -36,6 +36,22 @@ function pageUrl(): string | undefined {
   return /^https?:/.test(url) && url.length <= PAGE_URL_MAX_LENGTH ? url : undefined;
 }
 
+/** Where a message is asked from: this page's URL and title, and text the visitor selected on it. */
+export interface PageContext {
+  page_url: string;
+  page_title: string;
+  selection?: string;
+}
+
+/** Where the visitor is now, with their `selection`; undefined on a page the proxy would not accept. Absent fields are left out (JSON drops undefined); the text is cut to the proxy's bounds. */
+export function pageContext(selection?: string): PageContext | undefined {
+  const page_url = pageUrl();
+  return page_url ? { page_url, page_title: codePoints(document.title, PAGE_TITLE_MAX_LENGTH), selection: selection ? codePoints(selection, SELECTION_MAX_LENGTH) : undefined } : undefined;
+}
+
+/** A message's key: 16 random bytes in hex (`getRandomValues`, which unlike `randomUUID` works on http pages too). */
+export const newKey = (): string => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+
 export class ProxyClient {
   private readonly _base: string;
   /** The visitor token (`identityToken`), sent with every request. */
@@ -94,14 +110,11 @@ export class ProxyClient {
   }
 
   /**
-   * Sends a message with where the visitor is (`context`: this page's URL and title, and `selection`,
-   * text they selected on it, for this one message).
+   * Sends `message` with its `key` (the same for every attempt of one message, so a resend is the
+   * same turn) and where it was asked from (`context`, see `pageContext`).
    */
-  async send(message: string, conversationId: string | undefined, selection?: string, signal?: AbortSignal): Promise<SendMessageResult> {
-    const page_url = pageUrl();
-    // Absent fields are left out (JSON drops undefined); the text is cut to the proxy's bounds.
-    const context = page_url && { page_url, page_title: codePoints(document.title, PAGE_TITLE_MAX_LENGTH), selection: selection && codePoints(selection, SELECTION_MAX_LENGTH) };
-    return (await this._request<SendMessageResult>('POST', '/chat', { body: { message, conversation_id: conversationId, context }, signal })).data;
+  async send(message: string, conversationId: string | undefined, key: string, context?: PageContext, signal?: AbortSignal): Promise<SendMessageResult> {
+    return (await this._request<SendMessageResult>('POST', '/chat', { body: { message, conversation_id: conversationId, context }, headers: { 'idempotency-key': key }, signal })).data;
   }
 
   /** Searches the docs: ranked sections for `q` (at most `limit`), the page the visitor is on weighed first. */

@@ -23,11 +23,24 @@ export interface SupportChatEventMap {
   'support-chat-search': CustomEvent<{ query: string; results: SearchResult[] }>;
   /** A search result is being opened; cancelable (the page's router may take it). */
   'support-chat-result-click': CustomEvent<{ result: SearchResult; query: string }>;
+  /**
+   * The widget is about to open a page of this site (a search result, a source link); cancelable:
+   * a listener that calls `preventDefault()` (a docs site's router) opens it itself.
+   */
+  'support-chat-navigate': CustomEvent<{ url: string }>;
 }
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   interface GlobalEventHandlersEventMap extends SupportChatEventMap {}
+}
+
+/**
+ * Before the widget opens `url`: a page of this site fires `support-chat-navigate` on `host`.
+ * Whether the widget opens it itself: false when a listener cancelled the event (and took it).
+ */
+export function navigate(host: EventTarget, url: string): boolean {
+  return new URL(url, location.href).origin !== location.origin || host.dispatchEvent(new CustomEvent('support-chat-navigate', { detail: { url }, bubbles: true, composed: true, cancelable: true }));
 }
 
 /** The `support-chat-error` detail for any error, with a readable message in the widget's language. */

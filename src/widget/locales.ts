@@ -75,6 +75,7 @@ const KEYS = [
   'askAi',
   'searchEmpty',
   'searchFailed',
+  'searching',
 ] as const satisfies readonly (keyof Strings)[];
 
 /**
@@ -156,6 +157,7 @@ const en = lines`
   Ask AI: {query}
   No pages match “{query}”.
   Search failed.
+  Searching…
 `;
 
 LOCALES['en'] = en satisfies Strings;

@@ -7,3 +7,4 @@
 export { createParser, inlineText, parseMarkdown } from './markdown.js';
 export { renderParsed } from './templates/markdown.js';
 export { firstSentence } from './announce.js';
+export { adoptStyles } from './markdown.styles.js';

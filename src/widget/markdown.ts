@@ -570,38 +570,89 @@ function linkTail(text: string, i: number): { href: string; end: number } | null
 
 /** Parses inline Markdown: code spans, links, images, autolinks, emphasis, entities, hard breaks. */
 export function parseInline(text: string): Inline[] {
-  let head: Item | null = null;
-  let tail: Item | null = null;
-  let delimiters: Delimiter | null = null;
-  let brackets: Bracket | null = null;
-  let buffer = '';
-  // Backtick runs by length, found once, and how far each length's closers have been used up.
-  let runs: Map<number, number[]> | null = null;
-  const used = new Map<number, number>();
+  return new InlineParser(text)._parse();
+}
 
-  const append = (v: Inline): Item => {
-    const item: Item = { v, prev: tail, next: null };
-    if (tail) tail.next = item;
-    else head = item;
-    tail = item;
+/**
+ * One paragraph's inline parse (CommonMark's algorithm): its pieces as a linked list, the stacks
+ * of emphasis delimiters and of open brackets, and the text not yet made a piece. Members start
+ * with `_`, so the build gives them short names.
+ */
+class InlineParser {
+  private _head: Item | null = null;
+  private _tail: Item | null = null;
+  private _delimiters: Delimiter | null = null;
+  private _brackets: Bracket | null = null;
+  private _buffer = '';
+  /** Backtick runs by length, found once, and how far each length's closers have been used up. */
+  private _runs: Map<number, number[]> | null = null;
+  private _used = new Map<number, number>();
+
+  constructor(private _text: string) {}
+
+  /** Reads the text once, left to right, each character by what it may start. */
+  _parse(): Inline[] {
+    const text = this._text;
+    let i = 0;
+    while (i < text.length) {
+      const ch = text[i]!;
+      if (ch === '\\') i = this._backslash(i);
+      else if (ch === '`') i = this._codeSpan(i);
+      else if (ch === '*' || ch === '_') i = this._delimiterRun(i);
+      else if (ch === '[' || (ch === '!' && text[i + 1] === '[')) {
+        this._flush();
+        const image = ch === '!';
+        this._brackets = { item: this._append(image ? '![' : '['), image, active: true, delimiter: this._delimiters, prev: this._brackets };
+        i += image ? 2 : 1;
+      } else if (ch === ']') i = this._closeBracket(i);
+      else if (ch === '<' && autolinkAt(text, i)) {
+        const [href, label] = autolinkAt(text, i)!;
+        this._flush();
+        this._append({ t: 'link', href, c: [label] });
+        i += label.length + 2;
+      } else if (ch === '&' && entityAt(text, i)) {
+        const [value, length] = entityAt(text, i)!;
+        this._buffer += value;
+        i += length;
+      } else if (ch === '\n') i = this._lineEnd(i);
+      else {
+        this._buffer += ch;
+        i++;
+      }
+    }
+    this._flush();
+    this._processEmphasis(null);
+    return this._collect(this._head, null);
+  }
+
+  private _append(v: Inline): Item {
+    const item: Item = { v, prev: this._tail, next: null };
+    if (this._tail) this._tail.next = item;
+    else this._head = item;
+    this._tail = item;
     return item;
-  };
-  const flush = () => {
-    if (buffer) append(buffer);
-    buffer = '';
-  };
-  const unlink = (item: Item) => {
+  }
+
+  private _flush(): void {
+    if (this._buffer) this._append(this._buffer);
+    this._buffer = '';
+  }
+
+  private _unlink(item: Item): void {
     if (item.prev) item.prev.next = item.next;
-    else head = item.next;
+    else this._head = item.next;
     if (item.next) item.next.prev = item.prev;
-    else tail = item.prev;
-  };
-  const removeDelimiter = (d: Delimiter) => {
+    else this._tail = item.prev;
+  }
+
+  private _removeDelimiter(d: Delimiter): void {
     if (d.prev) d.prev.next = d.next;
     if (d.next) d.next.prev = d.prev;
-    else delimiters = d.prev;
-  };
-  const collect = (from: Item | null, to: Item | null): Inline[] => {
+    else this._delimiters = d.prev;
+  }
+
+  /** The pieces from `from` up to `to`, adjacent text joined. */
+  private _collect(from: Item | null, to: Item | null): Inline[] {
     const nodes: Inline[] = [];
     for (let item = from; item && item !== to; item = item.next) {
       const last = nodes.at(-1);
@@ -609,12 +660,73 @@ export function parseInline(text: string): Inline[] {
       else nodes.push(item.v);
     }
     return nodes;
-  };
+  }
+
+  /** A backslash: a hard break before a line end, an escaped punctuation character, else itself. */
+  private _backslash(i: number): number {
+    const text = this._text;
+    const next = text[i + 1] ?? '';
+    if (next === '\n') {
+      this._flush();
+      this._append({ t: 'br' });
+      i += 2;
+      while (text[i] === ' ' || text[i] === '\t') i++;
+      return i;
+    }
+    if (ASCII_PUNCT.test(next)) {
+      this._buffer += next;
+      return i + 2;
+    }
+    this._buffer += '\\';
+    return i + 1;
+  }
+
+  /** A run of `*` or `_`: a piece of its own, on the delimiter stack when it may open or close emphasis. */
+  private _delimiterRun(i: number): number {
+    const text = this._text;
+    const ch = text[i]!;
+    let end = i;
+    while (text[end] === ch) end++;
+    const before = i > 0 ? text[i - 1]! : ' ';
+    const after = end < text.length ? text[end]! : ' ';
+    const spaceBefore = SPACE.test(before);
+    const spaceAfter = SPACE.test(after);
+    const punctBefore = PUNCT.test(before);
+    const punctAfter = PUNCT.test(after);
+    const left = !spaceAfter && (!punctAfter || spaceBefore || punctBefore);
+    const right = !spaceBefore && (!punctBefore || spaceAfter || punctAfter);
+    const open = ch === '*' ? left : left && (!right || punctBefore);
+    const close = ch === '*' ? right : right && (!left || punctAfter);
+    this._flush();
+    const item = this._append(text.slice(i, end));
+    if (open || close) {
+      const d: Delimiter = { item, ch, n: end - i, orig: end - i, open, close, prev: this._delimiters, next: null };
+      if (this._delimiters) this._delimiters.next = d;
+      this._delimiters = d;
+    }
+    return end;
+  }
+
+  /** A line end: a hard break after two spaces, else a space; the next line's indent dropped. */
+  private _lineEnd(i: number): number {
+    const text = this._text;
+    // The buffer holds this line's text only (it is flushed at every line end), so this stays linear.
+    let end = this._buffer.length;
+    while (this._buffer.charCodeAt(end - 1) === 32) end--;
+    const hard = this._buffer.length - end >= 2;
+    this._buffer = this._buffer.slice(0, end);
+    this._flush();
+    if (hard) this._append({ t: 'br' });
+    else this._buffer = ' ';
+    i++;
+    while (text[i] === ' ' || text[i] === '\t') i++;
+    return i;
+  }
 
   /** CommonMark's "process emphasis" over the delimiters above `bottom`. */
-  const processEmphasis = (bottom: Delimiter | null) => {
+  private _processEmphasis(bottom: Delimiter | null): void {
     const openersBottom = new Map<string, Delimiter | null>();
-    let closer: Delimiter | null = delimiters === bottom ? null : delimiters;
+    let closer: Delimiter | null = this._delimiters === bottom ? null : this._delimiters;
     while (closer && closer.prev !== bottom) closer = closer.prev;
     while (closer) {
       if (!closer.close) {
@@ -629,169 +741,104 @@ export function parseInline(text: string): Inline[] {
         if (opener.ch === closer.ch && opener.open && !oddMatch) break;
         opener = opener.prev;
       }
-      if (opener && opener !== bottom && opener !== floor) {
-        const use = opener.n >= 2 && closer.n >= 2 ? 2 : 1;
-        opener.n -= use;
-        closer.n -= use;
-        opener.item.v = (opener.item.v as string).slice(use);
-        closer.item.v = (closer.item.v as string).slice(use);
-        const inner = collect(opener.item.next, closer.item);
-        const node: Item = { v: use === 2 ? { t: 'strong', c: inner } : { t: 'em', c: inner }, prev: opener.item, next: closer.item };
-        opener.item.next = node;
-        closer.item.prev = node;
-        opener.next = closer;
-        closer.prev = opener;
-        if (opener.n === 0) {
-          unlink(opener.item);
-          removeDelimiter(opener);
-        }
-        if (closer.n === 0) {
-          unlink(closer.item);
-          const next: Delimiter | null = closer.next;
-          removeDelimiter(closer);
-          closer = next;
-        }
-      } else {
+      if (opener && opener !== bottom && opener !== floor) closer = this._emphasis(opener, closer);
+      else {
         openersBottom.set(key, closer.prev);
         const next: Delimiter | null = closer.next;
-        if (!closer.open) removeDelimiter(closer);
+        if (!closer.open) this._removeDelimiter(closer);
         closer = next;
       }
     }
-    while (delimiters && delimiters !== bottom) removeDelimiter(delimiters);
-  };
+    while (this._delimiters && this._delimiters !== bottom) this._removeDelimiter(this._delimiters);
+  }
 
-  const closeBracket = (i: number): number => {
-    const opener = brackets;
+  /** Makes what lies between a matched opener and closer emphasis (one character each) or strong (two); the closer to go on from. */
+  private _emphasis(opener: Delimiter, closer: Delimiter): Delimiter | null {
+    const use = opener.n >= 2 && closer.n >= 2 ? 2 : 1;
+    opener.n -= use;
+    closer.n -= use;
+    opener.item.v = (opener.item.v as string).slice(use);
+    closer.item.v = (closer.item.v as string).slice(use);
+    const inner = this._collect(opener.item.next, closer.item);
+    const node: Item = { v: use === 2 ? { t: 'strong', c: inner } : { t: 'em', c: inner }, prev: opener.item, next: closer.item };
+    opener.item.next = node;
+    closer.item.prev = node;
+    opener.next = closer;
+    closer.prev = opener;
+    if (opener.n === 0) {
+      this._unlink(opener.item);
+      this._removeDelimiter(opener);
+    }
+    if (closer.n > 0) return closer;
+    this._unlink(closer.item);
+    const next: Delimiter | null = closer.next;
+    this._removeDelimiter(closer);
+    return next;
+  }
+
+  /** A `]`: a link or image when an open bracket and a destination `(…)` follow, else text. */
+  private _closeBracket(i: number): number {
+    const opener = this._brackets;
     if (!opener) {
-      buffer += ']';
+      this._buffer += ']';
       return i + 1;
     }
-    brackets = opener.prev;
-    const tailLink = opener.active && text[i + 1] === '(' ? linkTail(text, i + 1) : null;
+    this._brackets = opener.prev;
+    const tailLink = opener.active && this._text[i + 1] === '(' ? linkTail(this._text, i + 1) : null;
     if (!tailLink) {
-      buffer += ']';
+      this._buffer += ']';
       return i + 1;
     }
-    flush();
-    processEmphasis(opener.delimiter);
-    const children = collect(opener.item.next, null);
+    this._flush();
+    this._processEmphasis(opener.delimiter);
+    const children = this._collect(opener.item.next, null);
     const before = opener.item.prev;
-    tail = before;
+    this._tail = before;
     if (before) before.next = null;
-    else head = null;
-    append(opener.image ? { t: 'image', href: tailLink.href, alt: inlineText(children) } : { t: 'link', href: tailLink.href, c: children });
+    else this._head = null;
+    this._append(opener.image ? { t: 'image', href: tailLink.href, alt: inlineText(children) } : { t: 'link', href: tailLink.href, c: children });
     // Links may not contain links: every "[" before this one is now plain text.
-    if (!opener.image) for (let b = brackets; b; b = b.prev) if (!b.image) b.active = false;
+    if (!opener.image) for (let b = this._brackets; b; b = b.prev) if (!b.image) b.active = false;
     return tailLink.end;
-  };
+  }
 
-  const codeSpan = (i: number): number => {
+  /** A backtick run: a code span up to the next run of the same length, else the backticks as text. */
+  private _codeSpan(i: number): number {
+    const text = this._text;
     let n = 0;
     while (text[i + n] === '`') n++;
-    if (!runs) {
-      runs = new Map();
-      for (let p = i; p < text.length; ) {
-        if (text[p] !== '`') {
-          p++;
-          continue;
-        }
-        const from = p;
-        while (text[p] === '`') p++;
-        const list = runs.get(p - from) ?? [];
-        list.push(from);
-        runs.set(p - from, list);
-      }
-    }
-    const list = runs.get(n) ?? [];
-    let k = used.get(n) ?? 0;
+    const list = this._backtickRuns(i).get(n) ?? [];
+    let k = this._used.get(n) ?? 0;
     while (k < list.length && list[k]! <= i) k++;
-    used.set(n, k);
+    this._used.set(n, k);
     if (k >= list.length) {
-      buffer += '`'.repeat(n);
+      this._buffer += '`'.repeat(n);
       return i + n;
     }
     const close = list[k]!;
     let content = text.slice(i + n, close).replace(/\n/g, ' ');
     if (content.length > 2 && content.startsWith(' ') && content.endsWith(' ') && content.trim()) content = content.slice(1, -1);
-    flush();
-    append({ t: 'code', text: content });
+    this._flush();
+    this._append({ t: 'code', text: content });
     return close + n;
-  };
-
-  let i = 0;
-  while (i < text.length) {
-    const ch = text[i]!;
-    if (ch === '\\') {
-      const next = text[i + 1] ?? '';
-      if (next === '\n') {
-        flush();
-        append({ t: 'br' });
-        i += 2;
-        while (text[i] === ' ' || text[i] === '\t') i++;
-      } else if (ASCII_PUNCT.test(next)) {
-        buffer += next;
-        i += 2;
-      } else {
-        buffer += ch;
-        i++;
-      }
-    } else if (ch === '`') {
-      i = codeSpan(i);
-    } else if (ch === '*' || ch === '_') {
-      let end = i;
-      while (text[end] === ch) end++;
-      const before = i > 0 ? text[i - 1]! : ' ';
-      const after = end < text.length ? text[end]! : ' ';
-      const spaceBefore = SPACE.test(before);
-      const spaceAfter = SPACE.test(after);
-      const punctBefore = PUNCT.test(before);
-      const punctAfter = PUNCT.test(after);
-      const left = !spaceAfter && (!punctAfter || spaceBefore || punctBefore);
-      const right = !spaceBefore && (!punctBefore || spaceAfter || punctAfter);
-      const open = ch === '*' ? left : left && (!right || punctBefore);
-      const close = ch === '*' ? right : right && (!left || punctAfter);
-      flush();
-      const item = append(text.slice(i, end));
-      if (open || close) {
-        const d: Delimiter = { item, ch, n: end - i, orig: end - i, open, close, prev: delimiters, next: null };
-        if (delimiters) delimiters.next = d;
-        delimiters = d;
-      }
-      i = end;
-    } else if (ch === '[' || (ch === '!' && text[i + 1] === '[')) {
-      flush();
-      const image = ch === '!';
-      brackets = { item: append(image ? '![' : '['), image, active: true, delimiter: delimiters, prev: brackets };
-      i += image ? 2 : 1;
-    } else if (ch === ']') {
-      i = closeBracket(i);
-    } else if (ch === '<' && autolinkAt(text, i)) {
-      const [href, label] = autolinkAt(text, i)!;
-      flush();
-      append({ t: 'link', href, c: [label] });
-      i += label.length + 2;
-    } else if (ch === '&' && entityAt(text, i)) {
-      const [value, length] = entityAt(text, i)!;
-      buffer += value;
-      i += length;
-    } else if (ch === '\n') {
-      // The buffer holds this line's text only (it is flushed at every line end), so this stays linear.
-      let end = buffer.length;
-      while (buffer.charCodeAt(end - 1) === 32) end--;
-      const hard = buffer.length - end >= 2;
-      buffer = buffer.slice(0, end);
-      flush();
-      if (hard) append({ t: 'br' });
-      else buffer = ' ';
-      i++;
-      while (text[i] === ' ' || text[i] === '\t') i++;
-    } else {
-      buffer += ch;
-      i++;
-    }
   }
-  flush();
-  processEmphasis(null);
-  return collect(head, null);
+
+  /** Where each backtick run from `from` on starts, by its length: found once per paragraph. */
+  private _backtickRuns(from: number): Map<number, number[]> {
+    if (this._runs) return this._runs;
+    const text = this._text;
+    const runs = new Map<number, number[]>();
+    for (let p = from; p < text.length; ) {
+      if (text[p] !== '`') {
+        p++;
+        continue;
+      }
+      const start = p;
+      while (text[p] === '`') p++;
+      const list = runs.get(p - start) ?? [];
+      list.push(start);
+      runs.set(p - start, list);
+    }
+    return (this._runs = runs);
+  }
 }

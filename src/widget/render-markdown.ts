@@ -41,6 +41,11 @@ export function answerSentence(markdown: string): string | undefined {
   return parser?.firstSentence(markdown, parser.parseMarkdown);
 }
 
+/** Gives `root` (the element's shadow root) the styles of rendered Markdown, once the parser has loaded. */
+export function adoptMarkdownStyles(root: Node): void {
+  parser?.adoptStyles(root);
+}
+
 /** Renders Markdown text as Lit templates; as plain text until the parser has loaded (the load starts here). */
 export function renderMarkdown(source: string, options: RenderOptions): TemplateResult {
   if (!parser) {

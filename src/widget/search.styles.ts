@@ -2,6 +2,8 @@
  * @module Styles of the search area. Plain CSS adopted into the element's shadow root when the search
  * module loads: the bundle's private custom properties are renamed in builds, so these take their
  * colors from the panel (inherited text and background, `currentColor` tints) and follow its theme.
+ * Also the search dialog (`.panel.dialog`, what ⌘K opens): the field and its results alone, centred
+ * near the top and as tall as the screen allows, as DocSearch's modal is.
  */
 export const searchStyles = `
 .search{padding:8px 12px 0;background:inherit}
@@ -16,4 +18,9 @@ export const searchStyles = `
 .search-section{display:block}
 .search-excerpt{display:block;font-size:.9em}
 mark{color:#000;background:#ffe066}
+.dialog>.messages,.dialog>.notice,.dialog>[part~=escalation],.dialog>.composer{display:none}
+.dialog .search{display:flex;flex-direction:column;min-block-size:0;padding-block-end:8px}
+.dialog .search [role=listbox]{max-block-size:none;min-block-size:0;border:0}
+.dialog .search-excerpt{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}
+@media (min-width:481px){:host(:not([mode=inline])) .panel.dialog{inset:48px 0 auto;margin-inline:auto;inline-size:min(640px,calc(100vw - 32px));max-inline-size:none;block-size:auto;max-block-size:calc(100dvh - 96px)}}
 `;

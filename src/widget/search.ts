@@ -13,6 +13,7 @@ import { SearchController } from './controllers/search.js';
 import type { Strings } from './strings.js';
 import { searchStyles } from './search.styles.js';
 import { searchBox } from './templates/search.js';
+import { navigate } from './events.js';
 
 export { SearchController, searchBox };
 
@@ -31,8 +32,9 @@ let sheet: CSSStyleSheet | undefined;
 
 /**
  * Adds the search to `host`: its styles to the shadow root, a controller that fires
- * `support-chat-search` and `support-chat-result-click` (cancelable: a cancelled one leaves the
- * navigation to the page) on it, and the template to render.
+ * `support-chat-search`, and `support-chat-result-click` then `support-chat-navigate` (a page of
+ * this site; both cancelable: a cancelled one leaves the navigation to the page) on it, and the
+ * template to render.
  */
 export function attachSearch(host: ReactiveControllerHost & HTMLElement & { renderRoot: Node }, options: SearchHost): { controller: SearchController; render(t: Strings): unknown } {
   const root = host.renderRoot;
@@ -44,7 +46,7 @@ export function attachSearch(host: ReactiveControllerHost & HTMLElement & { rend
   const controller = new SearchController(host, options, {
     searched: (query, results: SearchResult[]) => emit('support-chat-search', { query, results }),
     ask: (query) => options.ask(query),
-    opening: (result, query) => emit('support-chat-result-click', { result, query }, true),
+    opening: (result, query) => emit('support-chat-result-click', { result, query }, true) && navigate(host, result.url),
   });
   return { controller, render: (t) => searchBox(controller, t, options.id) };
 }

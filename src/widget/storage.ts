@@ -4,6 +4,17 @@
  * sessionStorage, for the tab that will send them.
  */
 import type { ConversationStatus, Message } from '../protocol/index.js';
+import type { PageContext } from './client.js';
+
+/**
+ * A message as the visitor asked it: its text, its key (made once, sent with every attempt, so a
+ * resend is the same turn) and the page it was asked from (so every attempt has the same body).
+ */
+export interface Outgoing {
+  text: string;
+  key: string;
+  context?: PageContext;
+}
 
 /** A visitor's rating of one answer, with the optional comment of a "down". */
 export interface Rating {
@@ -101,19 +112,20 @@ export function clear(key: string): void {
 }
 
 /**
- * This tab's messages waiting to be sent. A reload (or the next page in this tab) keeps them; another
- * tab, which cannot know when this one sends them, never sees them, so none is sent twice.
+ * This tab's messages waiting to be sent. A reload (or the next page in this tab) keeps them, each
+ * with its key and page; another tab, which cannot know when this one sends them, never sees
+ * them, so none is sent twice.
  */
-export function loadQueue(key: string): string[] {
+export function loadQueue(key: string): Outgoing[] {
   try {
     const queue: unknown = JSON.parse(store(true)?.getItem(key) ?? '[]');
-    return Array.isArray(queue) ? queue.filter((q): q is string => typeof q === 'string') : [];
+    return Array.isArray(queue) ? queue.filter((q: Partial<Outgoing> | null) => typeof q?.text === 'string' && typeof q.key === 'string') : [];
   } catch {
     return [];
   }
 }
 
-export function saveQueue(key: string, queue: string[]): void {
+export function saveQueue(key: string, queue: Outgoing[]): void {
   try {
     if (queue.length) store(true)?.setItem(key, JSON.stringify(queue));
     else store(true)?.removeItem(key);

@@ -93,6 +93,8 @@ export interface Strings {
   searchEmpty: string;
   /** A search that failed, before the reason. */
   searchFailed: string;
+  /** While a search is under way (shown and announced once it takes a moment). */
+  searching: string;
 }
 
 /** The languages by code: English, then each built-in one once `locales.ts` has loaded it (see there). */

@@ -15,12 +15,13 @@ import { KeepFocusController } from './controllers/keep-focus.js';
 import { ModalController } from './controllers/modal.js';
 import { NoticesController } from './controllers/notices.js';
 import { RecentController } from './controllers/recent.js';
+import { PageThemeController } from './controllers/page-theme.js';
 import { asksForHuman } from './intent.js';
 import { loadLocale } from './locales.js';
-import { loadMarkdown, markdownLoading } from './render-markdown.js';
+import { adoptMarkdownStyles, loadMarkdown, markdownLoading } from './render-markdown.js';
 import { loadSearch } from './load-search.js';
 import { DEFAULT_SHORTCUT, matchesShortcut } from './shortcut.js';
-import { errorDetail } from './events.js';
+import { errorDetail, navigate } from './events.js';
 import { LOCALES, localeFor, type Strings } from './strings.js';
 import { storageKey } from './storage.js';
 import { styles } from './support-chat.styles.js';
@@ -47,6 +48,9 @@ let instances = 0;
  * @event support-chat-search - Results arrived for what the visitor typed in the search field. Detail: `{query, results}`.
  * @event support-chat-result-click - The visitor opens a search result (Enter or a click). Cancelable:
  * `preventDefault()` keeps the widget from following the link (a single-page app's router can take it). Detail: `{result, query}`.
+ * @event support-chat-navigate - The widget is about to open a page of this site: a search result
+ * (after `support-chat-result-click`) or a source link. Cancelable and composed: a docs site's
+ * router calls `preventDefault()` and opens `url` itself; the widget then does not. Detail: `{url}`.
  * @event support-chat-feedback - The visitor rated an answer (thumbs up or down, a "down" maybe with a comment). Detail: `{conversationId, messageIndex, rating, comment}`.
  *
  * @csspart launcher - The floating button (launcher mode).
@@ -118,7 +122,10 @@ export class SupportChat extends LitElement {
   /** `launcher`: a floating button opening a panel; `inline`: fills its container. */
   mode: 'launcher' | 'inline' = 'launcher';
 
-  /** `light`, `dark`, or `auto` (follows the system). */
+  /**
+   * `light`, `dark`, or `auto`: the page's colour mode when `<html>` declares one (`data-theme="dark"`
+   * or `"light"`, the class `dark`), else the system's.
+   */
   theme: 'light' | 'dark' | 'auto' = 'auto';
 
   /** Language of the built-in text (`en`, `es`, `fr`, `ar`); defaults to the page's. */
@@ -188,6 +195,8 @@ export class SupportChat extends LitElement {
   /** The search module's load while it is under way: `updateComplete` waits for it. */
   private _searchLoading?: Promise<void>;
   private _searchAsked = false;
+  /** The panel is the search dialog (opened by `search()`, the shortcut): the field and its results, sized for them; asking goes on in the chat panel. */
+  private _dialog = false;
 
   private readonly _onShortcut = (event: KeyboardEvent) => {
     if (!this.noSearch && matchesShortcut(this.shortcut, event)) {
@@ -276,6 +285,9 @@ export class SupportChat extends LitElement {
     () => this.renderRoot.querySelector<HTMLElement>('.panel'),
   );
 
+  /** The page's colour mode, for `theme="auto"`. */
+  private readonly _pageTheme = new PageThemeController(this);
+
   /** The focused control went away in a render: focus stays in the widget. */
   private readonly _keepFocus = new KeepFocusController(
     this,
@@ -325,6 +337,8 @@ export class SupportChat extends LitElement {
       void loadMarkdown();
       if (!this.noSearch) void this._loadSearch();
     }
+    // Answers rendered by the parser are styled by the sheet that comes with it.
+    adoptMarkdownStyles(this.renderRoot);
     const markdown = markdownLoading();
     if (markdown && !this._markdownLoading) {
       this._markdownLoading = markdown.then(() => {
@@ -351,6 +365,16 @@ export class SupportChat extends LitElement {
     return done;
   }
 
+  /** A deep link `?ask=…` asks its question once: the parameter leaves the URL, so a reload does not ask again. */
+  protected override firstUpdated(): void {
+    const url = new URL(location.href);
+    const question = url.searchParams.get('ask');
+    if (question === null) return;
+    url.searchParams.delete('ask');
+    history.replaceState(history.state, '', url);
+    void this.ask(question);
+  }
+
   protected override willUpdate(changed: PropertyValues<this>): void {
     if ((changed.has('endpoint') || changed.has('storageKey') || changed.has('noPersist')) && this.endpoint) this._chat.restore();
   }
@@ -359,6 +383,8 @@ export class SupportChat extends LitElement {
 
   /** Opens the panel (launcher mode). */
   open(): void {
+    this._dialog = false;
+    this.requestUpdate();
     this._open('.composer textarea');
   }
 
@@ -397,7 +423,10 @@ export class SupportChat extends LitElement {
    */
   async search(query?: string): Promise<void> {
     if (this.noSearch) return;
-    if (this.mode === 'launcher') this._open('[part=search]');
+    if (this.mode === 'launcher' && !this.opened) {
+      this._dialog = true;
+      this._open('[part=search]');
+    }
     await this._loadSearch();
     await this.updateComplete;
     if (query !== undefined) this._search?.controller.set(String(query));
@@ -415,7 +444,7 @@ export class SupportChat extends LitElement {
       this._notices.fail(new ApiError(0, 'bad_request', 'The endpoint attribute is not set', false, undefined), null);
       return;
     }
-    if (this.mode === 'launcher' && !this.opened) this.open();
+    if (this.mode === 'launcher') this.open();
     // "Can I talk to a human?" opens the form rather than asking the bot.
     if (!this.noEscalation && !this._chat.escalation && asksForHuman(message)) {
       this._escalation.request = message;
@@ -493,7 +522,7 @@ export class SupportChat extends LitElement {
     const empty = !messages.length && !chat.queue.length;
     const formShown = escalation.formOpen && !chat.escalation && !this.noEscalation;
     return html`<section
-      class="panel"
+      class="panel ${this._dialog && launcherMode ? 'dialog' : ''}"
       part="panel"
       id="${this._id}-panel"
       role=${launcherMode ? 'dialog' : 'region'}
@@ -520,7 +549,10 @@ export class SupportChat extends LitElement {
             id: this._id,
             alsoSent: chat.escalatedFrom !== null && i >= chat.escalatedFrom,
             complete: i < chat.messages.length - 1 || chat.status !== 'processing',
-            onSourceClick: (source) => this._emit('support-chat-source-click', { source }),
+            onSourceClick: (source, e) => {
+              this._emit('support-chat-source-click', { source });
+              if (!navigate(this, (e.currentTarget as HTMLAnchorElement).href)) e.preventDefault();
+            },
             onCopy: copy,
             rating: chat.ratings[i],
             commenting: this._feedback.commenting === i,
@@ -541,7 +573,7 @@ export class SupportChat extends LitElement {
               known: this._identity.visitor,
             })
           : nothing}
-        ${chat.queue.map((text) => pending(t, text, this._net.online))}
+        ${chat.queue.map((q) => pending(t, q.text, this._net.online))}
       </div>
       <div class="visually-hidden" role="status" aria-live="polite">${this._notices.announcement}</div>
       ${notices(t, this._net.online, this._notices.notice)}

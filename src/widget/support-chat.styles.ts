@@ -1,7 +1,7 @@
 /** @module Styles of `<support-chat>`: custom properties for appearance, light and dark, phone-friendly. */
 import { css } from 'lit';
 
-/** The dark palette, for `theme="dark"` and for `auto` when the system prefers dark. */
+/** The dark palette, for `theme="dark"`, and for `auto` when the page is dark (controllers/page-theme.ts) or, when it does not say, the system prefers dark. */
 const dark = css`
   --sc-accent: var(--support-chat-accent, #a9b4ff);
   --sc-accent-text: var(--support-chat-accent-text, #10142a);
@@ -39,11 +39,12 @@ export const styles = css`
     line-height: 1.5;
     color: var(--sc-fg);
   }
-  :host([theme='dark']) {
+  :host([theme='dark']),
+  :host([theme='auto'][data-page-theme='dark']) {
     ${dark}
   }
   @media (prefers-color-scheme: dark) {
-    :host(:not([theme='light'])) {
+    :host(:not([theme='light']):not([data-page-theme='light'])) {
       ${dark}
     }
   }
@@ -251,81 +252,12 @@ export const styles = css`
   .content .table {
     margin: 0 0 8px;
   }
-  .content ul,
-  .content ol {
-    padding-inline-start: 22px;
-  }
   .content a,
   .sources a,
   .ticket a {
     color: var(--sc-accent);
     text-decoration: underline;
     text-underline-offset: 2px;
-  }
-  .content code {
-    font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
-    font-size: 0.9em;
-    background: var(--sc-code-bg);
-    padding: 1px 4px;
-    border-radius: 4px;
-  }
-  .content .code {
-    position: relative;
-  }
-  .content pre {
-    margin: 0;
-    padding: 10px 12px;
-    padding-block-start: 30px;
-    background: var(--sc-code-bg);
-    border: 1px solid var(--sc-line);
-    border-radius: 8px;
-    overflow-x: auto;
-    font-size: 13px;
-  }
-  .content pre code {
-    background: none;
-    padding: 0;
-  }
-  .copy {
-    position: absolute;
-    inset-block-start: 4px;
-    inset-inline-end: 4px;
-    font-size: 12px;
-    border: 1px solid var(--sc-line);
-    background: var(--sc-bg);
-    border-radius: 6px;
-    padding: 2px 8px;
-    cursor: pointer;
-  }
-  .content blockquote {
-    border-inline-start: 3px solid var(--sc-line);
-    padding-inline-start: 10px;
-    color: var(--sc-muted);
-  }
-  /* A wide table scrolls sideways in its own box: the panel never squeezes a cell below its longest
-     word ("Uni t"), since cells wrap between words only. */
-  .content .table {
-    overflow-x: auto;
-    max-inline-size: 100%;
-  }
-  .content table {
-    border-collapse: collapse;
-    font-size: 14px;
-  }
-  .content th,
-  .content td {
-    border: 1px solid var(--sc-line);
-    padding: 4px 8px;
-    text-align: start;
-    overflow-wrap: normal;
-    word-break: normal;
-    hyphens: none;
-  }
-  .content .center {
-    text-align: center;
-  }
-  .content .right {
-    text-align: end;
   }
   .sources {
     margin-block-start: 8px;
@@ -370,33 +302,6 @@ export const styles = css`
   .source-detail {
     color: var(--sc-muted);
     font-size: 12px;
-  }
-  .content a.cite {
-    display: inline-block;
-    min-inline-size: 24px;
-    min-block-size: 24px;
-    line-height: 24px;
-    text-align: center;
-    font-size: 12px;
-    vertical-align: baseline;
-    text-decoration: none;
-    border-radius: 6px;
-    background: var(--sc-code-bg);
-    margin-inline: 1px;
-  }
-  .content a.cite::before {
-    content: '[';
-  }
-  .content a.cite::after {
-    content: ']';
-  }
-  .content .code > .lang {
-    position: absolute;
-    inset-block-start: 6px;
-    inset-inline-start: 12px;
-    font-size: 12px;
-    color: var(--sc-muted);
-    font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   }
   .answer-actions {
     margin-block-start: 6px;

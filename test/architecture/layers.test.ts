@@ -15,6 +15,8 @@ import { importGraph, ROOT, sources } from './import-graph.js';
 export const SERVER_LAYERS: readonly (readonly string[])[] = [
   // The composition root: builds the server from its parts, and the schema from their migrations.
   ['index.ts', 'schema.ts'],
+  // The composition root's options, checked and resolved before anything opens.
+  ['server-config.ts'],
   // Front doors with routes of their own, registered by the composition root: the dashboard's page, the MCP server.
   ['dashboard', 'mcp'],
   // The HTTP pipeline and the API's routes.

@@ -41,4 +41,24 @@ describe('the widget bundle', () => {
       expect(readFileSync(join(out, module), 'utf8')).toContain(marker);
     }
   });
+
+  it("gives the Markdown module's styles the bundle's short names for the panel's custom properties", () => {
+    // Each `--sc-*` the module's styles read, in order, and the short name the built module reads there.
+    const source = readFileSync(new URL('../../src/widget/markdown.styles.ts', import.meta.url), 'utf8');
+    const panel = readFileSync(new URL('../../src/widget/support-chat.styles.ts', import.meta.url), 'utf8');
+    const built = readFileSync(join(out, 'markdown.js'), 'utf8');
+    const read = [...source.matchAll(/var\((--sc-[\w-]+)\)/g)].map((m) => m[1]!);
+    const short = [...built.matchAll(/var\((--s[0-9a-z]+)\)/g)].map((m) => m[1]!);
+    expect(read.length).toBeGreaterThan(0);
+    expect(short).toHaveLength(read.length);
+    for (const file of ['support-chat.iife.js', 'support-chat.js']) {
+      const bundle = readFileSync(join(out, file), 'utf8');
+      read.forEach((name, i) => {
+        // What the panel sets the property from, e.g. `--sc-code-bg: var(--support-chat-code-background, …)`.
+        const from = new RegExp(`${name}:\\s*var\\((--support-chat-[\\w-]+)`).exec(panel)?.[1];
+        expect(from, name).toBeDefined();
+        expect(bundle, `${file}: ${name}`).toContain(`${short[i]}:var(${from},`);
+      });
+    }
+  });
 });

@@ -24,7 +24,7 @@ describe('support-chat-kit --help', () => {
   it('lists every command and action with its options', () => {
     expect(top.code).toBe(0);
     const commands = lines.map((l) => l.split(' ').slice(0, 2).filter((w) => /^[a-z]+$/.test(w)).join(' '));
-    expect(commands).toEqual(expect.arrayContaining(['init', 'serve', 'token create', 'token list', 'token revoke', 'kb ingest', 'kb sources', 'kb sync', 'kb stats', 'tickets list', 'tickets sync', 'integrations set', 'integrations show', 'integrations remove', 'insights', 'retention set', 'retention show', 'retention clear', 'retention sweep', 'mcp']));
+    expect(commands).toEqual(expect.arrayContaining(['init', 'serve', 'token create', 'token list', 'token revoke', 'kb ingest', 'kb sources', 'kb sync', 'kb remove', 'kb stats', 'tickets list', 'tickets sync', 'integrations set', 'integrations show', 'integrations remove', 'insights', 'retention set', 'retention show', 'retention clear', 'retention sweep', 'mcp']));
     expect(lines).toContain('mcp --org ORG');
     expect(lines).toContain('kb ingest PATH|URL... --org ORG [--base-url URL] [--include PATTERN] [--exclude PATTERN] [--max-pages N] [--content-selector CSS] [--exclude-selector CSS] [--embed-code]');
     expect(lines).toContain('token create --org ORG --name NAME --scopes SCOPE,... [--expires-in DAYS] [--json]');
@@ -51,9 +51,9 @@ describe('support-chat-kit --help', () => {
       [['kb', 'ingest', './docs'], 'support-chat-kit kb ingest: missing required option --org (or SUPPORT_CHAT_ORG); usage: support-chat-kit kb ingest PATH|URL... --org ORG [--base-url URL] [--include PATTERN] [--exclude PATTERN] [--max-pages N] [--content-selector CSS] [--exclude-selector CSS] [--embed-code]'],
       [['token', 'create', '--org', 'acme', '--name', 'site', '--scope', 'chat:read'], "support-chat-kit token create: Unknown option '--scope'; usage: support-chat-kit token create --org ORG --name NAME --scopes SCOPE,... [--expires-in DAYS] [--json]"],
       [['kb', 'stats', '--org'], "support-chat-kit kb stats: Option '--org <value>' argument missing; usage: support-chat-kit kb stats --org ORG"],
-      [['kb', 'wipe'], 'support-chat-kit kb: unknown action "wipe": one of ingest, sources, sync, stats (support-chat-kit kb --help shows how to use each)'],
+      [['kb', 'wipe'], 'support-chat-kit kb: unknown action "wipe": one of ingest, sources, sync, remove, stats (support-chat-kit kb --help shows how to use each)'],
       [['tokens'], 'support-chat-kit: unknown command "tokens": one of init, serve, token, kb, tickets, integrations, insights, retention, mcp (support-chat-kit --help lists them with their options)'],
-      [['serve', '--port', 'http'], 'support-chat-kit serve: --port must be a port number, got "http"; usage: support-chat-kit serve [--port PORT] [--host HOST] [--role api|worker|all] [--retention-days DAYS] [--kb-sync-every DURATION]'],
+      [['serve', '--port', 'http'], 'support-chat-kit serve: --port must be a port number, got "http"; usage: support-chat-kit serve [--port PORT] [--host HOST] [--role api|worker|all] [--retention-days DAYS] [--kb-sync-every DURATION] [--site DIR] [--site-port PORT] [--site-base PATH] [--rate-limit-token N] [--rate-limit-org N] [--rate-limit-address N] [--rate-limit-send N] [--rate-limit-escalate N] [--rate-limit-delete-ticket N] [--rate-limit-search N]'],
     ];
     for (const [args, line] of cases) {
       const result = run(args);

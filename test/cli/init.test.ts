@@ -59,7 +59,7 @@ describe('support-chat-kit init', () => {
 
     // Every later command reads .env: the same data directory and organization, no flags.
     const stats = run(dir, ['kb', 'stats']);
-    expect(stats.stdout, stats.stderr).toBe('acme-help: 1 documents, 1 sections, 1 of 1 prose sections embedded\n');
+    expect(stats.stdout.split('\n')[0], stats.stderr).toBe('acme-help: 1 documents, 1 sections, 1 of 1 prose sections embedded');
     const tokens = JSON.parse(run(dir, ['token', 'list', '--json']).stdout) as { prefix: string; scopes: string[] }[];
     expect(tokens).toHaveLength(1);
     expect(env.SUPPORT_CHAT_TOKEN!.startsWith(tokens[0]!.prefix)).toBe(true);
@@ -104,7 +104,7 @@ describe('support-chat-kit init', () => {
     expect(envOf(dir).SUPPORT_CHAT_ORG).toBe('other');
     expect(readFileSync(join(dir, 'server.mjs'), 'utf8')).toContain("from 'support-chat-kit/proxy'");
     // A new token for the new organization, and the docs ingested for it.
-    expect(run(dir, ['kb', 'stats']).stdout).toBe('other: 1 documents, 1 sections, 1 of 1 prose sections embedded\n');
+    expect(run(dir, ['kb', 'stats']).stdout.split('\n')[0]).toBe('other: 1 documents, 1 sections, 1 of 1 prose sections embedded');
     const token = envOf(dir).SUPPORT_CHAT_TOKEN!;
     const listed = JSON.parse(run(dir, ['token', 'list', '--json', '--org', 'other']).stdout) as { prefix: string }[];
     expect(listed.some((t) => token.startsWith(t.prefix))).toBe(true);

@@ -3,7 +3,7 @@
  * the real CLI on a knowledge base ingested with the CLI: each tool, the organization's own docs
  * only, and stdout carrying protocol messages alone.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -99,5 +99,29 @@ describe('support-chat-kit mcp', () => {
     for (const line of lines()) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
     expect(lines().map((l) => JSON.parse(l).id).sort()).toEqual([1, 2, 3, 4]);
     expect(stderr).toContain('"msg":"answer completed"');
+  }, 120_000);
+
+  it('logs a line over 10 MB to stderr and exits non-zero', async () => {
+    const child = spawn(process.execPath, args('acme'), { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    for (let i = 0; i < 60 && !stderr.includes('serving the docs'); i++) await new Promise((r) => setTimeout(r, 100));
+    const chunk = 'x'.repeat(1024 * 1024);
+    // Eleven megabytes without a newline, written as the pipe drains; the process may stop reading midway.
+    for (let i = 0; i < 11 && child.stdin.writable; i++) {
+      if (!child.stdin.write(chunk)) await new Promise((r) => child.stdin.once('drain', r).once('error', r));
+    }
+    child.stdin.on('error', () => undefined);
+    const code = await exited;
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('support-chat-kit mcp: ReadBuffer exceeded maximum size of 10485760 bytes');
+  }, 120_000);
+
+  it('refuses an organization with no docs, naming those that have some', () => {
+    const result = spawnSync(process.execPath, args('acm'), { cwd: root, env, input: '', encoding: 'utf8' });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('support-chat-kit mcp: unknown organization "acm": no docs in this database (organizations with docs here: acme, globex)');
+    expect(result.stdout).toBe('');
   }, 120_000);
 });

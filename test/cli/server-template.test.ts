@@ -7,12 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { fakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { rawRequest, within } from '../helpers/raw-http.js';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { parseFile } from '../../src/server/knowledge/ingest/parse.js';
 
 const template = readFileSync(resolve(import.meta.dirname, '../../src/cli/templates/server.mjs'), 'utf8');
 /** The idle timeout as the template sets it, and the one the test's copy uses. */
@@ -20,6 +22,33 @@ const IDLE = 'server.timeout = 60_000;';
 const SHORT_IDLE = 'server.timeout = 1_000;';
 
 let dir = '';
+const GUIDES = `---
+title: Guides
+sidebar_position: 2
+---
+import Tabs from '@theme/Tabs';
+export const meta = { hidden: true };
+
+Start here.
+
+## Rate limits
+
+Every token gets 60 requests a minute.
+
+<Tabs>
+
+## Rate limits
+
+The second one, inside a component.
+
+</Tabs>
+
+## Custom anchor {#custom-id}
+
+{/* a comment */}
+
+Text with {1 + 1} an expression.
+`;
 let up: FakeUpstream;
 let child: ChildProcess | undefined;
 let base = '';
@@ -50,6 +79,12 @@ export async function resolve(specifier, context, next) {
 }
 `,
   );
+  // Docs as a site writes them: an MDX folder index with front matter, an import and a component,
+  // a repeated heading, an explicit id, and a page beside it.
+  mkdirSync(join(dir, 'docs', 'guides'), { recursive: true });
+  writeFileSync(join(dir, 'docs', 'guides', 'index.mdx'), GUIDES);
+  writeFileSync(join(dir, 'docs', 'billing.md'), '# Billing\n\n## Refunds\n\nA refund is issued within 14 days of your request.\n\n<script>alert(1)</script>\n');
+  writeFileSync(join(dir, 'secret.md'), '# Not a doc\n');
   writeFileSync(join(dir, 'register.mjs'), "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
   const port = await freePort();
   writeFileSync(join(dir, '.env'), `PORT=${port}\nSUPPORT_CHAT_API_URL=${up.url}\nSUPPORT_CHAT_TOKEN=${up.token}\nSUPPORT_PROXY_SECRET=a-visitor-signing-secret-of-32-chars!!\n`);
@@ -106,5 +141,45 @@ describe('the server.mjs init writes', () => {
     expect(await reader.status).toBe(200);
     await within(reader.closed, 30_000, 'the whole answer');
     expect(reader.received()).toContain('event: completed');
+  });
+});
+
+describe('the docs pages server.mjs serves', () => {
+  it('is the server.mjs the README quotes, character for character', () => {
+    const tree = fromMarkdown(readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8'));
+    const at = tree.children.findIndex((node) => node.type === 'html' && node.value.trim() === '<!-- quick-start: file server.mjs -->');
+    const block = tree.children[at + 1];
+    expect(block?.type).toBe('code');
+    expect(`${(block as { value: string }).value}\n`).toBe(template);
+  });
+
+  it('serves a folder page (index.mdx) as HTML, without front matter or imports, its headings anchored as the answers cite them', async () => {
+    const response = await fetch(`${base}/docs/guides/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await response.text();
+    expect(html).toContain('<title>Guides</title>');
+    expect(html).toContain('<h1>Guides</h1>');
+    expect(html).toContain('<p>Start here.</p>');
+    for (const gone of ['sidebar_position', 'import Tabs', 'export const', '{#custom-id}', 'a comment', '1 + 1', '---']) expect(html).not.toContain(gone);
+    // Every anchor ingest gives this page is an id on it.
+    const cited = parseFile(GUIDES, 'docs/guides/index.mdx', '')!.sections.flatMap((s) => (s.url.includes('#') ? [s.url.split('#')[1]!] : []));
+    expect(cited).toEqual(['rate-limits', 'rate-limits-1', 'custom-id']);
+    for (const anchor of cited) expect(html).toContain(`id="${anchor}"`);
+    expect(html).toContain('<script src="/support-chat.iife.js" data-endpoint="/api/support" async></script>');
+  });
+
+  it('serves a page by the path the answers cite, raw HTML left out, and nothing outside docs/', async () => {
+    const page = await fetch(`${base}/docs/billing`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('<h2 id="refunds">Refunds</h2>');
+    expect(html).not.toContain('alert(1)');
+    expect((await fetch(`${base}/docs/missing`)).status).toBe(404);
+    expect((await fetch(`${base}/docs/%E0%A4%A`)).status).toBe(404);
+    const escape = rawRequest(base, 'GET /docs/../secret HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    expect(await escape.status).toBe(404);
+    const encoded = await fetch(`${base}/docs/..%2Fsecret`);
+    expect(encoded.status).toBe(404);
   });
 });

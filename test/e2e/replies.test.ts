@@ -51,8 +51,14 @@ async function readReply(page: Page) {
     const measure = document.createElement('canvas').getContext('2d')!;
     const cells = [...content.querySelectorAll<HTMLElement>('th, td')].map((cell) => {
       const style = getComputedStyle(cell);
-      measure.font = style.font;
-      const longest = Math.max(0, ...(cell.textContent ?? '').split(/\s+/).filter(Boolean).map((word) => measure.measureText(word).width));
+      // Each word in the font it is drawn in: a code span's monospace is not the cell's.
+      const widths: number[] = [];
+      const texts = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node = texts.nextNode(); node; node = texts.nextNode()) {
+        measure.font = getComputedStyle(node.parentElement!).font;
+        for (const word of (node.textContent ?? '').split(/\s+/).filter(Boolean)) widths.push(measure.measureText(word).width);
+      }
+      const longest = Math.max(0, ...widths);
       return { text: cell.textContent ?? '', width: cell.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight), longest };
     });
     return { prose, text: content.innerText, code: content.querySelectorAll('pre').length, cells, uncertain: el.dataset.uncertain === 'true' };

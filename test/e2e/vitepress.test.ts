@@ -1,139 +1,114 @@
 /**
- * @module End to end on a real docs site (issue 38): a three-page VitePress 1.6 site
- * (test/fixtures/vitepress-site, set up as docs/docs-sites.md says) built offline with `vitepress
- * build` into a temporary folder, served with the built widget next to it and the real proxy in
- * front of the real server, which knows the same pages at the site's addresses. In Chromium: ⌘K,
- * type, open a result, ask.
+ * @module The VitePress plugin end to end (issue 47): a fresh VitePress 1.6 site from
+ * test/fixtures/vitepress-site with the plugin's one line as docs/docs-sites.md prints it, in
+ * Chromium with `vitepress dev` and again with `vitepress build` served by `serve --site` (the checks
+ * both share are in helpers/docs-site-plugin.ts). Its own: the navbar's search is the widget's,
+ * results go through VitePress's router, the dev server's proxy answers 503 before init, and the
+ * build holds the widget's files and llms.txt.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright';
-import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright';
+import { createServer, type Server } from 'node:http';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, resolve } from 'node:path';
-import { startServer } from '../../src/server/index.js';
-import { silentLogger } from '../../src/server/log.js';
-import { createAnswerEngine, type KnowledgeBase } from '../../src/server/answers/index.js';
-import type { AnswerEngine } from '../../src/server/answers/types.js';
-import { buildWidget } from '../helpers/build-widget.js';
-import { fakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
-import { launch, watchedPage } from './helpers/browser.js';
-import { siteProxy, startWidgetSite, type WidgetSite } from './helpers/site.js';
-import { repoRoot } from './helpers/stack.js';
-import { answers, squash } from './helpers/stream-page.js';
+import { join, resolve } from 'node:path';
+import { importAfter } from './helpers/docs-generator.js';
+import { searchFocused, sharedChecks, useDocsSite, widgetReady, type Generator } from './helpers/docs-site-plugin.js';
+import { devProxyMiddleware } from '../../src/plugins/shared/dev-proxy.js';
 
-const FIXTURE = resolve(import.meta.dirname, '../fixtures/vitepress-site');
-const PAGES = ['index.md', 'install.md', 'configure.md'];
-const REPLY = 'Run `acme rollback` to serve the previous deploy again.';
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css', '.json': 'application/json', '.svg': 'image/svg+xml', '.woff2': 'font/woff2' };
+const IMPORT_LINE = "import { withSupportChat } from 'support-chat-kit/vitepress';";
+const EXPORT_LINE = 'export default withSupportChat(defineConfig({';
 
-let browser: Browser;
-let llm: FakeLlm;
-let api: Awaited<ReturnType<typeof startServer>>;
-let site: WidgetSite | undefined;
-let tmp: string;
-
-/** `vitepress build` of the fixture, copied into `dir` (the build writes a cache next to its sources). */
-async function buildVitePress(dir: string): Promise<string> {
-  const root = join(dir, 'site');
-  const out = join(dir, 'out');
-  cpSync(FIXTURE, root, { recursive: true });
-  // The site's imports (vitepress, vue) resolve from the project's dependencies.
-  symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'), 'dir');
-  let output = '';
-  const code = await new Promise<number | null>((done) => {
-    const child = spawn(process.execPath, [join(repoRoot, 'node_modules/vitepress/bin/vitepress.js'), 'build', '.', '--outDir', out], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    child.on('exit', done);
-  });
-  if (code !== 0) throw new Error(`vitepress build failed (${code}):\n${output}`);
-  return out;
+/** What VitePress shows: the page's title, or `404` on its page for a missing one. */
+async function shown(page: Page): Promise<string> {
+  await page.locator('.VPDoc h1, .NotFound').first().waitFor();
+  return (await page.locator('.NotFound').count()) > 0 ? '404' : ((await page.locator('.VPDoc h1').first().textContent()) ?? '').trim();
 }
 
-/** A file of `root` for a URL path, clean URLs as VitePress writes them (`/install` is install.html); null outside it or missing. */
-function fileFor(root: string, path: string): string | null {
-  const clean = normalize(decodeURIComponent(path)).replace(/^(\.\.[/\\])+/, '');
-  for (const candidate of [join(root, clean), join(root, `${clean}.html`), join(root, clean, 'index.html')]) {
-    if (candidate.startsWith(root) && existsSync(candidate) && statSync(candidate).isFile()) return candidate;
-  }
-  return null;
-}
+const VITEPRESS: Generator = {
+  name: 'vitepress',
+  fixture: resolve(import.meta.dirname, '../fixtures/vitepress-site'),
+  entries: ['plugins/vitepress/index.ts', 'plugins/vitepress/navbar-search.ts'],
+  lines: [IMPORT_LINE, EXPORT_LINE],
+  config: '.vitepress/config.mts',
+  /** The import, and the config wrapped. */
+  addPlugin(config) {
+    const text = importAfter(config, "import { defineConfig } from 'vitepress'", IMPORT_LINE).replace('export default defineConfig({', EXPORT_LINE);
+    const end = text.lastIndexOf('});');
+    return `${text.slice(0, end)}}));${text.slice(end + 3)}`;
+  },
+  base: '/',
+  bin: 'node_modules/vitepress/bin/vitepress.js',
+  dev: (port) => ({ args: ['dev', '.', '--host', '127.0.0.1', '--port', String(port), '--strictPort'], ready: /Local:/ }),
+  build: { args: ['build', '.'], out: '.vitepress/dist' },
+  shown,
+  async toDark(page) {
+    await page.locator('.VPNavBarAppearance .VPSwitchAppearance').click();
+    await expect.poll(() => page.evaluate(() => document.documentElement.classList.contains('dark'))).toBe(true);
+  },
+};
 
-beforeAll(async () => {
-  tmp = mkdtempSync(join(tmpdir(), 'support-chat-vitepress-'));
-  const widget = join(tmp, 'widget');
-  const [docs] = await Promise.all([buildVitePress(tmp), buildWidget(widget, ['iife'])]);
-  llm = await fakeLlm();
-  const config = { baseUrl: llm.baseUrl, apiKey: 'test-key', model: 'test-model', timeoutMs: 10_000, retries: 2 };
-  api = await startServer({ dataDir: ':memory:', port: 0, engine: (sql) => createAnswerEngine({ sql, llm: config, embedder: null }), logger: silentLogger, env: {} });
-  const token = (await api.server.tokens.create({ orgId: 'acme', name: 'proxy', scopes: ['chat:read', 'chat:write', 'chat:escalate'] })).token;
-  const proxy = siteProxy(api.url, token);
-  site = await startWidgetSite({
-    out: widget,
-    page: '',
-    // The docs site: VitePress's pages, the widget's files at its root (where the config's script tag points), the proxy under /api/support.
-    handle: (req, res, url) => {
-      if (url.pathname.startsWith('/api/support/')) {
-        proxy(req, res);
-        return true;
-      }
-      const file = fileFor(widget, url.pathname) ?? fileFor(docs, url.pathname === '/' ? '/index.html' : url.pathname);
-      if (!file) return false;
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file));
-      return true;
-    },
+const docs = useDocsSite(VITEPRESS);
+
+describe('the VitePress plugin, with `vitepress dev`', () => {
+  sharedChecks(docs, VITEPRESS);
+
+  it("puts the widget's search in the navbar's search place", async () => {
+    const { page } = await docs.page();
+    await page.goto(`${docs.origin}/docs/configure`);
+    await widgetReady(page);
+    await page.locator('.VPNavBar .support-chat-search-button').click();
+    await expect.poll(() => searchFocused(page)).toBe(true);
   });
-  // The server knows the site's pages at the addresses the site serves them from.
-  await (api.server.engine as AnswerEngine & KnowledgeBase).ingest('acme', PAGES.map((page) => join(FIXTURE, page)), { baseUrl: `${site.url}/` });
-  browser = await launch();
-}, 300_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await site?.close();
-  await api?.close();
-  await llm?.close();
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
+  it("opens the widget's links through VitePress's router, without reloading the page", async () => {
+    const { page } = await docs.page();
+    await page.goto(docs.home);
+    await widgetReady(page);
+    await page.evaluate(() => Object.assign(window, { loadedOnce: true }));
+    // What the widget does before it opens a link: a cancelable event from inside its shadow root.
+    const prevented = await page.locator('support-chat').evaluate((el, url) => {
+      const event = new CustomEvent('support-chat-navigate', { detail: { url }, bubbles: true, composed: true, cancelable: true });
+      el.shadowRoot!.querySelector('[part~="launcher"]')!.dispatchEvent(event);
+      return event.defaultPrevented;
+    }, `${docs.origin}/docs/configure#rolling-back-a-deploy`);
+    expect(prevented).toBe(true);
+    await page.waitForURL(`${docs.origin}/docs/configure#rolling-back-a-deploy`);
+    expect(await shown(page)).toMatch(/^Configure/);
+    expect(await page.evaluate(() => (window as unknown as { loadedOnce?: boolean }).loadedOnce)).toBe(true);
+  });
+
+  it("answers 503 in the spec's error shape, not 404, on the proxy path when .env has no token", async () => {
+    // The dev server's proxy as mounted, over a folder with no .env: what a site gets before init.
+    const empty = mkdtempSync(join(tmpdir(), 'support-chat-noenv-'));
+    const server: Server = createServer((req, res) => devProxyMiddleware([empty])(req, res, () => res.writeHead(404).end()));
+    try {
+      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+      const address = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      const response = await fetch(`${address}/api/support/search?q=x`);
+      expect(response.status).toBe(503);
+      expect(((await response.json()) as { error: { code: string; message: string } }).error.message).toContain('npx support-chat-kit init');
+      expect((await fetch(`${address}/other`)).status).toBe(404);
+    } finally {
+      server.close();
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
 });
 
-let context: BrowserContext;
-beforeEach(async () => {
-  Object.assign(llm, { script: [REPLY, REPLY], chunkChars: 4, chunkDelayMs: 20, delayMs: 0 });
-  context = await browser.newContext();
-});
-afterEach(async () => context.close());
+describe('the VitePress plugin, with `vitepress build` served by `support-chat-kit serve --site`', () => {
+  beforeAll(() => docs.serveBuild(), 300_000);
 
-const searchFocused = (page: Page) => page.locator('[part~="search"]').evaluate((el) => (el.getRootNode() as ShadowRoot).activeElement === el);
-
-async function openSearch(page: Page): Promise<void> {
-  await page.waitForFunction(() => document.querySelector('support-chat[data-auto]')?.shadowRoot);
-  await page.keyboard.press('ControlOrMeta+k');
-  await expect.poll(() => searchFocused(page)).toBe(true);
-}
-
-describe('the widget on a VitePress site', () => {
-  it('⌘K, type, open a result on the site, then ask from that page', async () => {
-    const { page, problems } = await watchedPage(context);
-    await page.goto(`${site!.url}/`);
-    expect(await page.locator('h1').first().textContent()).toContain('Acme CLI');
-    await openSearch(page);
-    await page.keyboard.type('homebrew macos');
-    const results = page.locator('[part~="search-result"]');
-    await results.first().waitFor();
-    const href = (await results.first().getAttribute('href'))!;
-    expect(href.startsWith(`${site!.url}/install#`)).toBe(true);
-    await page.keyboard.press('ArrowDown');
-    await Promise.all([page.waitForURL(href), page.keyboard.press('Enter')]);
-    // VitePress's page, with the widget loaded on it again.
-    await expect.poll(() => page.locator('main h1').first().textContent()).toContain('Install');
-
-    await openSearch(page);
-    await page.keyboard.type('How do I roll back a deploy?');
-    await page.locator('[part~="search-ask"]').waitFor();
-    await page.keyboard.press('Enter');
-    await expect.poll(() => answers(page), { timeout: 15_000 }).toHaveLength(1);
-    expect(squash((await answers(page))[0]!)).toBe(squash(REPLY.replaceAll('`', '')));
-    expect(problems.filter((p) => /pageerror|securitypolicyviolation/i.test(p))).toEqual([]);
+  it("holds the widget's files and llms.txt", () => {
+    for (const file of ['support-chat.iife.js', 'search.js', 'markdown.js', 'locales/es.js']) expect(existsSync(join(docs.out, 'support-chat', file)), file).toBe(true);
+    const index = readFileSync(join(docs.out, 'llms.txt'), 'utf8');
+    expect(index.startsWith('# Acme CLI\n\n> Docs of the Acme command-line tool\n')).toBe(true);
+    expect(index).toContain('- [Install](/docs/install)');
+    expect(index).toContain('- [Configure](/docs/configure)');
+    const full = readFileSync(join(docs.out, 'llms-full.txt'), 'utf8');
+    expect(full).toContain('Use Homebrew: `brew install acme`.');
+    expect(full).toContain('Source: /docs/configure');
   });
+
+  sharedChecks(docs, VITEPRESS);
 });

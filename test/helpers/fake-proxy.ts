@@ -43,7 +43,7 @@ export interface ProxyBehaviour {
 interface Namespace {
   behaviour: ProxyBehaviour;
   conversations: Map<string, { messages: { role: string; content: string; sources: unknown[]; is_uncertain?: boolean }[]; readyAt: number; status: string; held: Set<() => void> }>;
-  log: { method: string; path: string; prefer: string | null; body: string; aborted?: true }[];
+  log: { method: string; path: string; prefer: string | null; body: string; key: string | null; aborted?: true }[];
 }
 
 const defaults = (): ProxyBehaviour => ({
@@ -87,7 +87,7 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
     const cors = {
       'access-control-allow-origin': origin,
       'access-control-allow-credentials': 'true',
-      'access-control-allow-headers': 'content-type, prefer',
+      'access-control-allow-headers': 'content-type, prefer, idempotency-key',
       'access-control-allow-methods': 'GET, POST, OPTIONS',
       'access-control-expose-headers': 'Retry-After, Preference-Applied, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
     };
@@ -122,7 +122,7 @@ export async function startFakeProxy(): Promise<{ url: string; close(): Promise<
       // A proxy from before answer streams: no events route (404, as any unknown route), so the widget
       // polls, which is what these tests are about. Streams are tested through the real proxy (test/e2e/stream*.test.ts).
       if (/^\/chat\/[\w-]+\/events$/.test(path)) return send(404, { error: { code: 'not_found', message: 'Resource not found' } });
-      ns.log.push({ method: req.method!, path, prefer: (req.headers.prefer as string) ?? null, body: raw });
+      ns.log.push({ method: req.method!, path, prefer: (req.headers.prefer as string) ?? null, body: raw, key: (req.headers['idempotency-key'] as string) ?? null });
       const b = ns.behaviour;
       const fail = b.failNext.shift() ?? (req.method === 'GET' ? b.failPolls.shift() : undefined);
       if (fail === 0) return req.socket.destroy();

@@ -75,7 +75,21 @@ describe('the packed package', () => {
     const stored = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });
     expect(stored.stdout.trim(), stored.stderr).toBe('512');
     const stats = spawnSync('npx', ['--no-install', 'support-chat-kit', 'kb', 'stats', '--org', 'acme', '--data', join(app, 'data')], { cwd: app, encoding: 'utf8' });
-    expect(stats.stdout).toBe('acme: 1 documents, 1 sections, 1 of 1 prose sections embedded\n');
+    // The first line counts what is stored; the next says whether the model that embeds is ready.
+    expect(stats.stdout.split('\n')[0]).toBe('acme: 1 documents, 1 sections, 1 of 1 prose sections embedded');
+    expect(stats.stdout).toMatch(/^sentence embeddings: ready/m);
+  });
+
+  it('imports the VitePress, Starlight and Docusaurus plugins, without the generators installed', () => {
+    const script = `
+      const { withSupportChat: vitepress } = await import('support-chat-kit/vitepress');
+      const { default: starlight } = await import('support-chat-kit/starlight');
+      const { default: docusaurus } = await import('support-chat-kit/docusaurus');
+      console.log(typeof vitepress, typeof starlight, typeof docusaurus);
+    `;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    expect(result.stdout.trim()).toBe('function function function');
   });
 
   it('installs without redis, which only shared limits need', () => {

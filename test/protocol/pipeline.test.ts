@@ -54,4 +54,25 @@ describe('compose', () => {
     await Promise.all([run(one), run(two)]);
     expect([one.seen, two.seen]).toEqual([['a', 'b'], ['a', 'b']]);
   });
+
+  it('refuses a second next() from one stage with a clear error, synchronously and after a wait', async () => {
+    const twice: Stage<Ctx> = (c, next) => {
+      next();
+      return next();
+    };
+    const ctx: Ctx = { seen: [] };
+    expect(() => compose([stage('a'), twice, stage('b')])(ctx)).toThrow('next() called multiple times');
+    // The rest ran once, not twice.
+    expect(ctx.seen).toEqual(['a', 'b']);
+    const later: Stage<Ctx> = async (c, next) => {
+      await next();
+      await new Promise((r) => setTimeout(r, 1));
+      await next();
+    };
+    const afterWait: Ctx = { seen: [] };
+    await expect(compose([later, stage('b')])(afterWait)).rejects.toThrow('next() called multiple times');
+    expect(afterWait.seen).toEqual(['b']);
+    // The last stage too.
+    expect(() => compose([stage('a'), twice])({ seen: [] })).toThrow('next() called multiple times');
+  });
 });

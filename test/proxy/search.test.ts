@@ -1,7 +1,8 @@
 /**
  * The proxy's `GET {basePath}/search` in front of the real server, both over HTTP: relayed with no
  * conversation and no cookie, refused from a foreign Origin, its parameters bounded before any
- * upstream call, limited per visitor (by address without a cookie), and served from one shared
+ * upstream call, limited per visitor (by address without a cookie) and per address (whatever cookies
+ * it holds), and served from one shared
  * cache: the same search by many visitors is one upstream call (counted where the proxy fetches).
  * Also: `context` on a message is bounded by the proxy and reaches the server.
  */
@@ -114,6 +115,31 @@ describe('proxy search', () => {
     expect(((await limited.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await search(base, 'q=install', '198.51.100.51')).status).toBe(200);
+  });
+
+  it('limits an address’s searches whatever cookies it mints: four new cookies and none share its 120 a minute', async () => {
+    const { base } = await proxyServer();
+    const from = '198.51.100.70';
+    // Counted in one-minute windows: started early in one, so that all 300 fall in it.
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 20_000) await new Promise((done) => setTimeout(done, left + 50));
+    // Four visitors minted from one address, each by a first message; the fifth holds no cookie.
+    const cookies: (string | undefined)[] = [undefined];
+    for (let i = 0; i < 4; i++) {
+      const sent = await fetch(`${base}/chat`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': from }, body: JSON.stringify({ message: `Question ${i}` }) });
+      expect(sent.status).toBe(202);
+      cookies.push(sent.headers.get('set-cookie')!.split(';')[0]!);
+    }
+    // The same (cached) search, round the five of them: 60 each would be 300.
+    const statuses: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const cookie = cookies[i % cookies.length];
+      statuses.push((await search(base, 'q=install', from, cookie ? { cookie } : {})).status);
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(120);
+    expect(statuses.slice(120).every((s) => s === 429)).toBe(true);
+    // Another address keeps its own.
+    expect((await search(base, 'q=install', '198.51.100.71')).status).toBe(200);
   });
 
   it('relays a message’s page context, bounded: a bad one is 400 naming the field, a good one is kept with the conversation', async () => {

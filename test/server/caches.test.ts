@@ -10,8 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer, startServer, type SupportServer } from '../../src/server/index.js';
 import { silentLogger } from '../../src/server/log.js';
-import { changeTracker } from '../../src/server/store/change-tracker.js';
-import { openSql, openSqlite } from '../../src/server/store/sql.js';
+import { openSql, openSqlite, SqliteSql } from '../../src/server/store/sql.js';
 import { TokenService } from '../../src/server/store/tokens.js';
 import { createTestEngine } from '../helpers/test-engine.js';
 
@@ -28,12 +27,12 @@ async function serverOnDisk(): Promise<{ server: SupportServer; dir: string }> {
 }
 
 /** Two connections to one database in a fresh folder (each opened by `open`), closed after the test. */
-function twoConnections(open: (dir: string) => Database.Database): { db: Database.Database; other: Database.Database } {
+function twoConnections(open: (dir: string) => SqliteSql): { sql: SqliteSql; other: SqliteSql } {
   const dir = mkdtempSync(join(tmpdir(), 'support-chat-cache-'));
-  const db = open(dir);
+  const sql = open(dir);
   const other = open(dir);
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }), () => void db.close(), () => void other.close());
-  return { db, other };
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }), () => sql.close(), () => other.close());
+  return { sql, other };
 }
 
 const get = (server: SupportServer, path: string, token: string) =>
@@ -124,37 +123,36 @@ describe('hot-path caches', () => {
     expect(((await (await get(server, `/v0/chat/${id}`, token)).json()) as { status: string }).status).toBe('failed');
   });
 
-  it('reads data_version on every stamp, and once per pin (one request\'s synchronous run)', () => {
-    const { db, other } = twoConnections((dir) => openSqlite(dir).db);
-    db.exec('CREATE TABLE scratch (v TEXT)');
-    const tracker = changeTracker(db);
+  it('reads data_version on every stamp, and once per pin (one request\'s synchronous run)', async () => {
+    const { sql, other } = twoConnections((dir) => openSqlite(dir));
+    await sql.exec('CREATE TABLE scratch (v TEXT)');
+    const tracker = sql.changes;
     const first = tracker.stamp();
     expect(tracker.stamp()).toBe(first);
-    other.exec("INSERT INTO scratch VALUES ('a')");
+    await other.run("INSERT INTO scratch VALUES ('a')");
     const second = tracker.stamp();
     expect(second).not.toBe(first);
     tracker.pin();
     expect(tracker.stamp()).toBe(second);
     // A commit elsewhere during the pinned run is seen after it ends…
-    other.exec("INSERT INTO scratch VALUES ('b')");
+    await other.run("INSERT INTO scratch VALUES ('b')");
     expect(tracker.stamp()).toBe(second);
     // …but this connection's own writes count at once.
-    db.exec("INSERT INTO scratch VALUES ('c')");
+    await sql.run("INSERT INTO scratch VALUES ('c')");
     const third = tracker.stamp();
     expect(third).not.toBe(second);
     tracker.unpin();
     expect(tracker.stamp()).not.toBe(third);
   });
 
-  it('sees every commit by another connection through the WAL index, across checkpoints and WAL restarts', () => {
-    const { db, other } = twoConnections((dir) => openSqlite(dir).db);
-    other.exec('CREATE TABLE scratch (v INTEGER)');
-    const tracker = changeTracker(db);
+  it('sees every commit by another connection, across checkpoints and WAL restarts', async () => {
+    const { sql, other } = twoConnections((dir) => openSqlite(dir));
+    await other.exec('CREATE TABLE scratch (v INTEGER)');
+    const tracker = sql.changes;
     let last = tracker.stamp();
-    const insert = other.prepare('INSERT INTO scratch VALUES (?)');
     for (let i = 0; i < 300; i++) {
-      insert.run(i);
-      if (i % 50 === 0) other.pragma('wal_checkpoint(TRUNCATE)');
+      await other.run('INSERT INTO scratch VALUES (?)', [i]);
+      if (i % 50 === 0) other.db.pragma('wal_checkpoint(TRUNCATE)');
       const stamp = tracker.stamp();
       expect(stamp, `commit ${i}`).not.toBe(last);
       expect(tracker.stamp(), `no commit after ${i}`).toBe(stamp);
@@ -162,32 +160,40 @@ describe('hot-path caches', () => {
     }
   });
 
-  it('falls back to data_version when the database is not in WAL mode', () => {
-    const { db, other } = twoConnections((dir) => new Database(join(dir, 'plain.db')));
-    db.exec('CREATE TABLE scratch (v INTEGER)');
-    const tracker = changeTracker(db);
+  it('sees another connection\'s commit when the database is not in WAL mode', async () => {
+    const { sql, other } = twoConnections((dir) => new SqliteSql(new Database(join(dir, 'plain.db'))));
+    await sql.exec('CREATE TABLE scratch (v INTEGER)');
+    const tracker = sql.changes;
     const first = tracker.stamp();
     expect(tracker.stamp()).toBe(first);
-    other.exec('INSERT INTO scratch VALUES (1)');
+    await other.run('INSERT INTO scratch VALUES (1)');
     expect(tracker.stamp()).not.toBe(first);
   });
 
-  it('counts every write through the connection, including INSERT … RETURNING read with get()', () => {
-    const db = openSqlite(':memory:').db;
-    cleanup.push(() => void db.close());
-    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
-    const tracker = changeTracker(db);
+  it('counts every write through the Sql wrapper, including INSERT … RETURNING read with get() and transactions', async () => {
+    const sql = openSqlite(':memory:');
+    cleanup.push(() => sql.close());
+    await sql.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+    const tracker = sql.changes;
     const stamps = [tracker.stamp()];
-    db.prepare('INSERT INTO t (v) VALUES (?)').run('a');
+    await sql.run('INSERT INTO t (v) VALUES (?)', ['a']);
     stamps.push(tracker.stamp());
-    db.prepare('INSERT INTO t (v) VALUES (?) RETURNING id').get('b');
+    await sql.get('INSERT INTO t (v) VALUES (?) RETURNING id', ['b']);
     stamps.push(tracker.stamp());
-    db.prepare('SELECT * FROM t').all();
+    await sql.all('INSERT INTO t (v) VALUES (?) RETURNING id', ['c']);
     stamps.push(tracker.stamp());
-    db.exec("UPDATE t SET v = 'c'");
+    await sql.all('SELECT * FROM t');
+    await sql.get('SELECT COUNT(*) AS n FROM t');
     stamps.push(tracker.stamp());
-    expect(new Set(stamps.slice(0, 3)).size).toBe(3);
-    expect(stamps[3]).toBe(stamps[2]);
-    expect(stamps[4]).not.toBe(stamps[3]);
+    await sql.exec("UPDATE t SET v = 'c'");
+    stamps.push(tracker.stamp());
+    await sql.transaction(async (tx) => void (await tx.run("UPDATE t SET v = 'd'")));
+    stamps.push(tracker.stamp());
+    // A statement that fails still counts: it may have written before failing.
+    await expect(sql.run('INSERT INTO t (id, v) VALUES (1, ?)', ['dup'])).rejects.toThrow();
+    stamps.push(tracker.stamp());
+    expect(new Set(stamps.slice(0, 4)).size).toBe(4);
+    expect(stamps[4]).toBe(stamps[3]);
+    expect(new Set(stamps.slice(4)).size).toBe(4);
   });
 });

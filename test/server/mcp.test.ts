@@ -76,7 +76,7 @@ const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { 
 describe('/v0/mcp', () => {
   it('lists search_docs, read_page and ask, read-only, with their schemas', async () => {
     const s = await mcpServer({ startWorker: false });
-    const c = await s.client(await s.token());
+    const c = await s.client(await s.token('acme', ['chat:read', 'chat:write']));
     expect(c.getServerVersion()?.name).toBe('support-chat-kit');
     const { tools } = await c.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['ask', 'read_page', 'search_docs']);
@@ -115,7 +115,7 @@ describe('/v0/mcp', () => {
 
   it('ask answers with its sources, counted in insights as asked through MCP', async () => {
     const s = await mcpServer();
-    const c = await s.client(await s.token());
+    const c = await s.client(await s.token('acme', ['chat:read', 'chat:write']));
     const result = await c.callTool({ name: 'ask', arguments: { question: 'How do I install the CLI?' } });
     expect(result.isError).toBeFalsy();
     const answer = result.structuredContent as { answer: string; sources: { url: string }[]; uncertain: boolean; conversation_id: string };
@@ -159,7 +159,7 @@ describe('/v0/mcp', () => {
 
   it('answers bad arguments with a tool error naming the field, never a failure of the server', async () => {
     const s = await mcpServer({ startWorker: false });
-    const c = await s.client(await s.token());
+    const c = await s.client(await s.token('acme', ['chat:read', 'chat:write']));
     const cases: [string, Record<string, unknown>, string][] = [
       ['search_docs', {}, '"query" is required'],
       ['search_docs', { query: '   ' }, '"query" must not be empty'],
@@ -191,17 +191,18 @@ describe('/v0/mcp', () => {
     expect((await c.ping())).toEqual({});
   });
 
-  it('counts its requests against the token as reads are, 429 past the limit', async () => {
+  it('counts its requests against the token as reads are: past the limit, the JSON-RPC error names it, with Retry-After', async () => {
     const s = await mcpServer({ startWorker: false, rateLimits: { perToken: 3 } });
     const token = await s.token();
     const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
     for (let i = 0; i < 3; i++) expect((await s.post(ping, { authorization: `Bearer ${token}` })).status).toBe(200);
     const limited = await s.post(ping, { authorization: `Bearer ${token}` });
-    expect(limited.status).toBe(429);
+    expect(limited.status).toBe(200);
+    expect((await limited.json()).error).toMatchObject({ code: -32029, data: { limit: 'per-token limit', limit_per_minute: 3 } });
     expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(limited.headers.get('x-ratelimit-limit')).toBe('3');
     // Another token of the organization has its own count.
-    expect((await s.post(ping, { authorization: `Bearer ${await s.token()}` })).status).toBe(200);
+    expect((await (await s.post(ping, { authorization: `Bearer ${await s.token()}` })).json()).result).toEqual({});
   });
 
   it('refuses a foreign Origin with 403, and accepts loopback and listed origins', async () => {
@@ -230,7 +231,7 @@ describe('/v0/mcp', () => {
 
   it('stays healthy when a client goes away mid-call: the next call is answered', async () => {
     const s = await mcpServer();
-    const token = await s.token();
+    const token = await s.token('acme', ['chat:read', 'chat:write']);
     let open!: () => void;
     s.held.gate = new Promise<void>((resolveGate) => (open = resolveGate));
     const controller = new AbortController();

@@ -31,7 +31,7 @@ interface Result {
 }
 
 /** A server over HTTP with the products fixture ingested for `acme`, and a caller that checks every answer against the served OpenAPI document. */
-async function searchServer(options: { perToken?: number; role?: 'api' | 'all' } = {}) {
+async function searchServer(options: { perToken?: number; search?: number; role?: 'api' | 'all' } = {}) {
   const started = await startServer({
     role: options.role,
     // Processes of one role share Redis on PostgreSQL (see docs/scaling.md).
@@ -42,7 +42,7 @@ async function searchServer(options: { perToken?: number; role?: 'api' | 'all' }
     engine: (sql) => createAnswerEngine({ sql, llm: null, embedder: null }),
     logger: silentLogger,
     startWorker: false,
-    rateLimits: options.perToken ? { perToken: options.perToken } : undefined,
+    rateLimits: { perToken: options.perToken, endpoints: { search: options.search } },
   });
   closing.push(() => started.close());
   const knowledge = started.server.engine as unknown as KnowledgeBase;
@@ -155,16 +155,18 @@ describe('GET /v0/search', () => {
     expect((cli.body.results as Result[]).every((r) => r.url.startsWith('https://docs.globex.example/'))).toBe(true);
   });
 
-  it('counts searches against the token’s rate limit: 429 with Retry-After once it is used up', async () => {
-    const s = await searchServer({ perToken: 3 });
+  it('counts searches in the organization’s search bucket, not the token’s general limit: 429 with Retry-After once it is used up', async () => {
+    const s = await searchServer({ perToken: 2, search: 3 });
     const token = await s.token();
     for (let i = 0; i < 3; i++) expect((await s.search('q=install', { token })).status).toBe(200);
     const limited = await s.search('q=install', { token });
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('rate_limited');
     expect(Number(limited.response.headers.get('retry-after'))).toBeGreaterThan(0);
-    // Another token of the organization has its own budget.
-    expect((await s.search('q=install', { token: await s.token() })).status).toBe(200);
+    // The bucket is the organization's: another of its tokens shares it.
+    expect((await s.search('q=install', { token: await s.token() })).status).toBe(429);
+    // The token's general limit (2) is untouched by its searches.
+    expect((await fetch(`${s.url}/v0/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
   });
 
   it('weighs the reader’s page and its neighbours: an ambiguous question finds the install page of the product being read', async () => {

@@ -12,7 +12,7 @@ export interface Mounted {
   endpoint: string;
   part(name: string): HTMLElement | null;
   parts(name: string): HTMLElement[];
-  log(): Promise<{ method: string; path: string; prefer: string | null; body: string; aborted?: true }[]>;
+  log(): Promise<{ method: string; path: string; prefer: string | null; body: string; key: string | null; aborted?: true }[]>;
   control(behaviour: Partial<ProxyBehaviour> & { completeNow?: boolean }): Promise<void>;
   answered(count?: number): Promise<void>;
 }

@@ -397,6 +397,23 @@ describe('markPieces', () => {
     expect(markPieces('', [])).toEqual([{ text: '' }]);
   });
 
+  it('snaps offsets inside a surrogate pair out to whole code points: a mark never splits an emoji', () => {
+    // "🚀" is two UTF-16 units at 4 and 5; "𠜎" at 12 and 13.
+    const text = 'Go! 🚀 fast 𠜎 ok';
+    expect(markPieces(text, [[5, 6]])).toEqual([{ text: 'Go! ' }, { text: '🚀', mark: true }, { text: ' fast 𠜎 ok' }]);
+    expect(markPieces(text, [[4, 5]])).toEqual([{ text: 'Go! ' }, { text: '🚀', mark: true }, { text: ' fast 𠜎 ok' }]);
+    expect(markPieces(text, [[7, 13]])).toEqual([{ text: 'Go! 🚀 ' }, { text: 'fast 𠜎', mark: true }, { text: ' ok' }]);
+    expect(markPieces(text, [[13, 17]])).toEqual([{ text: 'Go! 🚀 fast ' }, { text: '𠜎 ok', mark: true }]);
+    // Every piece of every cut is well-formed text, whatever the offsets.
+    for (let start = 0; start <= text.length; start++)
+      for (let end = start; end <= text.length; end++) {
+        const pieces = markPieces(text, [[start, end]]);
+        expect(pieces.map((p) => p.text).join('')).toBe(text);
+        // A lone surrogate is what `encodeURIComponent` refuses.
+        for (const piece of pieces) expect(() => encodeURIComponent(piece.text), `[${start}, ${end}]`).not.toThrow();
+      }
+  });
+
   it('stays bounded whatever the server sends: 200,000 highlights over 1 MB, nested or side by side', () => {
     const text = 'a'.repeat(1_000_000);
     const nested = Array.from({ length: 200_000 }, (_, i) => [i, 1_000_000 - i]);

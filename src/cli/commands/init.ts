@@ -1,6 +1,6 @@
 /**
  * @module `support-chat-kit init`: a site's first setup in one command, asking nothing: the data
- * directory, a token, `./docs` ingested, a `server.mjs` (page, widget, proxy, escalation webhook)
+ * directory, a token, `./docs` ingested (a Docusaurus, VitePress or Starlight site's pages, at their routes), a `server.mjs` (page, widget, proxy, escalation webhook)
  * and a `.env` with every setting. Idempotent: it keeps what is there and refuses to change a file
  * or setting that differs unless `--force`.
  */
@@ -12,6 +12,7 @@ import { createAnswerEngine, IngestError } from '../../server/answers/index.js';
 import { TokenService } from '../../server/store/tokens.js';
 import { CliError, dataDir, parse, PROGRAM } from '../args.js';
 import { openDatabase } from '../database.js';
+import { detectDocsSite } from '../docs-site.js';
 
 /** What a site's widget token may do: ask, read answers, escalate. */
 const SCOPES = ['chat:read', 'chat:write', 'chat:escalate'];
@@ -41,7 +42,7 @@ export async function run(argv: string[]): Promise<number> {
     argv,
     {
       org: { type: 'string', value: 'ORG', env: 'SUPPORT_CHAT_ORG', fallback: "this folder's name", description: 'the organization' },
-      docs: { type: 'string', value: 'DIR', fallback: './docs, when it exists', description: 'the docs to ingest' },
+      docs: { type: 'string', value: 'DIR', fallback: "a Docusaurus, VitePress or Starlight site's pages, else ./docs when it exists", description: 'the docs to ingest' },
       'base-url': { type: 'string', value: 'URL', env: 'SUPPORT_CHAT_BASE_URL', description: 'where the docs are published, for source links (a docs site, or https://github.com/OWNER/REPO/blob/main/)' },
       port: { type: 'string', fallback: '3000', description: "server.mjs's port" },
       force: { type: 'boolean', description: 'replace a server.mjs or .env setting that differs' },
@@ -56,8 +57,10 @@ export async function run(argv: string[]): Promise<number> {
   const org = values.org ?? existing.SUPPORT_CHAT_ORG ?? orgFromFolder(cwd);
   const baseUrl = values['base-url'] ?? existing.SUPPORT_CHAT_BASE_URL;
   if (baseUrl !== undefined && !URL.canParse(baseUrl)) throw new CliError(`--base-url must be an http(s) URL, got "${baseUrl}"`);
-  const docs = values.docs ?? 'docs';
   if (values.docs !== undefined && !existsSync(values.docs)) throw new CliError(`--docs ${values.docs}: no such folder`);
+  // A Docusaurus, VitePress or Starlight site: its pages, at the routes it serves them (unless --docs names a folder).
+  const site = values.docs === undefined ? detectDocsSite(cwd) : null;
+  const docs = values.docs ?? site?.content ?? 'docs';
 
   // Every setting init owns: what .env has is kept, a different value needs --force.
   const wanted: Record<string, string | undefined> = {
@@ -100,8 +103,10 @@ export async function run(argv: string[]): Promise<number> {
     if (existsSync(docs) && statSync(docs).isDirectory()) {
       const engine = createAnswerEngine({ sql, llm: null });
       try {
-        const report = await engine.ingest(org, [docs], { baseUrl });
-        ingested = `ingested ${report.files} files from ${docs} (${report.added} added, ${report.updated} updated, ${report.unchanged} unchanged)`;
+        const report = await engine.ingest(org, [docs], { baseUrl, routes: site?.routes });
+        const what = site ? `${report.files} pages of your ${site.name} site at the addresses it serves them (${site.routes.base}…)` : `${report.files} files`;
+        ingested = `ingested ${what} from ${docs} (${report.added} added, ${report.updated} updated, ${report.unchanged} unchanged)`;
+        if (site && site.unread.length > 0) console.error(`${PROGRAM} init: could not read ${site.unread.join(', ')} of ${site.config}; the ${site.name} defaults were assumed`);
       } catch (error) {
         if (error instanceof IngestError) throw new CliError(error.message, { usage: false });
         throw error;

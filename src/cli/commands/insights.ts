@@ -72,6 +72,15 @@ export function formatReport(report: InsightsReport): string {
   );
   out.push('', 'Sections cited most');
   out.push(report.top_sources.length ? textTable(['Citations', 'Section', 'URL'], report.top_sources.map((s) => [s.citations, flat(s.title, 50), s.url])) : 'None.');
+  const searches = report.searches;
+  out.push('', `Searches (${searches.totals.searches}, ${searches.totals.zero_result_searches} found nothing; ${searches.search_query_count} queries)`);
+  out.push(searches.top_searches.length ? textTable(['Searches', 'Found nothing', 'Results', 'Query'], searches.top_searches.map((q) => [q.searches, q.zero_results, q.last_results, flat(q.query, 60)])) : 'None.');
+  out.push('', 'Searches that found nothing');
+  out.push(
+    searches.zero_result_searches.length
+      ? textTable(['Searches', 'Latest', 'Query', 'From page'], searches.zero_result_searches.map((q) => [q.searches, q.last_at.slice(0, 16), flat(q.query, 60), q.last_page_url ?? '']))
+      : 'None.',
+  );
   out.push('', `Pages never cited (${report.uncited_page_count})`);
   out.push(report.uncited_pages.length ? textTable(['Page', 'URL'], report.uncited_pages.map((p) => [flat(p.title, 50), p.url])) : 'None.');
   out.push('', `Pages questions come from (${report.question_page_count})`);

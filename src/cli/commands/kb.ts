@@ -1,15 +1,10 @@
-/** @module `support-chat-kit kb ingest|sources|sync|stats`: the organization's knowledge base of docs (folders, files and docs sites) and code. */
+/** @module `support-chat-kit kb ingest|sources|sync|remove|stats`: the organization's knowledge base of docs (folders, files and docs sites) and code. */
 import { createAnswerEngine, IngestError, type IngestReport } from '../../server/answers/index.js';
 import { existsSync } from 'node:fs';
 import { CliError, dispatch, ORG_OPTION, parse, PROGRAM } from '../args.js';
 import { openDatabase } from '../database.js';
-
-function progressBar(done: number, total: number, file: string): void {
-  const width = 28;
-  const filled = total ? Math.round((done / total) * width) : width;
-  const name = file.length > 40 ? `…${file.slice(-39)}` : file;
-  process.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} ${name}`.padEnd(100));
-}
+import { EmbeddingPool, resolvePoolSize, type EmbeddingStatus } from '../../server/knowledge/index.js';
+import { IngestProgress } from './kb-progress.js';
 
 /** A crawl's progress on one terminal line: pages found, fetched, skipped and failed. */
 function crawlProgress(p: { site: string; found: number; fetched: number; skipped: number; failed: number; url: string }): void {
@@ -20,7 +15,7 @@ function crawlProgress(p: { site: string; found: number; fetched: number; skippe
 }
 
 export async function run(argv: string[]): Promise<number> {
-  return dispatch(argv, { ingest, sources, sync, stats });
+  return dispatch(argv, { ingest, sources, sync, remove, stats });
 }
 
 const isUrl = (input: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(input);
@@ -28,7 +23,9 @@ const isUrl = (input: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(input)
 /** The summary line of an ingest or sync. */
 function summary(orgId: string, report: IngestReport, what: string): string {
   const read = [report.files ? `${report.files} files` : '', report.pages ? `${report.pages} pages (${report.requests} requests)` : ''].filter(Boolean).join(' and ') || 'nothing';
-  return `${what} ${read} for ${orgId}: ${report.added} added, ${report.updated} updated, ${report.unchanged} unchanged, ${report.removed} removed (${report.sections} sections written)${report.failed.length ? `; ${report.failed.length} failed` : ''}.`;
+  const line = `${what} ${read} for ${orgId}: ${report.added} added, ${report.updated} updated, ${report.unchanged} unchanged, ${report.removed} removed (${report.sections} sections written)${report.failed.length ? `; ${report.failed.length} failed` : ''}.`;
+  // After an upgrade, the first ingest or sync writes every document again: the reason it "updated" them.
+  return report.reparsed ? `${line}\nRe-parsed ${report.reparsed} ${report.reparsed === 1 ? 'section' : 'sections'} of an older knowledge base into passages (blocks and sentences).` : line;
 }
 
 function printProblems(report: IngestReport): void {
@@ -72,6 +69,7 @@ async function ingest(argv: string[]): Promise<number> {
   const sql = await openDatabase(values);
   const engine = createAnswerEngine({ sql, llm: null });
   const tty = process.stderr.isTTY;
+  const progress = new IngestProgress();
   try {
     const report = await engine.ingest(orgId, present, {
       baseUrl,
@@ -80,11 +78,11 @@ async function ingest(argv: string[]): Promise<number> {
       maxPages,
       contentSelector: values['content-selector'] as string | undefined,
       excludeSelectors: values['exclude-selector'] as string[] | undefined,
-      onProgress: tty ? progressBar : undefined,
+      onProgress: progress.update,
       onCrawlProgress: tty ? crawlProgress : undefined,
       embedCode: values['embed-code'] === true,
     });
-    if (tty) process.stderr.write('\n');
+    progress.end();
     printProblems(report);
     console.log(summary(orgId, report, 'Ingested'));
     const waiting = (await engine.pending()).find((p) => p.orgId === orgId)?.sections ?? 0;
@@ -92,7 +90,7 @@ async function ingest(argv: string[]): Promise<number> {
     if (waiting > 0) console.log(`${waiting} sections (code pieces) will be embedded in the background by the server (${PROGRAM} serve); --embed-code embeds them now.`);
     return 0;
   } catch (error) {
-    if (tty) process.stderr.write('\n');
+    progress.end();
     if (error instanceof IngestError) throw new CliError(error.message, { usage: false });
     throw error;
   } finally {
@@ -131,13 +129,31 @@ async function sync(argv: string[]): Promise<number> {
   const orgId = values.org!;
   const sql = await openDatabase(values);
   const tty = process.stderr.isTTY;
+  const progress = new IngestProgress();
   try {
-    const report = await createAnswerEngine({ sql, llm: null }).sync(orgId, { accept: values.accept === true, onProgress: tty ? progressBar : undefined, onCrawlProgress: tty ? crawlProgress : undefined });
-    if (tty) process.stderr.write('\n');
+    const report = await createAnswerEngine({ sql, llm: null }).sync(orgId, { accept: values.accept === true, onProgress: progress.update, onCrawlProgress: tty ? crawlProgress : undefined });
+    progress.end();
     if (report.sources === 0) throw new CliError(`${orgId} has no sources to sync: add one with ${PROGRAM} kb ingest PATH|URL --org ${orgId}`, { usage: false });
     printProblems(report);
     console.log(summary(orgId, report, `Synced ${report.sources} sources:`));
     return 0;
+  } finally {
+    await sql.close();
+  }
+}
+
+async function remove(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { org: ORG_OPTION }, 'SOURCE');
+  const orgId = values.org!;
+  if (positionals.length !== 1) throw new CliError(`name one source to remove, as ${PROGRAM} kb sources lists it`);
+  const sql = await openDatabase(values);
+  try {
+    const removed = await createAnswerEngine({ sql, llm: null, embedder: null }).removeSource(orgId, positionals[0]!);
+    console.log(`Removed ${removed.source} and its ${removed.pages} ${removed.pages === 1 ? 'page' : 'pages'} from ${orgId}.`);
+    return 0;
+  } catch (error) {
+    if (error instanceof IngestError) throw new CliError(error.message, { usage: false });
+    throw error;
   } finally {
     await sql.close();
   }
@@ -148,9 +164,24 @@ async function stats(argv: string[]): Promise<number> {
   const orgId = values.org!;
   const sql = await openDatabase(values);
   try {
+    // The default embedder names which embeddings count (its threads start only when something is embedded).
     const s = await createAnswerEngine({ sql, llm: null }).stats(orgId);
     // Prose sections without an embedding rank by words alone until `kb ingest` runs again.
     console.log(`${orgId}: ${s.documents} documents, ${s.sections} sections${s.prose > 0 ? `, ${s.embedded} of ${s.prose} prose sections embedded` : ''}`);
+    // The model is started on one thread, as a server starts each of its own: one that cannot start is said, with why.
+    let status: EmbeddingStatus & { error?: string };
+    let size = 0;
+    const pool = new EmbeddingPool({ size: 1 });
+    try {
+      size = resolvePoolSize(undefined);
+      status = await pool.warm();
+    } catch (error) {
+      status = { state: 'down', threads: 0, size: 0, error: error instanceof Error ? error.message : String(error) };
+    } finally {
+      await pool.close();
+    }
+    if (status.state === 'ready') console.log(`sentence embeddings: ready (a server runs ${size} thread${size === 1 ? '' : 's'})`);
+    else console.log(`sentence embeddings: unavailable (${status.error ?? status.state}); search and answers rank by words alone`);
     return 0;
   } finally {
     await sql.close();

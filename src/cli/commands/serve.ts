@@ -1,10 +1,19 @@
-/** @module `support-chat-kit serve`: the v0 API over HTTP (and/or the background work) until SIGINT/SIGTERM, then a graceful shutdown. */
+/**
+ * @module `support-chat-kit serve`: the v0 API over HTTP (and/or the background work) until
+ * SIGINT/SIGTERM, then a graceful shutdown; with `--site DIR`, a static build of the docs site and
+ * the proxy on one origin beside it.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { isWorkerConcurrency, SERVER_ROLES, ServerConfigError, startServer, type ConnectionLimits, type ServerRole } from '../../server/index.js';
 import { CliError, parse, PROGRAM } from '../args.js';
 import { openDatabase } from '../database.js';
+import { RATE_LIMIT_OPTIONS, rateLimitsFrom } from './serve-limits.js';
 import type { KnowledgeBase } from '../../server/knowledge/index.js';
-import { SiteSync } from '../../server/knowledge/sources/site-sync.js';
+import { SiteSync } from '../../server/knowledge/index.js';
 import type { Sql } from '../../server/store/sql.js';
+import { createSupportProxy, nodeListener } from '../../proxy/index.js';
+import { PROXY_PATH, siteBase, startSiteServer } from '../site-server.js';
 
 /** `--kb-sync-every`: a duration such as `90s`, `30m`, `6h` or `1d`, from a minute to 30 days; else a CliError. */
 export function parseDuration(value: string, flag: string): number {
@@ -55,6 +64,24 @@ export function connectionLimits(env: NodeJS.ProcessEnv): Partial<ConnectionLimi
   return limits;
 }
 
+/** What `--site` needs: the build's folder, its base path, the site's port, and the proxy's token and secret from the environment (.env). */
+function siteSettings(dir: string, baseText: string | undefined, portText: string | undefined, role: ServerRole): { root: string; base: string; port: number; token: string; secret: string } {
+  if (role === 'worker') throw new CliError('--site needs the API in this process: not with --role worker');
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new CliError(`--site ${dir}: no such folder (build your site first, then name its output folder)`);
+  const port = portText === undefined ? 3000 : Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--site-port must be a port number, got "${portText}"`);
+  let base: string;
+  try {
+    base = siteBase(baseText);
+  } catch {
+    throw new CliError(`--site-base must be a path such as /proj/, got "${baseText}"`);
+  }
+  const token = process.env.SUPPORT_CHAT_TOKEN;
+  const secret = process.env.SUPPORT_PROXY_SECRET;
+  if (!token || !secret) throw new CliError(`--site needs SUPPORT_CHAT_TOKEN and SUPPORT_PROXY_SECRET (${PROGRAM} init writes them to .env)`, { usage: false });
+  return { root: resolve(dir), base, port, token, secret };
+}
+
 export async function run(argv: string[]): Promise<number> {
   const { values } = parse(
     argv,
@@ -64,6 +91,10 @@ export async function run(argv: string[]): Promise<number> {
       role: { type: 'string', value: 'api|worker|all', description: 'HTTP only, background work only, or both (default: all)' },
       'retention-days': { type: 'string', value: 'DAYS', description: 'keep conversations this long after their last message (default: 90)' },
       'kb-sync-every': { type: 'string', value: 'DURATION', description: 'sync the docs sites of every organization this often (30m, 6h, 1d)' },
+      site: { type: 'string', value: 'DIR', description: `also serve this static build of your docs site, with the proxy at ${PROXY_PATH} (token and secret from .env)` },
+      'site-port': { type: 'string', value: 'PORT', env: 'PORT', fallback: '3000; 0 picks a free one', description: "the site's port, with --site" },
+      'site-base': { type: 'string', value: 'PATH', description: "the path the site is published under, with --site: Docusaurus' baseUrl, Astro's or VitePress's base (default: /)" },
+      ...RATE_LIMIT_OPTIONS,
     },
     false,
   );
@@ -89,11 +120,14 @@ export async function run(argv: string[]): Promise<number> {
   if (redisUrl !== undefined && redisUrl !== '' && !/^rediss?:\/\/\S+$/.test(redisUrl)) {
     throw new CliError(`SUPPORT_CHAT_REDIS_URL must be a redis:// or rediss:// URL, got "${redisUrl}"`, { usage: false });
   }
+  if (values.site === undefined && values['site-base'] !== undefined) throw new CliError('--site-base goes with --site DIR');
+  const site = values.site === undefined ? undefined : siteSettings(values.site, values['site-base'], values['site-port'], role);
   const connections = connectionLimits(process.env);
+  const rateLimits = rateLimitsFrom(values);
   const sql = await openDatabase(values);
   let started: Awaited<ReturnType<typeof startServer>>;
   try {
-    started = await startServer({ sql, role, port, host: values.host ?? '127.0.0.1', jobLeaseMs: leaseMs, workerConcurrency, retentionDays, connections });
+    started = await startServer({ sql, role, port, host: values.host ?? '127.0.0.1', jobLeaseMs: leaseMs, workerConcurrency, retentionDays, connections, rateLimits });
   } catch (error) {
     // Ours to close when the server could not be made (already closed, harmlessly, when it was made but could not start).
     await sql.close().catch(() => undefined);
@@ -108,11 +142,27 @@ export async function run(argv: string[]): Promise<number> {
   // Docs sites synced in the background by the processes that do background work.
   const knowledge = server.engine.knowledge;
   const siteSync = kbSyncEveryMs !== undefined && role !== 'api' && knowledge ? startSiteSync(server.sql, knowledge, kbSyncEveryMs) : undefined;
-  const close = async () => {
+  let close = async () => {
     await siteSync?.stop();
     await started.close();
   };
   console.log(role === 'worker' ? 'support-chat worker running (no HTTP)' : `support-chat API listening on ${url}${role === 'api' ? ' (no background work)' : ''}`);
+  if (site) {
+    const proxy = nodeListener(createSupportProxy({ apiBaseUrl: url, token: site.token, secret: site.secret, basePath: PROXY_PATH }));
+    try {
+      const served = await startSiteServer({ root: site.root, base: site.base, proxy, host: values.host ?? '127.0.0.1', port: site.port });
+      const stopApi = close;
+      close = async () => {
+        await new Promise((done) => served.server.close(done));
+        await stopApi();
+      };
+      console.log(`Your site (${site.root}) with the support widget's proxy at ${PROXY_PATH}: ${served.url}${site.base}`);
+    } catch (error) {
+      await close();
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new CliError(`port ${site.port} is already in use; choose another with --site-port`, { usage: false });
+      throw error;
+    }
+  }
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       console.error(`${PROGRAM}: ${signal} received, finishing in-flight requests`);

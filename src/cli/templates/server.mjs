@@ -2,11 +2,11 @@
 // Start the API server first (npx support-chat-kit serve), then: node server.mjs
 // Settings come from .env (written by npx support-chat-kit init); nothing secret reaches the browser.
 import { createServer } from 'node:http';
-import { readFile } from 'node:fs/promises';
-import { extname, resolve, sep } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSupportProxy, nodeListener } from 'support-chat-kit/proxy';
-import { verifyWebhookSignature } from 'support-chat-kit/server';
+import { renderDocPage, verifyWebhookSignature } from 'support-chat-kit/server';
 
 process.loadEnvFile('.env');
 const env = process.env;
@@ -61,15 +61,27 @@ async function escalation(req, res) {
 }
 
 // Without SUPPORT_CHAT_BASE_URL, answers cite your docs by their path (docs/billing#refunds), which
-// the widget opens on this site: serve each page at that path (a docs site serves them once you set it).
+// the widget opens on this site: each page is served as HTML (a folder's index.md or index.mdx as the
+// folder), its headings anchored as the answers cite them (a docs site serves them once you set it).
 const docs = resolve('docs');
-const DOC_TYPES = { '.md': 'text/markdown; charset=utf-8', '.mdx': 'text/markdown; charset=utf-8', '.html': 'text/html; charset=utf-8', '.txt': 'text/plain; charset=utf-8' };
+const isFile = (file) => stat(file).then((info) => info.isFile(), () => false);
 async function docPage(path, res) {
-  const base = resolve(decodeURIComponent(path.slice(1)));
-  if (!base.startsWith(docs + sep)) return false;
-  for (const file of [base, `${base}.md`, `${base}.mdx`, `${base}.html`, `${base}/index.md`]) {
-    const text = await readFile(file).catch(() => null);
-    if (text) return res.writeHead(200, { 'content-type': DOC_TYPES[extname(file)] ?? 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }).end(text), true;
+  let base;
+  try {
+    base = resolve(decodeURIComponent(path.slice(1)));
+  } catch {
+    return false; // not a path (a malformed %-escape)
+  }
+  if (base !== docs && !base.startsWith(docs + sep)) return false;
+  for (const file of [base, `${base}.md`, `${base}.mdx`, `${base}.html`, join(base, 'index.md'), join(base, 'index.mdx')]) {
+    if (!(await isFile(file))) continue;
+    const type = extname(file);
+    if (type === '.md' || type === '.mdx') {
+      const html = await renderDocPage(file, { widget: { src: '/support-chat.iife.js', endpoint: '/api/support' } });
+      return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html), true;
+    }
+    const text = await readFile(file);
+    return res.writeHead(200, { 'content-type': type === '.html' ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }).end(text), true;
   }
   return false;
 }
@@ -81,7 +93,7 @@ const server = createServer(async (req, res) => {
   if (Object.hasOwn(modules, path)) return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(modules[path]);
   if (path === '/escalations' && req.method === 'POST') return void escalation(req, res);
   if (path === '/') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
-  if (!env.SUPPORT_CHAT_BASE_URL && path.startsWith('/docs/') && (await docPage(path, res))) return;
+  if (!env.SUPPORT_CHAT_BASE_URL && (path === '/docs' || path.startsWith('/docs/')) && (await docPage(path, res).catch(() => false))) return;
   res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
 });
 // A client that stalls is let go: a request must arrive whole within 30 s (its headers within 10 s),

@@ -143,6 +143,14 @@ export const Insights = z.strictObject({
     .array(z.strictObject({ url: z.string(), title: z.string().nullable(), questions: count(), unanswered: count() }))
     .meta({ description: 'The pages questions were asked from (the widget sends where the visitor is), most questions first' }),
   question_page_count: count(),
+  searches: z
+    .strictObject({
+      totals: z.strictObject({ searches: count(), zero_result_searches: count() }),
+      top_searches: z.array(z.strictObject({ query: z.string(), searches: count(), zero_results: count(), last_results: count() })),
+      zero_result_searches: z.array(z.strictObject({ query: z.string(), searches: count(), last_at: dateTime(), last_page_url: z.string().nullable() })),
+      search_query_count: count(),
+    })
+    .meta({ description: 'Searches (GET /v0/search) of the period by the UTC days it covers: the queries searched most, and those that found nothing (normalized: lowercase, blanks collapsed; email addresses masked)' }),
 });
 
 export const ErrorResponse = z.strictObject({
@@ -177,5 +185,20 @@ export const SearchResult = z.strictObject({
 /** `GET /v0/search`: ranked sections, at most three of one page. */
 export const SearchResults = z.strictObject({ results: z.array(SearchResult) });
 
+/** `GET /v0/health`: whether the parts search and answers lean on work now (our addition). */
+export const Health = z.strictObject({
+  embeddings: z
+    .strictObject({
+      state: z.enum(['idle', 'starting', 'ready', 'down', 'off']).meta({
+        description: '`ready`: questions are ranked by meaning and words; `down`: the model could not start, so by words alone (retried on a later question); `idle`: not started yet; `off`: configured without embeddings',
+      }),
+      threads: count().meta({ description: 'Embedding threads ready now' }),
+      size: count().meta({ description: 'Embedding threads the process is sized for' }),
+      error: z.string().optional().meta({ description: 'Why the model could not start, while it cannot' }),
+    })
+    .meta({ description: "The sentence embeddings' state in the process that answered" }),
+});
+
 export type SearchResult = z.infer<typeof SearchResult>;
 export type SearchResults = z.infer<typeof SearchResults>;
+export type Health = z.infer<typeof Health>;

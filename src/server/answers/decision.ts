@@ -1,9 +1,7 @@
 /** @module Whether to answer at all: signals of how well the best sections fit the question, and the decision over them. */
 import type { SearchHit, Vocabulary } from '../knowledge/index.js';
-import { runInLabels } from '../knowledge/ranking/rank.js';
-import { MAX_QUERY_WORDS } from '../knowledge/ranking/search-index.js';
-import { specificity } from '../knowledge/text/specificity.js';
-import { isQuestionFraming, tokenize } from '../knowledge/text/text.js';
+import { isQuestionFraming, MAX_QUERY_WORDS, passageTerms, runInLabels, specificity, tokenize } from '../knowledge/index.js';
+import { DECISION_WEIGHTS } from './decision-weights.js';
 
 /** What the decision to answer reads: how well the best section fits the question, in several ways. */
 export interface AnswerSignals {
@@ -55,16 +53,21 @@ interface SectionTerms {
 
 const sectionTerms = new WeakMap<object, SectionTerms>();
 
-/** A section's terms, computed once per loaded section. */
+/**
+ * A section's terms, gathered once per loaded section: its text's and code's from the terms its
+ * passage stored at ingest (see knowledge/text/passage.ts), so its text is not tokenized again;
+ * its heading path's and its list items' run-in labels' from those few words.
+ */
 export function termsOfSection(hit: SearchHit): SectionTerms {
   let terms = sectionTerms.get(hit.section);
   if (!terms) {
-    const { title, context, body, code } = hit.section;
+    const { title, context, passage } = hit.section;
     const heading = new Set(tokenize(`${title}\n${context}`));
-    const text = tokenize(`${body}\n${code}`);
+    const text = passageTerms(passage);
     const counts = new Map<string, number>();
     for (const t of text) counts.set(t, (counts.get(t) ?? 0) + 1);
-    terms = { heading, named: new Set([...heading, ...tokenize(runInLabels(body).join('\n'))]), counts, all: new Set([...heading, ...text]) };
+    const labels = passage.blocks.flatMap((block) => (block.kind === 'list' || block.kind === 'steps' ? runInLabels(block.text) : []));
+    terms = { heading, named: new Set([...heading, ...tokenize(labels.join('\n'))]), counts, all: new Set([...heading, ...text]) };
     sectionTerms.set(hit.section, terms);
   }
   return terms;
@@ -119,9 +122,8 @@ export function answerSignals(question: string, hits: SearchHit[], vocabulary: V
 
 /**
  * How many of the first hits the "nothing related" floor reads: the best by words and the first
- * section placed beside it by its meaning (see `NEAREST_SHOWN` in knowledge/ranking/rank.ts). Measured:
- * the best hit alone cost code two related pages (gold shown 0.948 → 0.935), the first five let
- * more other sets' questions show pages (docs: cite nothing 0.450 → 0.425).
+ * section placed beside it by its meaning (see `NEAREST_SHOWN` in knowledge/ranking/rank.ts). Fewer
+ * hides related pages, more shows pages for questions from elsewhere: see docs/benchmarks.md.
  */
 const NEAREST_OF = 3;
 
@@ -135,12 +137,11 @@ function nearestMeaning(hits: SearchHit[]): number {
  * The answer/no-answer decision: a logistic model over the signals, its weights fitted on the
  * development sets together (docs, code and help of the benchmark; each set's answerable
  * questions whose gold source is among the first five hits against its out-of-scope questions and
- * the other sets' questions, each set and class weighed equally). Answers when the odds favour it.
- * `meaning` was added to the fitted weights at a weight (2) that changes no help decision
- * (docs' other-set questions silent 0.850 → 0.925; 4 and above cost help answers); refitted with it, every weight moves and help
- * loses held out (see docs/engine.md).
+ * the other sets' questions, each set and class weighed equally) by test/bench/decision-fit.ts,
+ * which writes them to decision-weights.ts. Answers when the odds favour it. `meaning` is held at
+ * a weight that changes no help decision while the others are fitted: see docs/benchmarks.md.
  */
-export const DECISION = { general: 5.8, heading: 1.9, known: 3.3, top3: 1.7, meaning: 2, bias: -6.8 };
+export const DECISION = DECISION_WEIGHTS;
 
 /**
  * The least `evidence` an answer needs, whatever the model says: a question that says little ("How

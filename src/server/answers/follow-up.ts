@@ -5,7 +5,7 @@
  */
 import type { Message } from '../../protocol/index.js';
 import type { Vocabulary } from '../knowledge/index.js';
-import { isQuestionFraming } from '../knowledge/text/text.js';
+import { isQuestionFraming } from '../knowledge/index.js';
 
 /** Words that point back to something said before. */
 const POINTS_BACK = new Set(['it', 'its', 'they', 'them', 'their', 'those', 'these', 'that', 'this', 'one', 'ones', 'there', 'same']);
@@ -33,3 +33,22 @@ export function conversationContext(messages: Message[], question: string, earli
   if (!page || !leansBack(question, vocabulary)) return earlier;
   return [...earlier.slice(0, -1), `${earlier.at(-1)}\n${page}`];
 }
+
+/**
+ * The text whose sentence embedding stands for a question in retrieval: the question itself, or
+ * for a follow-up that leans back (see `leansBack`), the question read with its conversation's
+ * subject (the earlier turn and the heading of the section that answered it, as `conversationContext`
+ * gives it). "ok and how do i switch it off again" means nothing alone; after "how do I turn on
+ * two factor", answered from "Enable 2FA — Two-factor authentication", it means switching 2FA off.
+ */
+export function meaningOf(question: string, earlier: string[], context: string[]): string {
+  if (context.length === 0 || context === earlier || context.at(-1) === earlier.at(-1)) return question;
+  return `${question}\n${context.at(-1)}`;
+}
+
+/**
+ * What a follow-up that found nothing replies: it says so plainly and offers a human, without
+ * asking the visitor to rephrase a question that only made sense after the one before.
+ */
+export const FOLLOW_UP_NO_ANSWER =
+  "I couldn't find anything about that in the documentation, so I'd rather not guess. " + 'A human on the team can pick it up from here.';

@@ -2,7 +2,7 @@
 import type { Source } from '../../protocol/index.js';
 import { termsOfSection } from './decision.js';
 import type { SearchHit } from '../knowledge/index.js';
-import { tokenize } from '../knowledge/text/text.js';
+import { tokenize } from '../knowledge/index.js';
 
 /**
  * Another page's section is cited beside the answer's own page only when it matches at least this
@@ -37,8 +37,8 @@ export function relevantHits(hits: SearchHit[], question?: string): SearchHit[] 
     const url = hit.section.url;
     if (!url || seen.has(url)) continue;
     // Another piece of a source file already cited must add a word of the question its cited pieces
-    // lack. (Doc sections of one page are not held to this: measured on the docs set, they hold the
-    // rest of the answer in other words, and the rule cost a sixth of its Recall@5.)
+    // lack. Doc sections of one page are not held to this: they hold the rest of the answer in
+    // other words (see docs/benchmarks.md).
     const words = asked ? [...termsOfSection(hit).all].filter((t) => asked.has(t)) : [];
     const page = said.get(hit.section.docKey);
     if (hit.section.kind === 'code' && page && words.every((t) => page.has(t))) continue;

@@ -162,13 +162,17 @@ export class ConversationLifecycle {
   }
 
   /**
-   * Leases the next ready answer job to `owner`. First, jobs left `running` by a dead process on
-   * this host are given up, and jobs that used every attempt are failed.
+   * Leases the next ready answer job to `owner`. When none is ready, jobs left `running` by a dead
+   * process on this host are given up (and one of them claimed), and jobs that used every attempt
+   * are failed: a worker's round of claims ends with a claim that finds nothing, so this runs
+   * once per round rather than twice per job sent.
    */
   async claim(owner: string): Promise<Job | null> {
-    await this.#queue.expireLeases(isDeadLocalOwner);
+    const job = await this.#queue.claim(owner, this.policy.leaseMs, this.policy.maxAttempts);
+    if (job) return job;
+    const expired = await this.#queue.expireLeases(isDeadLocalOwner);
     for (const id of await this.#queue.failExhausted(this.policy.maxAttempts)) this.#emitSettled(id);
-    return this.#queue.claim(owner, this.policy.leaseMs, this.policy.maxAttempts);
+    return expired > 0 ? this.#queue.claim(owner, this.policy.leaseMs, this.policy.maxAttempts) : null;
   }
 
   /** Extends the lease; false when it was lost (the job was taken over). */

@@ -3,7 +3,7 @@
  * stages learned (route, token, rate decision, body), the log line, and the response. A class, so
  * a request allocates one object and no closures.
  */
-import type { RateDecision } from './rate-limit.js';
+import type { EndpointBucket, RateDecision } from './rate-limit.js';
 import type { ApiRequest, ApiResponse } from './exchange.js';
 import type { Route, RouteContext } from './router.js';
 import type { Services } from './services.js';
@@ -42,6 +42,8 @@ export class RequestContext implements RouteContext {
   decision: RateDecision | undefined;
   /** The body as received; undefined until the `readBody` stage (or a stage needing it earlier) read it. */
   bodyText: string | undefined;
+  /** On routes that count each call (`countsEach`): counts one (set by the `rateLimit` stage). */
+  count: ((bucket?: EndpointBucket) => RateDecision | Promise<RateDecision>) | undefined;
   /** The answer, set by the stage that answers. */
   response: ApiResponse | undefined;
   #query: URLSearchParams | undefined;

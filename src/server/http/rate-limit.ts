@@ -23,16 +23,39 @@ export interface RateLimits {
   perOrganization: number;
   /** Per client address per minute, for requests without a valid token. @default 60 */
   perAddress: number;
-  /** Lower per-organization limits of some endpoints. @default {send: 300, escalate: 30, deleteTicket: 60} */
-  endpoints: { send: number; escalate: number; deleteTicket: number };
+  /**
+   * Per-organization limits of some endpoints: `send`, `escalate` and `deleteTicket` are lower
+   * limits counted besides the token's and the organization's; `search` stands alone (see
+   * `STANDALONE_BUCKETS`). @default {send: 300, escalate: 30, deleteTicket: 60, search: 1200}
+   */
+  endpoints: { send: number; escalate: number; deleteTicket: number; search: number };
 }
+
+/** An endpoint's own per-organization bucket. */
+export type EndpointBucket = keyof RateLimits['endpoints'];
 
 export const DEFAULT_RATE_LIMITS: RateLimits = {
   perToken: 120,
   perOrganization: 600,
   perAddress: 60,
-  endpoints: { send: 300, escalate: 30, deleteTicket: 60 },
+  // Search-as-you-type sends a search every few keystrokes, and a docs site's proxy holds one
+  // token for all its visitors: 1,200 a minute is 20 searches a second for the organization.
+  endpoints: { send: 300, escalate: 30, deleteTicket: 60, search: 1200 },
 };
+
+/**
+ * Buckets counted instead of the token's and the organization's general limits, not besides
+ * them: search through one proxy token would otherwise stop at the token's 120 a minute.
+ */
+export const STANDALONE_BUCKETS: ReadonlySet<EndpointBucket> = new Set(['search']);
+
+/** The limit a bucket key of `orgId`'s request counts (as `tokenBuckets` names them), in words, for an error that names it. */
+export function bucketName(key: string | undefined, orgId: string): string {
+  if (key?.startsWith('token:')) return 'per-token limit';
+  if (key === `org:${orgId}`) return 'per-organization limit';
+  if (key?.startsWith(`org:${orgId}:`)) return `per-organization ${key.slice(`org:${orgId}:`.length)} limit`;
+  return 'rate limit';
+}
 
 /**
  * In-memory limiter for one process: the protocol's fixed one-minute windows (shared with the

@@ -64,7 +64,6 @@ export interface RedisRateLimiterOptions {
   onError?: (error: unknown) => void;
 }
 
-
 export class RedisRateLimiter implements RateLimiter {
   #client: RedisClient | undefined;
   readonly #url: string;
@@ -115,7 +114,7 @@ export class RedisRateLimiter implements RateLimiter {
     const [allowed, end, now] = result as [number, number, number];
     if (allowed === 0) {
       const bucket = buckets[result[3]! - 1]!;
-      return { allowed: false, limit: bucket.limit, remaining: 0, ...resetAt(end, now) };
+      return { allowed: false, limit: bucket.limit, remaining: 0, ...resetAt(end, now), refusedBy: bucket.key };
     }
     let limit = 0;
     let remaining = Number.POSITIVE_INFINITY;

@@ -3,6 +3,7 @@ import type { Scope } from '../../protocol/index.js';
 import { Router as SharedRouter, type Match } from '../../protocol/router.js';
 import type { TokenRecord } from '../store/tokens.js';
 import type { ApiRequest, ApiResponse } from './exchange.js';
+import type { EndpointBucket, RateDecision } from './rate-limit.js';
 import type { Services } from './services.js';
 
 export interface RouteContext {
@@ -19,6 +20,12 @@ export interface RouteContext {
   rawBody(): string;
   /** Client address as the server saw it. */
   remoteAddress: string;
+  /**
+   * On routes that count their own calls (`countsEach`): counts one call against the token's
+   * limits, as a request to a route of `bucket` is counted. The decision is the response's
+   * rate-limit headers' (the last one, or the first refusal).
+   */
+  count?(bucket?: EndpointBucket): RateDecision | Promise<RateDecision>;
 }
 
 export interface Route {
@@ -27,8 +34,13 @@ export interface Route {
   pattern: string;
   /** The scope a token needs; `any` for any valid token; `public` for no token. */
   scope: Scope | 'any' | 'public';
-  /** The lower per-organization limit this route also counts against. */
-  bucket?: 'send' | 'escalate' | 'deleteTicket';
+  /** The route's own per-organization bucket: a lower limit besides the token's, or one standing alone (`STANDALONE_BUCKETS`). */
+  bucket?: EndpointBucket;
+  /**
+   * The handler counts the request's calls itself, through `count()`, because one request carries
+   * several (a JSON-RPC batch): each is counted as its HTTP twin would be. Token requests only.
+   */
+  countsEach?: boolean;
   /**
    * For public routes: the key of the bucket their requests count in, at the organization's limit,
    * instead of the client address's (helpdesks deliver webhooks from shared addresses in bursts).

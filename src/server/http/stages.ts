@@ -13,7 +13,7 @@ import { IDEMPOTENCY_KEY_PATTERN, parseBearer, type Scope } from '../../protocol
 import { badRequest, forbidden, HttpError, notFound, rateLimited, unauthorized } from './errors.js';
 import type { RequestContext } from './context.js';
 import type { ApiResponse } from './exchange.js';
-import type { Bucket, RateDecision, RateLimiter, RateLimits } from './rate-limit.js';
+import { STANDALONE_BUCKETS, type Bucket, type EndpointBucket, type RateDecision, type RateLimiter, type RateLimits } from './rate-limit.js';
 import type { Route, Router } from './router.js';
 import type { Services } from './services.js';
 import type { TokenRecord } from '../store/tokens.js';
@@ -38,60 +38,93 @@ const IDEMPOTENCY_KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
 /** The stages, bound to one app's router, services and limits. */
 export function serverStages({ router, services, limiter, limits, trustProxy, ipv6Prefix, toErrorResponse }: StageDeps) {
+  const counter = new RequestCounter(limiter, limits, trustProxy, ipv6Prefix);
+  return {
+    refused: refusedStage(counter),
+    route: routeStage(router),
+    authenticate: authenticateStage(services),
+    rateLimit: rateLimitStage(counter, limits),
+    authorize,
+    readBody,
+    idempotency: idempotencyStage(services, toErrorResponse),
+    handle,
+  };
+}
+
+/** Which buckets a request counts in, and its count: a token's, an organization's, a route's own, or its client address's. */
+class RequestCounter {
   /** The buckets of a token, per endpoint bucket, made once per token record (records are cached while unchanged). */
-  const bucketCache = new WeakMap<TokenRecord, Map<string, Bucket[]>>();
-  function tokenBuckets(auth: TokenRecord, route: Route | undefined): Bucket[] {
-    let byRoute = bucketCache.get(auth);
-    if (!byRoute) bucketCache.set(auth, (byRoute = new Map()));
-    const name = route?.bucket ?? '';
-    let list = byRoute.get(name);
+  readonly #bucketCache = new WeakMap<TokenRecord, Map<string, Bucket[]>>();
+
+  constructor(
+    readonly limiter: RateLimiter,
+    readonly limits: RateLimits,
+    readonly trustProxy: number,
+    readonly ipv6Prefix: number | undefined,
+  ) {}
+
+  tokenBuckets(auth: TokenRecord, bucket: EndpointBucket | undefined): Bucket[] {
+    const { limits } = this;
+    let byBucket = this.#bucketCache.get(auth);
+    if (!byBucket) this.#bucketCache.set(auth, (byBucket = new Map()));
+    const name = bucket ?? '';
+    let list = byBucket.get(name);
     if (!list) {
-      list = [
-        { key: `token:${auth.id}`, limit: limits.perToken },
-        { key: `org:${auth.orgId}`, limit: limits.perOrganization },
-      ];
-      if (route?.bucket) list.push({ key: `org:${auth.orgId}:${route.bucket}`, limit: limits.endpoints[route.bucket] });
-      byRoute.set(name, list);
+      const own = bucket ? [{ key: `org:${auth.orgId}:${bucket}`, limit: limits.endpoints[bucket] }] : [];
+      list =
+        bucket && STANDALONE_BUCKETS.has(bucket)
+          ? own
+          : [{ key: `token:${auth.id}`, limit: limits.perToken }, { key: `org:${auth.orgId}`, limit: limits.perOrganization }, ...own];
+      byBucket.set(name, list);
     }
     return list;
   }
 
   /** The bucket of a request without a valid token: its client (behind trusted proxies, the one they name), an IPv6 address by its network (`ipv6Prefix`). */
-  function addressBucket(ctx: RequestContext): Bucket[] {
-    const forwarded = trustProxy > 0 ? forwardedClient(ctx.request.header('x-forwarded-for'), trustProxy) : undefined;
-    return [{ key: `addr:${addressKey(forwarded ?? ctx.remoteAddress, ipv6Prefix)}`, limit: limits.perAddress }];
+  addressBucket(ctx: RequestContext): Bucket[] {
+    const forwarded = this.trustProxy > 0 ? forwardedClient(ctx.request.header('x-forwarded-for'), this.trustProxy) : undefined;
+    return [{ key: `addr:${addressKey(forwarded ?? ctx.remoteAddress, this.ipv6Prefix)}`, limit: this.limits.perAddress }];
   }
 
   /** Counts the request in `buckets`; 429 when one is used up. The in-memory limiter answers at once, a shared one (Redis) later. */
-  function count(ctx: RequestContext, buckets: Bucket[], next: Next): ReturnType<Next> {
-    const decision = limiter.consume(buckets);
+  count(ctx: RequestContext, buckets: Bucket[], next: Next): ReturnType<Next> {
+    const decision = this.limiter.consume(buckets);
     // Checked here rather than with after(): the synchronous path makes no closure.
     if (decision instanceof Promise) return decision.then((settled) => counted(ctx, settled, next));
     return counted(ctx, decision, next);
   }
 
-  /** A request Node's parser refused: its error, counted against the client address like any unauthenticated request. */
-  const refused: ServerStage = (ctx, next) => {
+  /** Counts one call of a request whose handler counts each (`countsEach`); the headers report the first refusal, else the last decision. */
+  countCall(ctx: RequestContext, auth: TokenRecord) {
+    return (bucket?: EndpointBucket) =>
+      after(this.limiter.consume(this.tokenBuckets(auth, bucket)), (decision) => {
+        if (ctx.decision?.allowed !== false) ctx.decision = decision;
+        return decision;
+      });
+  }
+
+  /** A request refused before it was handled (by Node's parser, or its body by route.readBody): counted against the client address, then `error`, or 429 past the limit when `limited`. */
+  refuse(ctx: RequestContext, error: unknown, limited: boolean): ReturnType<Next> {
+    return after(this.limiter.consume(this.addressBucket(ctx)), (decision) => {
+      ctx.decision = decision;
+      throw limited && !decision.allowed ? rateLimited() : error;
+    });
+  }
+}
+
+/** A request Node's parser refused: its error, counted against the client address like any unauthenticated request (answered with the parser's error whatever the count says). */
+function refusedStage(counter: RequestCounter): ServerStage {
+  return (ctx, next) => {
     const error = ctx.request.refused;
     if (!error) return next();
     ctx.log.route = 'unparsed';
-    // Answered with the parser's error whatever the count says.
-    return after(limiter.consume(addressBucket(ctx)), (decision) => {
-      ctx.decision = decision;
-      throw error;
-    });
+    return counter.refuse(ctx, error, false);
   };
+}
 
-  /** A body refused before it was read (route.readBody): counted against the client address, 429 past its limit, else the refusal. */
-  function refusedBody(ctx: RequestContext, error: HttpError): ReturnType<Next> {
-    return after(limiter.consume(addressBucket(ctx)), (decision) => {
-      ctx.decision = decision;
-      throw decision.allowed ? error : rateLimited();
-    });
-  }
-
-  /** The path, the query and the route they address. */
-  const route: ServerStage = (ctx, next) => {
+/** The path, the query and the route they address. */
+function routeStage(router: Router): ServerStage {
+  return (ctx, next) => {
     const url = ctx.request.url;
     const queryAt = url.indexOf('?');
     ctx.pathname = queryAt < 0 ? url : url.slice(0, queryAt);
@@ -105,9 +138,11 @@ export function serverStages({ router, services, limiter, limits, trustProxy, ip
     ctx.log.route = match.route?.pattern ?? 'unmatched';
     return next();
   };
+}
 
-  /** The Bearer token's record, when it is valid; public routes take none. A token looked up recently is answered at once. */
-  const authenticate: ServerStage = (ctx, next) => {
+/** The Bearer token's record, when it is valid; public routes take none. A token looked up recently is answered at once. */
+function authenticateStage(services: Services): ServerStage {
+  return (ctx, next) => {
     if (ctx.route?.scope === 'public') return next();
     const token = parseBearer(ctx.request.header('authorization'));
     if (!token) return next();
@@ -115,62 +150,78 @@ export function serverStages({ router, services, limiter, limits, trustProxy, ip
     if (verified instanceof Promise) return verified.then((auth) => authenticated(ctx, auth, next));
     return authenticated(ctx, verified, next);
   };
+}
 
-  /**
-   * A token's requests count against the token and its organization (and the route's lower
-   * bucket); public routes with their own bucket count there; everything else against the client
-   * address. A public route whose requests prove who sent them (a helpdesk's signature) counts
-   * genuine ones in its bucket and forged ones against the address, so forgeries can never use up
-   * the quota of the sender they impersonate.
-   */
-  const rateLimit: ServerStage = (ctx, next) => {
+/**
+ * A token's requests count against the token and its organization (and the route's lower
+ * bucket); public routes with their own bucket count there; everything else against the client
+ * address. A public route whose requests prove who sent them (a helpdesk's signature) counts
+ * genuine ones in its bucket and forged ones against the address (see `countSigned`).
+ */
+function rateLimitStage(counter: RequestCounter, limits: RateLimits): ServerStage {
+  return (ctx, next) => {
     const route = ctx.route;
-    if (ctx.auth) return count(ctx, tokenBuckets(ctx.auth, route), next);
-    if (route?.publicBucket && route.genuine) {
-      const own = [{ key: route.publicBucket(ctx.params), limit: limits.perOrganization }];
-      const body = route.readBody ? route.readBody(ctx) : ctx.request.text();
-      return body.then((text) => {
-        ctx.bodyText = text;
-        let verdict: boolean | Promise<boolean> = false;
-        try {
-          verdict = route.genuine!(ctx);
-        } catch {
-          // Treated as forged: the handler gives the precise error.
-        }
-        const counted = (genuine: boolean) => count(ctx, genuine ? own : addressBucket(ctx), next);
-        return verdict instanceof Promise ? verdict.then(counted, () => counted(false)) : counted(verdict);
-      }, (error: unknown) => (error instanceof HttpError ? refusedBody(ctx, error) : Promise.reject(error)));
-    }
-    if (route?.publicBucket) return count(ctx, [{ key: route.publicBucket(ctx.params), limit: limits.perOrganization }], next);
-    return count(ctx, addressBucket(ctx), next);
-  };
-
-  /** 401 without a valid token, 404 or 405 without a route, 403 without the route's scope. */
-  const authorize: ServerStage = (ctx, next) => {
-    const route = ctx.route;
-    if (route?.scope !== 'public' && !ctx.auth) throw unauthorized();
-    if (!route) {
-      if (ctx.allowed.length > 0) {
-        const allow = ctx.allowed.join(', ');
-        throw new HttpError(405, 'bad_request', `Method ${ctx.request.method} is not allowed here; use ${allow}`, { headers: { Allow: allow } });
-      }
-      throw notFound();
-    }
-    if (ctx.auth && route.scope !== 'any' && route.scope !== 'public' && !ctx.auth.scopes.includes(route.scope as Scope)) throw forbidden();
-    return next();
-  };
-
-  /** A POST's body, read (capped) once; GET and DELETE have none. */
-  const readBody: ServerStage = (ctx, next) => {
-    if (ctx.route!.method !== 'POST' || ctx.bodyText !== undefined) return next();
-    return ctx.request.text().then((text) => {
-      ctx.bodyText = text;
+    if (ctx.auth && route?.countsEach && hasScope(ctx.auth, route)) {
+      ctx.count = counter.countCall(ctx, ctx.auth);
       return next();
-    });
+    }
+    if (ctx.auth) return counter.count(ctx, counter.tokenBuckets(ctx.auth, route?.bucket), next);
+    if (route?.publicBucket && route.genuine) return countSigned(counter, ctx, route, [{ key: route.publicBucket(ctx.params), limit: limits.perOrganization }], next);
+    if (route?.publicBucket) return counter.count(ctx, [{ key: route.publicBucket(ctx.params), limit: limits.perOrganization }], next);
+    return counter.count(ctx, counter.addressBucket(ctx), next);
   };
+}
 
-  /** With an `Idempotency-Key` on a route that honours it: a replay, a refusal, or the handler run once and its outcome kept. */
-  const idempotency: ServerStage = (ctx, next) => {
+/**
+ * A request to a public route that proves who sent it: its body read, then counted in the route's
+ * bucket (`own`) when genuine, against the client address when forged, so forgeries can never use
+ * up the quota of the sender they impersonate. A body refused before it was read counts against the address.
+ */
+function countSigned(counter: RequestCounter, ctx: RequestContext, route: Route, own: Bucket[], next: Next): ReturnType<Next> {
+  const body = route.readBody ? route.readBody(ctx) : ctx.request.text();
+  return body.then(
+    (text) => {
+      ctx.bodyText = text;
+      let verdict: boolean | Promise<boolean> = false;
+      try {
+        verdict = route.genuine!(ctx);
+      } catch {
+        // Treated as forged: the handler gives the precise error.
+      }
+      const counted = (genuine: boolean) => counter.count(ctx, genuine ? own : counter.addressBucket(ctx), next);
+      return verdict instanceof Promise ? verdict.then(counted, () => counted(false)) : counted(verdict);
+    },
+    (error: unknown) => (error instanceof HttpError ? counter.refuse(ctx, error, true) : Promise.reject(error)),
+  );
+}
+
+/** 401 without a valid token, 404 or 405 without a route, 403 without the route's scope. */
+const authorize: ServerStage = (ctx, next) => {
+  const route = ctx.route;
+  if (route?.scope !== 'public' && !ctx.auth) throw unauthorized();
+  if (!route) {
+    if (ctx.allowed.length > 0) {
+      const allow = ctx.allowed.join(', ');
+      throw new HttpError(405, 'bad_request', `Method ${ctx.request.method} is not allowed here; use ${allow}`, { headers: { Allow: allow } });
+    }
+    throw notFound();
+  }
+  if (ctx.auth && !hasScope(ctx.auth, route)) throw forbidden();
+  return next();
+};
+
+/** A POST's body, read (capped) once; GET and DELETE have none. */
+const readBody: ServerStage = (ctx, next) => {
+  if (ctx.route!.method !== 'POST' || ctx.bodyText !== undefined) return next();
+  return ctx.request.text().then((text) => {
+    ctx.bodyText = text;
+    return next();
+  });
+};
+
+/** With an `Idempotency-Key` on a route that honours it: a replay, a refusal, or the handler run once and its outcome kept. */
+function idempotencyStage(services: Services, toErrorResponse: StageDeps['toErrorResponse']): ServerStage {
+  return (ctx, next) => {
     const key = ctx.request.header('idempotency-key');
     if (!ctx.route!.idempotent || !ctx.auth || key === null) return next();
     if (!IDEMPOTENCY_KEY.test(key)) throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters');
@@ -202,15 +253,18 @@ export function serverStages({ router, services, limiter, limits, trustProxy, ip
         });
     });
   };
+}
 
-  /** The route's handler: the answer. */
-  const handle: ServerStage = (ctx) => {
-    const response = ctx.route!.handler(ctx);
-    if (response instanceof Promise) return response.then((r) => void (ctx.response = r));
-    ctx.response = response;
-  };
+/** The route's handler: the answer. */
+const handle: ServerStage = (ctx) => {
+  const response = ctx.route!.handler(ctx);
+  if (response instanceof Promise) return response.then((r) => void (ctx.response = r));
+  ctx.response = response;
+};
 
-  return { refused, route, authenticate, rateLimit, authorize, readBody, idempotency, handle };
+/** Whether the token may call the route. */
+function hasScope(auth: TokenRecord, route: Route): boolean {
+  return route.scope === 'any' || route.scope === 'public' || auth.scopes.includes(route.scope as Scope);
 }
 
 /** The request's token record, when the token was valid. */

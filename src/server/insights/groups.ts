@@ -6,8 +6,7 @@
  * share their terms. No library is needed for this, and none would know the search's vocabulary.
  */
 import { setImmediate } from 'node:timers/promises';
-import { MAX_QUERY_WORDS } from '../knowledge/ranking/search-index.js';
-import { isQuestionFraming, tokenize } from '../knowledge/text/text.js';
+import { isQuestionFraming, MAX_QUERY_WORDS, tokenize } from '../knowledge/index.js';
 
 export interface Question {
   text: string;

@@ -9,6 +9,7 @@ import type { Source } from '../../protocol/index.js';
 import { EMAIL_MAX_LENGTH, FEEDBACK_COMMENT_MAX_LENGTH } from '../../protocol/limits.js';
 import type { Sql } from '../store/sql.js';
 import { groupQuestions } from './groups.js';
+import { searchInsights, type SearchInsights } from './searches.js';
 
 export interface DayCounts {
   /** UTC date, `YYYY-MM-DD`. */
@@ -48,6 +49,8 @@ export interface InsightsReport {
   question_pages: { url: string; title: string | null; questions: number; unanswered: number }[];
   /** Pages questions came from in all (the list holds those with the most). */
   question_page_count: number;
+  /** Searches (`GET /v0/search`) of the period, by the UTC days it covers: the queries searched most, and those that found nothing. */
+  searches: SearchInsights;
 }
 
 export interface ReportOptions {
@@ -56,8 +59,8 @@ export interface ReportOptions {
   since: Date;
   /** End of the period, exclusive. */
   until: Date;
-  /** Groups, thumbs-down answers, sources, uncited pages and pages questions come from listed at most. @default 20, 50, 10, 50, 20 */
-  limits?: { groups?: number; thumbsDown?: number; sources?: number; pages?: number; questionPages?: number };
+  /** Groups, thumbs-down answers, sources, uncited pages, pages questions come from and searches listed at most. @default 20, 50, 10, 50, 20, 20 */
+  limits?: { groups?: number; thumbsDown?: number; sources?: number; pages?: number; questionPages?: number; searches?: number };
 }
 
 /**
@@ -220,6 +223,7 @@ export async function insightsReport(sql: Sql, options: ReportOptions): Promise<
     sources: options.limits?.sources ?? 10,
     pages: options.limits?.pages ?? 50,
     questionPages: options.limits?.questionPages ?? 20,
+    searches: options.limits?.searches ?? 20,
   };
   const since = options.since.toISOString();
   const until = options.until.toISOString();
@@ -245,6 +249,7 @@ export async function insightsReport(sql: Sql, options: ReportOptions): Promise<
   const askedFrom = await sql.all<{ page_url: string; title: string | null; n: number | string; unanswered: number | string }>(QUESTION_PAGES, period);
   totals.visitors = Number((await sql.get<{ n: number | string }>(DISTINCT_VISITORS, period))?.n ?? 0);
   totals.mcp = Number((await sql.get<{ n: number | string }>(MCP_QUESTIONS, [orgId, until, since, until]))?.n ?? 0);
+  const searches = await searchInsights(sql, { orgId, since: options.since, until: options.until, limit: limits.searches });
 
   // Each question by its outcome: the answer cited sources, cited none, failed or is not there yet;
   // the question an escalated conversation ended on counts as escalated (a human took it over).
@@ -324,5 +329,11 @@ export async function insightsReport(sql: Sql, options: ReportOptions): Promise<
       .sort((a, b) => b.questions - a.questions || a.url.localeCompare(b.url))
       .slice(0, limits.questionPages),
     question_page_count: askedFrom.length,
+    // Visitors sometimes search for their own address: masked here, as in questions.
+    searches: {
+      ...searches,
+      top_searches: searches.top_searches.map((q) => ({ ...q, query: masked(q.query) })),
+      zero_result_searches: searches.zero_result_searches.map((q) => ({ ...q, query: masked(q.query) })),
+    },
   };
 }

@@ -5,9 +5,11 @@
  */
 import type { Migration } from '../store/migrate.js';
 import type { Sql } from '../store/sql.js';
+import { loadSpecificity } from './text/specificity.js';
 import { Ranking, type KnowledgeSnapshot, type SearchHit, type SearchOptions, type Vocabulary } from './ranking/rank.js';
-import { sentenceEncoder, type Embedder } from './ranking/embeddings.js';
-import { ingest, sync, type SyncOptions } from './sources/ingest.js';
+import { sentenceEncoder, type Embedder, type EmbeddingStatus } from './ranking/embeddings.js';
+import { cachedQuestions } from './ranking/question-cache.js';
+import { ingest, removeSource, sync, type SyncOptions } from './sources/ingest.js';
 import type { IngestOptions, IngestReport } from './sources/report.js';
 import { listSources, sourceMigrations, type KnowledgeSource } from './sources/source-registry.js';
 import { SectionEmbeddings, type PendingEmbeddings } from './store/embeddings.js';
@@ -16,11 +18,26 @@ import { TicketIndex, type TicketDocument } from './store/tickets.js';
 
 export type { KnowledgeSnapshot, SearchHit, SearchOptions, Vocabulary } from './ranking/rank.js';
 export type { EmbedPendingOptions, PendingEmbeddings } from './store/embeddings.js';
+export type { EmbeddingStatus } from './ranking/embeddings.js';
+export { EmbeddingPool, resolvePoolSize } from './ranking/embedding-pool.js';
 export type { StoredSection } from './store/sections.js';
 export type { TicketDocument } from './store/tickets.js';
 export type { KnowledgeSource } from './sources/source-registry.js';
 export type { SyncOptions } from './sources/ingest.js';
+export type { SiteGenerator, SiteRoutes } from './sources/site-routes.js';
+export { renderDocPage, type RenderDocPageOptions } from './ingest/doc-page.js';
 export { IngestError, type IngestOptions, type IngestReport } from './sources/report.js';
+export type { Embedder } from './ranking/embeddings.js';
+export { MAX_QUERY_WORDS } from './ranking/search-index.js';
+export { runInLabels } from './ranking/rank.js';
+export { isQuestionFraming, sentences, tokenize } from './text/text.js';
+export { specificity } from './text/specificity.js';
+export { blockquote, passagePlain, passageTerms, type BlockKind, type Passage, type PassageBlock } from './text/passage.js';
+export { passageOfMarkdown } from './ingest/stored-passage.js';
+export { searchDocs, type Ranking, type SearchDocsOptions, type SearchResult } from './search.js';
+export { indexedPage, type IndexedPage } from './store/pages.js';
+export { BackgroundEmbedding } from './store/background-embedding.js';
+export { SiteSync } from './sources/site-sync.js';
 
 /** The knowledge base's tables: documents, sections and versions, and the sources' registry. */
 export const kbMigrations: Migration[] = [...sectionMigrations, ...sourceMigrations];
@@ -31,14 +48,16 @@ export interface KnowledgeBase extends PendingEmbeddings {
   ingest(orgId: string, paths: string[], options?: IngestOptions): Promise<IngestReport>;
   /** The organization's sources and their last sync. */
   sources(orgId: string): Promise<KnowledgeSource[]>;
+  /** Removes a remembered source (as `sources` lists it) and its pages; `IngestError` when there is no such source. */
+  removeSource(orgId: string, source: string): Promise<{ source: string; pages: number }>;
   /** Ingests the organization's sources again (`kinds: ['url']`: its docs sites only). */
   sync(orgId: string, options?: SyncOptions): Promise<IngestReport & { sources: number }>;
   /** Ranked sections for a query (see ranking/rank.ts); tickets only when asked for. */
   search(orgId: string, query: string, options?: SearchOptions): Promise<SearchHit[]>;
   /** The organization's index as it is now, to search more than once for one answer. */
   snapshot(orgId: string): Promise<KnowledgeSnapshot>;
-  /** A question's sentence embedding, for `SearchOptions.vector`; null without an embedder. */
-  embedQuestion(question: string): Promise<Int8Array | null>;
+  /** A question's sentence embedding, for `SearchOptions.vector`, embedded in the organization's turn (see ranking/embedding-pool.ts); null without an embedder. */
+  embedQuestion(question: string, orgId?: string): Promise<Int8Array | null>;
   /** What the organization's knowledge base knows of a term (as the tokenizer returns it). */
   vocabulary(orgId: string): Promise<Vocabulary>;
   /** Indexes a synced ticket (for the organization's agents). */
@@ -47,6 +66,15 @@ export interface KnowledgeBase extends PendingEmbeddings {
   forgetTicket(orgId: string, source: string, externalId: string): Promise<void>;
   /** How many documents and sections the organization has, and how many of its prose sections (doc and ticket) have their sentence embedding. */
   stats(orgId: string): Promise<{ documents: number; sections: number; prose: number; embedded: number }>;
+  /** Whether sentence embeddings work now (`off` without an embedder; `down` when the model could not start). */
+  embeddingStatus(): EmbeddingStatus;
+  /** Starts the embedder if not yet; its status once it is up or has given up (a server checks it at start). */
+  warmEmbeddings(): Promise<EmbeddingStatus>;
+  /**
+   * Loads what ranking reads besides the knowledge base (the everyday-word table, seconds of work a
+   * slice at a time), so a server's first question does not wait on it.
+   */
+  warmRanking(): Promise<void>;
 }
 
 export interface KnowledgeBaseOptions {
@@ -63,21 +91,26 @@ export interface KnowledgeBaseOptions {
 export function createKnowledgeBase(options: KnowledgeBaseOptions): KnowledgeBase {
   const store = new SectionStore(options.sql);
   const embeddings = new SectionEmbeddings(store, options.embedder !== undefined ? options.embedder : sentenceEncoder);
-  const ranking = new Ranking(store, embeddings);
+  const question = cachedQuestions((text, orgId) => embeddings.question(text, orgId));
+  const ranking = new Ranking(store, embeddings, question);
   const tickets = new TicketIndex(store, embeddings);
   const target = { store, embeddings };
   return {
     ingest: (orgId, paths, ingestOptions) => ingest(target, orgId, paths, ingestOptions),
     sources: (orgId) => listSources(options.sql, orgId),
     sync: (orgId, syncOptions) => sync(target, orgId, syncOptions),
+    removeSource: (orgId, source) => removeSource(target, orgId, source),
     search: (orgId, query, searchOptions) => ranking.search(orgId, query, searchOptions),
     snapshot: (orgId) => ranking.snapshot(orgId),
-    embedQuestion: (question) => embeddings.question(question),
+    embedQuestion: question,
     vocabulary: (orgId) => ranking.vocabulary(orgId),
     indexTicket: (orgId, ticket) => tickets.index(orgId, ticket),
     forgetTicket: (orgId, source, externalId) => tickets.forget(orgId, source, externalId),
     stats: (orgId) => store.stats(orgId, embeddings.id),
     embedPending: (orgId, embedOptions) => embeddings.embedPending(orgId, embedOptions),
     pending: () => embeddings.pending(),
+    embeddingStatus: () => embeddings.status(),
+    warmEmbeddings: () => embeddings.warm(),
+    warmRanking: () => loadSpecificity(),
   };
 }

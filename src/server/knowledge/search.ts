@@ -4,17 +4,12 @@
  * words marked). The same retrieval as answers, with no LLM; `GET /v0/search`, the proxy's relay
  * and the MCP tool `search_docs` all answer with it.
  */
-import type { Nodes } from 'mdast';
-import { fromMarkdown } from 'mdast-util-from-markdown';
-import { gfmFromMarkdown } from 'mdast-util-gfm';
-import { gfm } from 'micromark-extension-gfm';
 import { SEARCH_EXCERPT_MAX_LENGTH, SEARCH_LIMIT_DEFAULT, SEARCH_RESULTS_PER_PAGE } from '../../protocol/limits.js';
 import type { SearchResult } from '../../protocol/schemas/responses.js';
-import { boundBlocks } from './ingest/markdown.js';
 import type { SearchHit } from './ranking/rank.js';
 import type { StoredSection } from './store/sections.js';
+import type { BlockKind } from './text/passage.js';
 import { tokenize, wordSpans } from './text/text.js';
-import { LRUCache } from 'lru-cache';
 
 export type { SearchResult } from '../../protocol/schemas/responses.js';
 
@@ -31,12 +26,20 @@ export interface SearchDocsOptions {
 }
 
 /**
- * How many ranked sections are read for `limit` results: a page's fourth section and later are
- * passed over, so more are read than are answered.
+ * How many ranked sections are read first for `limit` results: a page's fourth section and later
+ * are passed over, so more are read than are answered. When they name fewer than `limit` pages
+ * while more sections match, `MORE_CANDIDATES` times as many are read, up to `maxCandidates`.
  */
-const candidates = (limit: number) => limit * 2 + 4;
+const candidates = (limit: number) => limit * SEARCH_RESULTS_PER_PAGE + 4;
+const MORE_CANDIDATES = 4;
+/**
+ * The most ranked sections read for `limit` results, however few pages they name: a query whose
+ * best matches crowd a few pages reads this many at most, so no query costs more than a bounded
+ * ranking.
+ */
+const maxCandidates = (limit: number) => limit * 40;
 
-/** The longest part of a section's text read for its excerpt: the match is found in it, in time linear in it. */
+/** The longest part of a section's plain text read for its excerpt: the match is found in it, in time linear in it. */
 const MAX_TEXT_READ = 20_000;
 
 /**
@@ -51,19 +54,13 @@ const MAX_TEXT_READ = 20_000;
  */
 export async function searchDocs(ranking: Ranking, orgId: string, query: string, options: SearchDocsOptions = {}): Promise<SearchResult[]> {
   const limit = options.limit ?? SEARCH_LIMIT_DEFAULT;
-  const hits = await ranking.search(orgId, query, { limit: candidates(limit), ...(options.pageUrl ? { pageUrl: options.pageUrl } : {}) });
   const terms = new Set(tokenize(query));
-  // The sections of each page in rank order, pages in the order of their best section.
-  const pages = new Map<string, SearchHit[]>();
-  const urls = new Set<string>();
-  for (const hit of hits) {
-    const { section } = hit;
-    if (section.kind === 'ticket' || !section.url || urls.has(section.url)) continue;
-    const page = pages.get(section.docKey) ?? [];
-    if (page.length >= SEARCH_RESULTS_PER_PAGE) continue;
-    urls.add(section.url);
-    page.push(hit);
-    pages.set(section.docKey, page);
+  // Sections are read until they name `limit` pages, or no more match (see `candidates`).
+  let pages = new Map<string, SearchHit[]>();
+  for (let read = candidates(limit); ; read = Math.min(read * MORE_CANDIDATES, maxCandidates(limit))) {
+    const hits = await ranking.search(orgId, query, { limit: read, ...(options.pageUrl ? { pageUrl: options.pageUrl } : {}) });
+    pages = byPage(hits);
+    if (pages.size >= limit || hits.length < read || read >= maxCandidates(limit)) break;
   }
   // Every page's best section first, then pages' second sections, then their third: the first
   // results name as many pages as there are, and a page's further sections follow.
@@ -76,6 +73,22 @@ export async function searchDocs(ranking: Ranking, orgId: string, query: string,
     }
   }
   return results;
+}
+
+/** The sections of each page in rank order (at most `SEARCH_RESULTS_PER_PAGE`, never a ticket), pages in the order of their best section. */
+function byPage(hits: SearchHit[]): Map<string, SearchHit[]> {
+  const pages = new Map<string, SearchHit[]>();
+  const urls = new Set<string>();
+  for (const hit of hits) {
+    const { section } = hit;
+    if (section.kind === 'ticket' || !section.url || urls.has(section.url)) continue;
+    const page = pages.get(section.docKey) ?? [];
+    if (page.length >= SEARCH_RESULTS_PER_PAGE) continue;
+    urls.add(section.url);
+    page.push(hit);
+    pages.set(section.docKey, page);
+  }
+  return pages;
 }
 
 /** One hit as a reader sees it: its page, its heading (null for a page's opening), its excerpt. */
@@ -91,30 +104,47 @@ function toResult(hit: SearchHit, terms: ReadonlySet<string>): SearchResult {
   return { url: section.url, title: page, section: section.title && section.title !== page ? section.title : null, excerpt, highlights };
 }
 
+/** The blocks an excerpt reads: what the section says, its code only when it says nothing else. */
+const PROSE = new Set<BlockKind>(['paragraph', 'list', 'steps', 'table', 'quote', 'heading']);
+
 /**
- * The part of a section an excerpt is taken from, as plain words: its prose without Markdown (or
- * its code, when it has no prose), blanks collapsed. A long section is read around its best match
- * alone (see `PARSED`), so the Markdown parsed for a result is bounded whatever the section's size;
- * `before`/`after` say whether text was left out there.
+ * The part of a section an excerpt is taken from, as plain words: the plain text of its stored
+ * passage (see text/passage.ts), its prose (or its code, when it has no prose). Nothing is parsed
+ * or tokenized here beyond the few hundred characters around the best block: the block holding the
+ * most of the query's terms (then the most matches) is found by the terms stored with each block,
+ * and the text read is that block with an excerpt's length of text on each side, at most
+ * `MAX_TEXT_READ` characters; `before` and `after` say text was left out.
  */
 function readableText(section: StoredSection, terms: ReadonlySet<string>): Passage {
-  const source = section.kind === 'code' || !section.body.trim() ? section.code : section.body;
-  const collapse = (text: string) => text.replace(/\s+/g, ' ').trim();
-  const prose = source !== section.code;
-  // Most sections are read whole: their plain text is kept, as sections never change (an edit stores new ones).
-  if (source.length <= PARSED.chars) {
-    let text = plainTexts.get(section.id);
-    if (text === undefined) plainTexts.set(section.id, (text = prose ? plainText(source) : collapse(source)));
-    return { text, before: false, after: false };
+  let blocks = section.passage.blocks.filter((block) => PROSE.has(block.kind) && block.plain);
+  if (blocks.length === 0) blocks = section.passage.blocks.filter((block) => block.plain);
+  const text = blocks.map((block) => block.plain).join(' ');
+  // Where each block starts in `text`, and the best block by its stored terms.
+  let at = 0;
+  let from = 0;
+  let to = 0;
+  let bestDistinct = 0;
+  let bestCount = 0;
+  const seen = new Set<string>();
+  for (const block of blocks) {
+    seen.clear();
+    let count = 0;
+    for (const term of block.terms) {
+      if (!terms.has(term)) continue;
+      seen.add(term);
+      count++;
+    }
+    if (seen.size > bestDistinct || (seen.size === bestDistinct && count > bestCount)) {
+      [bestDistinct, bestCount, from, to] = [seen.size, count, at, at + block.plain.length];
+    }
+    at += block.plain.length + 1;
   }
-  const read = source.slice(0, MAX_TEXT_READ);
-  const { from, to } = around(read, terms);
-  const part = read.slice(from, to);
-  return { text: prose ? plainText(part) : collapse(part), before: from > 0, after: to < source.length };
+  from = Math.max(0, from - SEARCH_EXCERPT_MAX_LENGTH);
+  to = Math.min(text.length, to + SEARCH_EXCERPT_MAX_LENGTH, from + MAX_TEXT_READ);
+  if (from > 0) from = wordStart(text, from, to);
+  if (to < text.length) to = wordEnd(text, to, from);
+  return { text: text.slice(from, to), before: from > 0, after: to < text.length };
 }
-
-/** The plain text of sections read whole, by section id: the same sections come back for the queries people repeat. */
-const plainTexts = new LRUCache<number, string>({ max: 20_000 });
 
 interface Passage {
   text: string;
@@ -124,74 +154,8 @@ interface Passage {
   after: boolean;
 }
 
-/** How much of a long section's Markdown is parsed for its excerpt: whole lines about the best match, `margin` characters either side, `chars` at most. */
-const PARSED = { chars: 1_000, margin: 350 };
-
-/** The whole lines of `text` about its best match (see `PARSED`), cut at a blank where a line is longer. */
-function around(text: string, terms: ReadonlySet<string>): { from: number; to: number } {
-  const best = bestWindow(matchesOf(text, terms), SEARCH_EXCERPT_MAX_LENGTH);
-  const start = best?.start ?? 0;
-  const end = best?.end ?? 0;
-  let from = Math.max(0, start - PARSED.margin);
-  const lineStart = text.lastIndexOf('\n', start) + 1;
-  if (lineStart > from) from = lineStart;
-  else if (from > 0) from = wordStart(text, from, start);
-  let to = Math.min(text.length, Math.max(end, from) + PARSED.margin, from + PARSED.chars);
-  const lineEnd = text.indexOf('\n', Math.max(end, from));
-  if (lineEnd >= 0 && lineEnd < to) to = lineEnd;
-  else if (to < text.length) to = wordEnd(text, to, Math.max(end, from));
-  return { from, to };
-}
-
 /** The words of `text` that match one of the query's terms. */
 const matchesOf = (text: string, terms: ReadonlySet<string>) => wordSpans(text).filter((w) => w.terms.some((t) => terms.has(t)));
-
-/** Blocks whose text ends where the next begins: a space goes between them. */
-const BLOCKS = new Set(['paragraph', 'heading', 'listItem', 'tableCell', 'blockquote', 'code', 'definition', 'footnoteDefinition', 'break', 'thematicBreak']);
-
-/**
- * A character that may start a Markdown construct in a section's prose (emphasis, code, links and
- * images, HTML and entities, tables, headings, quotes, escapes, strikethrough, autolinks), or a
- * line starting a list item or an indented block. Text without one is plain and is not parsed.
- */
-const MARKUP = /[*_`[\]!<>|#\\&~:]|^(?: {4}|\t|[ \t]*(?:[-+=]|\d+[.)]))/m;
-
-/**
- * The longest run of text parsed as one block for an excerpt. micromark's cost within a block grows
- * faster than its length (`'*a ' × 333` took 130 ms); an excerpt is 300 characters, so blocks cut
- * this short read as they would whole save for a mark that spans the cut.
- */
-const EXCERPT_BLOCK_CHARS = 240;
-
-/**
- * The text of Markdown as a person reads it on the page: no marks, links as their text, images as
- * their alt text, code as its code, no HTML. The engine keeps a section's prose as readable
- * Markdown (see mdast-text.ts); micromark reads it, in time linear in its length (`boundBlocks`).
- */
-export function plainText(markdown: string): string {
-  // Text in which no Markdown construct can start reads as itself: nothing to parse.
-  if (!MARKUP.test(markdown)) return markdown.replace(/\s+/g, ' ').trim();
-  const parts: string[] = [];
-  const stack: Nodes[] = [fromMarkdown(boundBlocks(markdown, EXCERPT_BLOCK_CHARS), { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] })];
-  // Depth first, in reading order, with a stack of its own: no nesting exhausts the call stack.
-  const ends: Nodes[] = [];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (ends.at(-1) === node) {
-      ends.pop();
-      parts.push(' ');
-      continue;
-    }
-    if (node.type === 'text' || node.type === 'inlineCode' || node.type === 'code') parts.push(node.value);
-    else if (node.type === 'image' || node.type === 'imageReference') parts.push(node.alt ?? '');
-    if (BLOCKS.has(node.type)) {
-      ends.push(node);
-      stack.push(node);
-    }
-    if ('children' in node) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as Nodes);
-  }
-  return parts.join('').replace(/\s+/g, ' ').trim();
-}
 
 const ELLIPSIS = '…';
 

@@ -5,8 +5,7 @@
  */
 import type { ConversationLifecycle } from '../conversations/lifecycle.js';
 import type { Logger } from '../log.js';
-import { indexedPage } from '../knowledge/store/pages.js';
-import { searchDocs, type Ranking } from '../knowledge/search.js';
+import { indexedPage, searchDocs, type Ranking } from '../knowledge/index.js';
 import type { ConversationStore } from '../store/conversations.js';
 import type { Sql } from '../store/sql.js';
 import { conversationAsk } from './ask.js';

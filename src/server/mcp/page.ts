@@ -1,5 +1,8 @@
-/** @module An indexed page as the Markdown the MCP tool `read_page` answers: its title, its headings and their text, bounded. */
-import type { IndexedPage } from '../knowledge/store/pages.js';
+/**
+ * @module An indexed page as the Markdown the MCP tool `read_page` answers: its title, its headings
+ * and their blocks as the passage model stored them at ingest (see knowledge/text/passage.ts), bounded.
+ */
+import { blockquote, type IndexedPage, type PassageBlock } from '../knowledge/index.js';
 
 /**
  * The most characters of a page `read_page` answers: a long reference page stays within what an
@@ -12,11 +15,11 @@ const PATH_SEPARATOR = ' › ';
 
 /**
  * The page as Markdown: `# title`, then each section under a heading as deep as its place on the
- * page (its `context` path), its text, and its code fenced. Cut at `PAGE_MAX_CHARS` with a line
- * that says so.
+ * page (its `context` path), and its blocks in page order (code fenced, a heading inside the
+ * section one level below the section's). Cut at `PAGE_MAX_CHARS` with a line that says so.
  *
  * @example
- * pageMarkdown({ url, title: 'Install', sections: [{ title: 'Windows', context: 'Install', body: 'Run the installer.', … }] });
+ * pageMarkdown({ url, title: 'Install', sections: [{ title: 'Windows', context: 'Install', passage: { lang: 'en', blocks: [{ kind: 'paragraph', text: 'Run the installer.', … }] }, … }] });
  * // { markdown: '# Install\n\nSource: …\n\n## Windows\n\nRun the installer.', truncated: false }
  */
 export function pageMarkdown(page: IndexedPage, maxChars = PAGE_MAX_CHARS): { markdown: string; truncated: boolean } {
@@ -24,12 +27,12 @@ export function pageMarkdown(page: IndexedPage, maxChars = PAGE_MAX_CHARS): { ma
   for (const section of page.sections) {
     // The page's opening is under its title; every other section under its own heading.
     const opening = section.url === page.url && section.title === page.title;
-    if (!opening) {
-      const depth = Math.min(6, section.context.split(PATH_SEPARATOR).length + 1);
-      parts.push(`${'#'.repeat(depth)} ${section.title}`);
+    const depth = opening ? 1 : Math.min(6, section.context.split(PATH_SEPARATOR).length + 1);
+    if (!opening) parts.push(`${'#'.repeat(depth)} ${section.title}`);
+    for (const block of section.passage.blocks) {
+      const markdown = blockMarkdown(block, depth);
+      if (markdown) parts.push(markdown);
     }
-    if (section.body.trim()) parts.push(section.body.trim());
-    if (section.code.trim()) parts.push(fenced(section.code, section.lang));
   }
   const markdown = parts.join('\n\n');
   if (markdown.length <= maxChars) return { markdown, truncated: false };
@@ -38,6 +41,16 @@ export function pageMarkdown(page: IndexedPage, maxChars = PAGE_MAX_CHARS): { ma
   // Never half of a surrogate pair.
   if (/[\uD800-\uDBFF]/.test(markdown[end - 1] ?? '')) end--;
   return { markdown: markdown.slice(0, end) + note, truncated: true };
+}
+
+/** A block as Markdown: its stored text, code fenced, a quote's lines marked, a heading one level below `depth`. */
+function blockMarkdown(block: PassageBlock, depth: number): string {
+  if (block.kind === 'code') return block.text.trim() ? fenced(block.text, block.lang ?? '') : '';
+  const text = block.text.trim();
+  if (!text) return '';
+  if (block.kind === 'heading') return `${'#'.repeat(Math.min(6, depth + 1))} ${text.replace(/\s+/g, ' ')}`;
+  if (block.kind === 'quote') return blockquote(text);
+  return text;
 }
 
 /** Code in a fence longer than any run of backticks inside it (CommonMark's rule), so it cannot close early. */

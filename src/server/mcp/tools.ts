@@ -9,8 +9,9 @@ import { z } from 'zod';
 import { MESSAGE_MAX_LENGTH, PAGE_URL_MAX_LENGTH, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, SEARCH_QUERY_MAX_LENGTH } from '../../protocol/limits.js';
 import { SearchResults, Source, type SearchResult } from '../../protocol/schemas/responses.js';
 import { integer, text } from '../../protocol/schemas/fields.js';
+import type { Scope } from '../../protocol/index.js';
 import type { Logger } from '../log.js';
-import type { IndexedPage } from '../knowledge/store/pages.js';
+import type { IndexedPage } from '../knowledge/index.js';
 import { ASK_WAIT_MS, type Ask } from './ask.js';
 import { pageMarkdown, PAGE_MAX_CHARS } from './page.js';
 
@@ -25,8 +26,23 @@ export interface McpBackend {
   logger: Logger;
 }
 
+/**
+ * The scope a token needs to call each tool, as it would need it for the tool's HTTP twin:
+ * `search_docs` is `GET /v0/search`, `read_page` a read, `ask` is `POST /v0/chat`.
+ */
+export const TOOL_SCOPES = { search_docs: 'chat:read', read_page: 'chat:read', ask: 'chat:write' } as const satisfies Record<string, Scope>;
+
+export type ToolName = keyof typeof TOOL_SCOPES;
+
+/** The tools a token with `scopes` may call. */
+export function toolsFor(scopes: readonly Scope[]): Set<ToolName> {
+  return new Set((Object.keys(TOOL_SCOPES) as ToolName[]).filter((name) => scopes.includes(TOOL_SCOPES[name])));
+}
+
 /** The server's name and version as MCP clients see them. */
 export const MCP_SERVER_INFO = { name: 'support-chat-kit', version: '0.1.0' } as const;
+
+const ALL_TOOLS: ReadonlySet<ToolName> = new Set(Object.keys(TOOL_SCOPES) as ToolName[]);
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
@@ -41,14 +57,15 @@ const AskResult = z.strictObject({
 const failure = (message: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text: message }] });
 
 /**
- * The tools, bound to `orgId`. Arguments are checked by their schemas (the HTTP API's bounds, each
- * message naming its field); a check that fails is a tool error.
+ * The tools, bound to `orgId`: those in `tools` alone, so a client lists only what it may call.
+ * Arguments are checked by their schemas (the HTTP API's bounds, each message naming its field); a
+ * check that fails is a tool error.
  *
  * @example
  * const server = createMcpServer(backend, 'acme');
  * await server.connect(new StdioServerTransport());
  */
-export function createMcpServer(backend: McpBackend, orgId: string): McpServer {
+export function createMcpServer(backend: McpBackend, orgId: string, tools: ReadonlySet<ToolName> = ALL_TOOLS): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, {
     instructions: 'Tools over this product\'s documentation: search_docs finds sections, read_page reads a whole page, ask answers a question from the docs with sources.',
   });
@@ -65,7 +82,7 @@ export function createMcpServer(backend: McpBackend, orgId: string): McpServer {
       }
     };
 
-  server.registerTool(
+  if (tools.has('search_docs')) server.registerTool(
     'search_docs',
     {
       title: 'Search the docs',
@@ -88,7 +105,7 @@ export function createMcpServer(backend: McpBackend, orgId: string): McpServer {
     }),
   );
 
-  server.registerTool(
+  if (tools.has('read_page')) server.registerTool(
     'read_page',
     {
       title: 'Read a docs page',
@@ -104,7 +121,7 @@ export function createMcpServer(backend: McpBackend, orgId: string): McpServer {
     }),
   );
 
-  server.registerTool(
+  if (tools.has('ask')) server.registerTool(
     'ask',
     {
       title: 'Ask the docs',

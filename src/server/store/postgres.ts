@@ -4,7 +4,7 @@
  */
 import pg from 'pg';
 import { MIGRATION_LOCK_SQL } from './migrate.js';
-import { TransactionHandle, type OpenSqlOptions, type Params, type Sql } from './sql-interface.js';
+import { TransactionHandle, type NamedParams, type OpenSqlOptions, type Params, type Sql } from './sql-interface.js';
 
 /** BIGINT and COUNT(*) arrive as JavaScript numbers: every integer the server stores fits in 2^53. */
 const INT8 = 20;
@@ -37,15 +37,77 @@ export function numberPlaceholders(text: string): string {
   return out;
 }
 
-const numbered = new Map<string, string>();
-function toPg(text: string): string {
-  let out = numbered.get(text);
-  if (out === undefined) {
-    out = numberPlaceholders(text);
-    if (numbered.size >= 1_000) numbered.clear();
-    numbered.set(text, out);
+/**
+ * The statement with `:name` placeholders numbered `$1`, `$2`… (a name used twice gets one number),
+ * and the names in the order of their numbers. `:` inside quoted text and PostgreSQL's `::` casts
+ * are left alone.
+ */
+export function numberNamedPlaceholders(text: string): { text: string; names: string[] } {
+  const names: string[] = [];
+  let out = '';
+  let quote: string | null = null;
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (quote) {
+      if (ch === quote) quote = null;
+      out += ch;
+      i++;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      out += ch;
+      i++;
+    } else if (ch === ':' && text[i + 1] === ':') {
+      out += '::';
+      i += 2;
+    } else if (ch === ':' && isNameStart(text[i + 1])) {
+      let end = i + 2;
+      while (end < text.length && isNamePart(text[end])) end++;
+      const name = text.slice(i + 1, end);
+      let n = names.indexOf(name);
+      if (n < 0) n = names.push(name) - 1;
+      out += `$${n + 1}`;
+      i = end;
+    } else {
+      out += ch;
+      i++;
+    }
   }
-  return out;
+  return { text: out, names };
+}
+
+const isNameStart = (ch: string | undefined) => ch !== undefined && ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch === '_');
+const isNamePart = (ch: string | undefined) => isNameStart(ch) || (ch !== undefined && ch >= '0' && ch <= '9');
+
+const numbered = new Map<string, string>();
+const named = new Map<string, { text: string; names: string[] }>();
+
+/** The statement and values as `pg` takes them: `$n` placeholders and an array. */
+function toPg(text: string, params: Params): [string, unknown[]] {
+  if (Array.isArray(params)) {
+    let out = numbered.get(text);
+    if (out === undefined) {
+      out = numberPlaceholders(text);
+      if (numbered.size >= 1_000) numbered.clear();
+      numbered.set(text, out);
+    }
+    return [out, params as unknown[]];
+  }
+  let out = named.get(text);
+  if (out === undefined) {
+    out = numberNamedPlaceholders(text);
+    if (named.size >= 1_000) named.clear();
+    named.set(text, out);
+  }
+  const values = params as NamedParams;
+  return [
+    out.text,
+    out.names.map((name) => {
+      // Like better-sqlite3 on SQLite: a placeholder with no value is an error, never NULL.
+      if (!Object.hasOwn(values, name)) throw new RangeError(`missing named parameter "${name}"`);
+      return values[name];
+    }),
+  ];
 }
 
 /** The SQL function `clock_ms()`: the database server's clock in milliseconds (one clock for every machine). */
@@ -92,7 +154,7 @@ class PostgresSql implements Sql {
   }
 
   async all<T>(text: string, params: Params = []): Promise<T[]> {
-    return (await this.#pool.query(toPg(text), params as unknown[])).rows as T[];
+    return (await this.#pool.query(...toPg(text, params))).rows as T[];
   }
 
   async get<T>(text: string, params: Params = []): Promise<T | undefined> {
@@ -100,7 +162,7 @@ class PostgresSql implements Sql {
   }
 
   async run(text: string, params: Params = []): Promise<number> {
-    return (await this.#pool.query(toPg(text), params as unknown[])).rowCount ?? 0;
+    return (await this.#pool.query(...toPg(text, params))).rowCount ?? 0;
   }
 
   async exec(text: string): Promise<void> {
@@ -135,7 +197,7 @@ class PostgresTransaction extends TransactionHandle<pg.PoolClient> implements Sq
   readonly changes = null;
 
   async all<T>(text: string, params: Params = []): Promise<T[]> {
-    return (await this.live().query(toPg(text), params as unknown[])).rows as T[];
+    return (await this.live().query(...toPg(text, params))).rows as T[];
   }
 
   async get<T>(text: string, params: Params = []): Promise<T | undefined> {
@@ -143,7 +205,7 @@ class PostgresTransaction extends TransactionHandle<pg.PoolClient> implements Sq
   }
 
   async run(text: string, params: Params = []): Promise<number> {
-    return (await this.live().query(toPg(text), params as unknown[])).rowCount ?? 0;
+    return (await this.live().query(...toPg(text, params))).rowCount ?? 0;
   }
 
   async exec(text: string): Promise<void> {

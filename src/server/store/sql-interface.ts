@@ -6,7 +6,12 @@
 import type { ChangeTracker } from './change-tracker.js';
 
 export type Dialect = 'sqlite' | 'postgres';
-export type Params = readonly unknown[];
+/**
+ * A statement's values: by position for `?` placeholders, or by name for `:name` placeholders (one
+ * value may fill several places, and no order has to be kept across fragments of SQL).
+ */
+export type Params = readonly unknown[] | NamedParams;
+export type NamedParams = Readonly<Record<string, unknown>>;
 
 export interface Sql {
   readonly dialect: Dialect;

@@ -3,18 +3,19 @@
  * (better-sqlite3, the embedded default) and PostgreSQL (`pg`, for several processes on several
  * machines). Stores are written once against it.
  *
- * Statements are written in the SQL both engines accept, with `?` placeholders (turned into `$1`,
- * `$2`… for PostgreSQL). Where the engines differ a statement asks `sql.dialect`. The database's
+ * Statements are written in the SQL both engines accept, with `?` placeholders and an array of
+ * values, or `:name` placeholders and an object of values (both turned into `$1`, `$2`… for
+ * PostgreSQL). Where the engines differ a statement asks `sql.dialect`. The database's
  * clock is `clock_ms()` in both: on PostgreSQL the server's clock (several machines share one), on
  * SQLite the clock the process was given (one machine).
  */
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { changeTracker, type ChangeTracker } from './change-tracker.js';
+import { ChangeTracker } from './change-tracker.js';
 import { TransactionHandle, type DatabaseLocation, type OpenSqlOptions, type Params, type Sql } from './sql-interface.js';
 
-export type { Dialect, Params, Sql, DatabaseLocation, OpenSqlOptions } from './sql-interface.js';
+export type { Dialect, NamedParams, Params, Sql, DatabaseLocation, OpenSqlOptions } from './sql-interface.js';
 export { TransactionHandle } from './sql-interface.js';
 
 /** How long after a deletion the write-ahead log is checkpointed and truncated (deletions close together share one). */
@@ -81,7 +82,8 @@ export class SqliteSql implements Sql {
 
   constructor(db: Database.Database) {
     this.db = db;
-    this.changes = changeTracker(db);
+    const dataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.changes = new ChangeTracker(() => dataVersion.get());
     this.#gate = gateOf(db);
   }
 
@@ -106,26 +108,42 @@ export class SqliteSql implements Sql {
   }
 
   exec(text: string): Promise<void> {
-    return this.#outside(() => void this.db.exec(text));
+    return this.#outside(() => this.execNow(text));
   }
 
   /** Synchronous forms, for the transaction's own handle and for callers that hold no lock to wait on. */
   allNow<T>(text: string, params: Params): T[] {
     const statement = this.#statement(text);
-    return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as T[];
+    return this.#counted(statement, () => (statement.reader ? statement.all(...bind(params)) : (statement.run(...bind(params)), [])) as T[]);
   }
 
   getNow<T>(text: string, params: Params): T | undefined {
-    return this.#statement(text).get(...params) as T | undefined;
+    const statement = this.#statement(text);
+    return this.#counted(statement, () => statement.get(...bind(params)) as T | undefined);
   }
 
   runNow(text: string, params: Params): number {
     const statement = this.#statement(text);
-    if (statement.reader) {
-      // `… RETURNING` reads and writes: count its rows.
-      return statement.all(...params).length;
+    // `… RETURNING` reads and writes: count its rows.
+    return this.#counted(statement, () => (statement.reader ? statement.all(...bind(params)).length : statement.run(...bind(params)).changes));
+  }
+
+  execNow(text: string): void {
+    try {
+      this.db.exec(text);
+    } finally {
+      this.changes.touch();
     }
-    return statement.run(...params).changes;
+  }
+
+  /** Runs one statement; one that may write (`readonly` is false, INSERT … RETURNING included) is counted even when it throws. */
+  #counted<T>(statement: Database.Statement, run: () => T): T {
+    if (statement.readonly) return run();
+    try {
+      return run();
+    } finally {
+      this.changes.touch();
+    }
   }
 
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
@@ -140,10 +158,10 @@ export class SqliteSql implements Sql {
       this.db.exec('BEGIN IMMEDIATE');
       try {
         const result = await work(tx);
-        this.db.exec('COMMIT');
+        this.execNow('COMMIT');
         return result;
       } catch (error) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        if (this.db.inTransaction) this.execNow('ROLLBACK');
         throw error;
       } finally {
         tx.end();
@@ -266,8 +284,13 @@ class SqliteTransaction extends TransactionHandle<SqliteSql> implements Sql {
   }
 
   exec(text: string): Promise<void> {
-    return settle(() => void this.live().db.exec(text));
+    return settle(() => this.live().execNow(text));
   }
+}
+
+/** better-sqlite3's arguments for `params`: the values by position, or one object of named values. */
+function bind(params: Params): unknown[] {
+  return Array.isArray(params) ? params : [params];
 }
 
 /** A settled promise of `fn()`'s result, or of the error it threw. */

@@ -6,10 +6,10 @@
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Conversation, ConversationStatus, Message } from '../../protocol/index.js';
-import { ApiError, NetworkError, ProxyClient, type TimeoutError } from '../client.js';
+import { ApiError, NetworkError, newKey, pageContext, ProxyClient, type TimeoutError } from '../client.js';
 import { ConversationPoller } from '../poller.js';
 import { AnswerStream } from './stream.js';
-import { clear, load, loadQueue, save, saveQueue, storageKey, type Rating, type SavedState } from '../storage.js';
+import { clear, load, loadQueue, save, saveQueue, storageKey, type Outgoing, type Rating, type SavedState } from '../storage.js';
 
 export type Escalation = SavedState['escalation'];
 
@@ -78,9 +78,9 @@ export class ConversationController implements ReactiveController {
   escalatedFrom: number | null = null;
   /**
    * Messages asked while an answer was on its way (or while offline), sent in order once they can be.
-   * Kept for this tab across reloads (see `loadQueue`).
+   * Kept for this tab across reloads, each with its key (see `loadQueue`).
    */
-  queue: string[] = [];
+  queue: Outgoing[] = [];
   /** The visitor's rating of each answer, by message index; stored with the conversation. */
   ratings: Record<number, Rating> = {};
 
@@ -94,8 +94,8 @@ export class ConversationController implements ReactiveController {
   /** A stored state is being loaded: storing it again meanwhile would echo it to the other tabs. */
   private _restoring = false;
   private _waiters: (() => void)[] = [];
-  /** The page selection of each queued message that came with one (in memory: a reload sends it without). */
-  private readonly _selections = new Map<string, string>();
+  /** The last message that failed to send: asked again ("Try again", or the same text sent), it keeps its key. */
+  private _failed: Outgoing | null = null;
 
   private readonly _onStorage = (event: StorageEvent) => {
     if (event.key === this._key && !this._options().noPersist) this.restore(true);
@@ -228,20 +228,32 @@ export class ConversationController implements ReactiveController {
    * offline. Never loses it. `selection` (text the visitor selected on the page) goes with it.
    */
   ask(message: string, selection?: string): void {
+    const outgoing = this._outgoing(message, selection);
     if (this.busy || !this._options().online || this.queue.length) {
-      if (selection) this._selections.set(message, selection);
-      this.queue = [...this.queue, message];
+      this.queue = [...this.queue, outgoing];
       // Added to the stored queue, which still has a message being sent from it until the proxy has that one.
-      if (!this._options().noPersist) saveQueue(this._key, [...loadQueue(this._key), message]);
+      if (!this._options().noPersist) saveQueue(this._key, [...loadQueue(this._key), outgoing]);
       this._host.requestUpdate();
       this.flush();
       return;
     }
-    void this.send(message, selection);
+    void this._send(outgoing);
+  }
+
+  /** A new message, with its key and page; the one that failed when it is asked again, with its own. */
+  private _outgoing(text: string, selection?: string): Outgoing {
+    const failed = this._failed;
+    this._failed = null;
+    return failed?.text === text ? failed : { text, key: newKey(), context: pageContext(selection) };
   }
 
   /** Sends `message` (with the page `selection`, if any) at once; resolves when the proxy has accepted it (or it failed). */
-  async send(message: string, selection?: string): Promise<void> {
+  send(message: string, selection?: string): Promise<void> {
+    return this._send(this._outgoing(message, selection));
+  }
+
+  private async _send(outgoing: Outgoing): Promise<void> {
+    const { text: message, key, context } = outgoing;
     const previous = { messages: this.messages, state: this._state };
     this.messages = [...this.messages, { role: 'user', content: message, sources: [] }];
     this._to({ phase: 'sending' });
@@ -249,13 +261,13 @@ export class ConversationController implements ReactiveController {
     try {
       let result;
       try {
-        result = await this.client.send(message, this.conversationId ?? undefined, selection);
+        result = await this.client.send(message, this.conversationId ?? undefined, key, context);
       } catch (error) {
         // The proxy no longer knows this conversation (another browser, cleared cookies): start anew.
         if (error instanceof ApiError && error.status === 404 && this.conversationId) {
           this._forget();
           this.messages = [{ role: 'user', content: message, sources: [] }];
-          result = await this.client.send(message, undefined, selection);
+          result = await this.client.send(message, undefined, key, context);
         } else throw error;
       }
       if (result.conversation_id !== this.conversationId) this._forget();
@@ -269,9 +281,15 @@ export class ConversationController implements ReactiveController {
       this.messages = previous.messages;
       // Back where it was; a failed message is not sent again by itself (the visitor retries it).
       this._to(previous.state.phase === 'idle' ? { ...previous.state, following: null } : IDLE);
-      // Offline: the message goes out when the browser is back.
-      if (error instanceof NetworkError && !navigator.onLine) this.queue = [message, ...this.queue];
-      else this._events.sendFailed(error, message);
+      // Offline: the message goes out when the browser is back (after a reload too), with its key.
+      if (error instanceof NetworkError && !navigator.onLine) {
+        this.queue = [outgoing, ...this.queue];
+        const stored = this._options().noPersist ? null : loadQueue(this._key);
+        if (stored && !stored.some((q) => q.key === key)) saveQueue(this._key, [outgoing, ...stored]);
+      } else {
+        this._failed = outgoing;
+        this._events.sendFailed(error, message);
+      }
     }
   }
 
@@ -280,9 +298,7 @@ export class ConversationController implements ReactiveController {
     if (this.busy || !this._options().online || !this.queue.length) return;
     const [next, ...rest] = this.queue;
     this.queue = rest;
-    const selection = this._selections.get(next!);
-    this._selections.delete(next!);
-    void this.send(next!, selection);
+    void this._send(next!);
   }
 
   private _forget(): void {
@@ -312,6 +328,7 @@ export class ConversationController implements ReactiveController {
     this._unwatch();
     this.messages = [];
     this.queue = [];
+    this._failed = null;
     this._forget();
     if (!this._options().noPersist) clear(this._key);
     this._to(IDLE);

@@ -1,12 +1,11 @@
 /**
  * @module Handing the conversation to a person, as a reactive controller: the form (open, its
- * errors, where focus goes) and the request, a `@lit/task` that starts a conversation if there is
+ * errors, where focus goes) and the request, which starts a conversation if there is
  * none yet, waits for the answer on its way, and retries while the proxy says the ticket is being
  * created (409 `retryable`, after `Retry-After`), through the protocol's `withRetries`: bounded, with
- * jitter and a cap. The form's progress is rendered from the task (`progress`, `task.render()`).
+ * jitter and a cap. The form's progress (`progress`) is rendered from the request's state.
  */
 import type { LitElement, ReactiveController } from 'lit';
-import { Task } from '@lit/task';
 import { ApiError } from '../client.js';
 import { safeUrl } from '../safe-url.js';
 import { withRetries, type AttemptOutcome } from '../../protocol/retry.js';
@@ -56,7 +55,12 @@ export class EscalationController implements ReactiveController {
   private readonly _host: LitElement;
   private readonly _text: () => { t: Strings; lang: string };
   private readonly _events: EscalationEvents;
-  private readonly _task: Task<readonly [Customer, string], Outcome>;
+  /** The latest request's number (only its outcome counts), its abort, and whether it is under way. */
+  private _calls = 0;
+  private _abort?: AbortController;
+  private _pending = false;
+  private readonly _request: (customer: Customer, fallback: string, signal: AbortSignal) => Promise<Outcome>;
+  private readonly _chat: ConversationController;
 
   /** `text`: the widget's strings and language now. */
   constructor(host: LitElement, chat: ConversationController, text: () => { t: Strings; lang: string }, events: EscalationEvents) {
@@ -64,49 +68,63 @@ export class EscalationController implements ReactiveController {
     this._text = text;
     this._events = events;
     host.addController(this);
-    this._task = new Task(host, {
-      autoRun: false,
-      task: async ([customer, fallback]: readonly [Customer, string], { signal }) => {
-        if (!chat.conversationId) await chat.send(this.request || customer.note || fallback);
-        await chat.settled(signal);
-        const id = chat.conversationId;
-        if (!id) throw new ApiError(0, 'internal_error', 'No conversation to escalate', true, undefined);
-        const attempt = async (): Promise<AttemptOutcome<Outcome>> => {
-          try {
-            return { retry: false, value: { id, result: await chat.client.escalate(id, customer, signal) } };
-          } catch (error) {
-            // 409 without `retryable`: already with the team (here, in another tab, or by a retry that got through).
-            if (error instanceof ApiError && error.status === 409 && !error.retryable) return { retry: false, value: { id, result: null } };
-            if (!(error instanceof ApiError && error.status === 409)) throw error;
-            this._creating = true;
-            this._host.requestUpdate();
-            return { retry: true, error, retryAfter: error.retryAfter === undefined ? undefined : Math.max(1, error.retryAfter) };
-          }
-        };
-        return withRetries(attempt, { retries: IN_PROGRESS_RETRIES, baseDelayMs: IN_PROGRESS_BASE_MS, maxDelayMs: IN_PROGRESS_MAX_MS, signal });
-      },
-      onComplete: ({ id, result }) => {
-        this._creating = false;
-        this.request = '';
-        const escalation = result ? { ticketId: result.ticket_id, ticketUrl: safeUrl(result.ticket_url) ?? '', byEmail: REPLIES_BY_EMAIL.has(result.integration) } : 'already';
-        chat.escalated(escalation);
-        this.formOpen = false;
-        // The form that had focus is gone: focus moves to the outcome, inside the widget.
-        this._focus('[part~="ticket"]');
-        events.done(id, escalation);
-      },
-      onError: (error) => {
-        this._creating = false;
-        events.failed(error);
-      },
-    });
+    this._chat = chat;
+    this._request = async (customer, fallback, signal) => {
+      if (!chat.conversationId) await chat.send(this.request || customer.note || fallback);
+      await chat.settled(signal);
+      const id = chat.conversationId;
+      if (!id) throw new ApiError(0, 'internal_error', 'No conversation to escalate', true, undefined);
+      const attempt = async (): Promise<AttemptOutcome<Outcome>> => {
+        try {
+          return { retry: false, value: { id, result: await chat.client.escalate(id, customer, signal) } };
+        } catch (error) {
+          // 409 without `retryable`: already with the team (here, in another tab, or by a retry that got through).
+          if (error instanceof ApiError && error.status === 409 && !error.retryable) return { retry: false, value: { id, result: null } };
+          if (!(error instanceof ApiError && error.status === 409)) throw error;
+          this._creating = true;
+          this._host.requestUpdate();
+          return { retry: true, error, retryAfter: error.retryAfter === undefined ? undefined : Math.max(1, error.retryAfter) };
+        }
+      };
+      return withRetries(attempt, { retries: IN_PROGRESS_RETRIES, baseDelayMs: IN_PROGRESS_BASE_MS, maxDelayMs: IN_PROGRESS_MAX_MS, signal });
+    };
+  }
+
+  /** Sends the request; a newer one aborts the one under way, whose outcome is then dropped. */
+  private async _run(customer: Customer, fallback: string): Promise<void> {
+    this._abort?.abort();
+    const call = ++this._calls;
+    const { signal } = (this._abort = new AbortController());
+    this._pending = true;
+    this._host.requestUpdate();
+    let outcome: Outcome | undefined;
+    let failure: unknown;
+    try {
+      outcome = await this._request(customer, fallback, signal);
+    } catch (error) {
+      failure = error;
+    }
+    if (call !== this._calls) return;
+    this._pending = false;
+    this._creating = false;
+    if (outcome) {
+      const { id, result } = outcome;
+      this.request = '';
+      const escalation = result ? { ticketId: result.ticket_id, ticketUrl: safeUrl(result.ticket_url) ?? '', byEmail: REPLIES_BY_EMAIL.has(result.integration) } : 'already';
+      this._chat.escalated(escalation);
+      this.formOpen = false;
+      // The form that had focus is gone: focus moves to the outcome, inside the widget.
+      this._focus('[part~="ticket"]');
+      this._events.done(id, escalation);
+    } else this._events.failed(failure);
+    this._host.requestUpdate();
   }
 
   hostConnected(): void {}
 
-  /** How the request stands, for the form, rendered from the task's status. */
+  /** How the request stands, for the form. */
   get progress(): EscalationProgress {
-    return this._task.render({ pending: () => (this._creating ? 'creating' : 'submitting') }) ?? 'idle';
+    return this._pending ? (this._creating ? 'creating' : 'submitting') : 'idle';
   }
 
   /** Focuses the element matching `selector` once the host has rendered. */
@@ -154,7 +172,7 @@ export class EscalationController implements ReactiveController {
       return false;
     }
     // With no conversation yet and no words of the visitor's, "Talk to a human" starts it.
-    void this._task.run([customer, t.talkToHuman]);
+    void this._run(customer, t.talkToHuman);
     return true;
   }
 

@@ -11,6 +11,12 @@ import { sourceUrl } from '../safe-url.js';
 
 /** Quiet time after the last keystroke before a search goes out, ms: one request per pause, not per key. */
 export const SEARCH_DEBOUNCE_MS = 150;
+/**
+ * How long a search is out before "Searching…" shows (and is announced), ms: a quick answer (most
+ * come from the proxy's cache) never flickers it; a slow one (the first after the API started can
+ * take seconds) no longer looks like nothing matched.
+ */
+export const SEARCHING_AFTER_MS = 300;
 
 /** One page's rows: its title and its sections, each with its row number (1… after "Ask AI"). */
 export interface SearchGroup {
@@ -77,11 +83,14 @@ export class SearchController implements ReactiveController {
   active = 0;
   /** Whether the list shows (the field has a query and Escape has not closed it). */
   expanded = false;
+  /** A search has been out for `SEARCHING_AFTER_MS` and has not answered yet. */
+  searching = false;
 
   private readonly _host: ReactiveControllerHost;
   private readonly _options: SearchOptions;
   private readonly _events: SearchEvents;
   private _timer?: ReturnType<typeof setTimeout>;
+  private _slow?: ReturnType<typeof setTimeout>;
   private _abort?: AbortController;
 
   constructor(host: ReactiveControllerHost, options: SearchOptions, events: SearchEvents) {
@@ -98,6 +107,8 @@ export class SearchController implements ReactiveController {
   /** Stops the pending search: its timer, and its request if it went out (a stale answer is never shown). */
   private _cancel(): void {
     clearTimeout(this._timer);
+    clearTimeout(this._slow);
+    this.searching = false;
     this._abort?.abort();
     this._abort = undefined;
   }
@@ -118,6 +129,10 @@ export class SearchController implements ReactiveController {
 
   private async _run(q: string): Promise<void> {
     const abort = (this._abort = new AbortController());
+    this._slow = setTimeout(() => {
+      this.searching = true;
+      this._host.requestUpdate();
+    }, SEARCHING_AFTER_MS);
     try {
       const results = await this._options.client().search(q, SEARCH_LIMIT_DEFAULT, abort.signal);
       if (abort.signal.aborted) return;
@@ -136,6 +151,8 @@ export class SearchController implements ReactiveController {
       this.state = 'failed';
       this.error = this._options.describe(error);
     }
+    clearTimeout(this._slow);
+    this.searching = false;
     this.active = Math.min(this.active, this.results.length);
     this._host.requestUpdate();
   }

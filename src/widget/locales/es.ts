@@ -63,4 +63,5 @@ export default `
   Preguntar a la IA: {query}
   Ninguna página coincide con «{query}».
   La búsqueda falló.
+  Buscando…
 `;

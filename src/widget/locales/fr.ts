@@ -63,4 +63,5 @@ export default `
   Demander à l'IA : {query}
   Aucune page ne correspond à « {query} ».
   La recherche a échoué.
+  Recherche en cours…
 `;

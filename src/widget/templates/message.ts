@@ -20,7 +20,7 @@ export interface MessageView {
   alsoSent: boolean;
   /** The answer is complete (its actions show). */
   complete: boolean;
-  onSourceClick(source: Source): void;
+  onSourceClick(source: Source, event: MouseEvent): void;
   onCopy(text: string, button: HTMLButtonElement): void;
   /** The visitor's rating of this answer, if any. */
   rating: Rating | undefined;
@@ -71,7 +71,7 @@ function sources(message: Message, index: number, v: MessageView): TemplateResul
   const titleId = `${v.id}-sources-${index}`;
   const link = (source: Source, url: string) => {
     const { name, detail } = readableTitle(source);
-    return html`<a part="source" href=${url} target="_blank" rel="noopener noreferrer" dir="auto" @click=${() => v.onSourceClick(source)}
+    return html`<a part="source" href=${url} target="_blank" rel="noopener noreferrer" dir="auto" @click=${(e: MouseEvent) => v.onSourceClick(source, e)}
       >${name}${detail ? html` <span class="source-detail">${detail}</span>` : nothing}</a
     >`;
   };

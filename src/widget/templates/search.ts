@@ -11,9 +11,14 @@ import { format, type Strings } from '../strings.js';
 /** Most highlights marked in one excerpt: the server sends a few, and the loop stays bounded whatever it sends. */
 export const MAX_MARKS = 32;
 
+/** Whether UTF-16 offset `i` of `text` falls between the two halves of a surrogate pair (an emoji, a CJK extension character). */
+const insidePair = (text: string, i: number) => /[\uD800-\uDBFF]/.test(text[i - 1] ?? '') && /[\uDC00-\uDFFF]/.test(text[i] ?? '');
+
 /**
  * `text` cut into plain pieces and marked ones at `highlights` (`[start, end)` UTF-16 offsets):
- * sorted, clipped to the text, an overlap keeps only what lies past the mark before it, anything malformed skipped.
+ * sorted, clipped to the text, snapped out to whole code points (a start inside a surrogate pair
+ * moves before it, an end after it: a mark never splits a character), an overlap keeps only what
+ * lies past the mark before it, anything malformed skipped.
  *
  * @example
  * markPieces('Reset your password', [[6, 10]]); // [{text:'Reset '}, {text:'your', mark:true}, {text:' password'}]
@@ -25,8 +30,8 @@ export function markPieces(text: string, highlights: unknown): { text: string; m
   const pieces: { text: string; mark?: true }[] = [];
   let last = 0;
   for (const [start, end] of spans) {
-    const from = Math.max(start, last);
-    const to = Math.min(end, text.length);
+    const from = Math.max(start - +insidePair(text, start), last);
+    const to = Math.min(end + +insidePair(text, end), text.length);
     if (to <= from) continue;
     if (from > last) pieces.push({ text: text.slice(last, from) });
     pieces.push({ text: text.slice(from, to), mark: true });
@@ -38,10 +43,11 @@ export function markPieces(text: string, highlights: unknown): { text: string; m
 
 const marked = (text: string, highlights: unknown) => markPieces(String(text ?? ''), highlights).map((p) => (p.mark ? html`<mark>${p.text}</mark>` : p.text));
 
-/** What the search says in words under the field: nothing found, or why it failed. */
+/** What the search says in words under the field: searching (once it takes a moment), nothing found, or why it failed. */
 function statusText(s: SearchController, t: Strings): string {
   const query = s.query.trim();
   if (!query) return '';
+  if (s.searching) return t.searching;
   if (s.state === 'failed') return `${t.searchFailed} ${s.error}`;
   return s.state === 'done' && !s.results.length ? format(t.searchEmpty, { query }) : '';
 }

@@ -22,6 +22,8 @@ export interface ExtraSource {
   baseUrl: string;
   /** The environment variable naming a clone or a bare git directory of the repository. */
   env: string;
+  /** Whether the questions' gold names pages rather than sections: a source on a gold page counts. */
+  goldPages?: boolean;
 }
 
 /** A held-out set ready to ingest: its pages' folder and its questions. */
@@ -30,6 +32,7 @@ export interface ExtraSet {
   root: string;
   baseUrl: string;
   questions: unknown[];
+  goldPages: boolean;
 }
 
 /**
@@ -43,6 +46,21 @@ export const PLAUSIBLE: ExtraSource = {
   folder: 'docs',
   baseUrl: 'https://plausible.test/',
   env: 'SUPPORT_CHAT_BENCH_EXTRA',
+};
+
+/**
+ * DuckDuckGo's help pages (github.com/duckduckgo/duckduckgo-help-pages): 274 Markdown pages of
+ * search, browser, Email Protection, VPN and subscription help. Questions, written in a visitor's
+ * words before any reply was read: ./duckduckgo.questions.json (gold: pages).
+ */
+export const DUCKDUCKGO: ExtraSource = {
+  name: 'duckduckgo',
+  repository: 'https://github.com/duckduckgo/duckduckgo-help-pages',
+  commit: '5e11a4669099c53b55ed1640b642513d783523c2',
+  folder: '_docs',
+  baseUrl: 'https://ddg.test/',
+  env: 'SUPPORT_CHAT_BENCH_DUCKDUCKGO',
+  goldPages: true,
 };
 
 const git = (args: string[], input?: Buffer) => execFileSync('git', args, { input, maxBuffer: 512 * 1024 * 1024, stdio: ['pipe', 'pipe', 'ignore'] });
@@ -82,7 +100,7 @@ function pagesOf(source: ExtraSource): { root: string } | { skipped: string } {
 }
 
 /** The held-out sets present on this machine; each absent one is reported on the console as skipped. */
-export function extraSets(sources: ExtraSource[] = [PLAUSIBLE]): ExtraSet[] {
+export function extraSets(sources: ExtraSource[] = [PLAUSIBLE, DUCKDUCKGO]): ExtraSet[] {
   return sources.flatMap((source) => {
     const pages = pagesOf(source);
     if ('skipped' in pages) {
@@ -90,6 +108,6 @@ export function extraSets(sources: ExtraSource[] = [PLAUSIBLE]): ExtraSet[] {
       return [];
     }
     const questions = JSON.parse(readFileSync(join(import.meta.dirname, `${source.name}.questions.json`), 'utf8')) as unknown[];
-    return [{ name: source.name, root: pages.root, baseUrl: source.baseUrl, questions }];
+    return [{ name: source.name, root: pages.root, baseUrl: source.baseUrl, questions, goldPages: source.goldPages ?? false }];
   });
 }

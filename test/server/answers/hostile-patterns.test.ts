@@ -9,10 +9,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { answersAsCode, bestSentences, codeExcerpt, extractiveSummary } from '../../../src/server/answers/compose.js';
 import { sectionText } from '../../../src/server/knowledge/ranking/embeddings.js';
 import { mapCitations } from '../../../src/server/answers/index.js';
+import { refersBack } from '../../../src/server/answers/passage.js';
 import { runInLabels } from '../../../src/server/knowledge/ranking/rank.js';
 import { docSummary } from '../../../src/server/answers/sources.js';
 import { loadSpecificity } from '../../../src/server/knowledge/text/specificity.js';
 import { sentences, slugify, tokenize } from '../../../src/server/knowledge/text/text.js';
+import { passageOfMarkdown } from '../../../src/server/knowledge/index.js';
+import { splitSentences } from '../../../src/server/knowledge/text/passage.js';
 import { mainThreadCpuMs } from '../../helpers/main-thread-cpu.js';
 
 const N = 64_000;
@@ -39,6 +42,11 @@ const TEXTS: Record<string, string> = {
   'assignments of a string never closed': repeat('a = `'),
   'equals signs': repeat('='),
   'sentence ends with their spaces lost': repeat('a.Bc'),
+  'a sentence end before a run of blanks': `ab.${' '.repeat(N - 10)}X`,
+  'sentence ends before code spans and bold runs': repeat('ab.` **ab!** `'),
+  '"them" inside words and alone': repeat('themthem them'),
+  'a callout marker never closed': `> [!${repeat('a', N - 10)}`,
+  'callout markers in a quote': repeat('> [!note]- \n'),
 };
 
 const CODE: Record<string, string> = {
@@ -61,8 +69,12 @@ beforeAll(() => loadSpecificity());
 describe('the worst input for each pattern', () => {
   it.each(Object.entries(TEXTS))('%s: read in linear time wherever it is read', (_, text) => {
     const terms = new Set(tokenize('a b x link'));
+    // Answers read the passage ingest stored (its parse has its own budget, see ingest-bounds.test.ts).
+    const passage = passageOfMarkdown(text);
     const readers: [string, () => unknown][] = [
-      ['bestSentences', () => bestSentences(text, terms, 3)],
+      ['splitSentences', () => splitSentences(text)],
+      ['bestSentences', () => bestSentences(passage, terms, 3)],
+      ['refersBack', () => refersBack({ text, block: false })],
       ['sentences', () => sentences(text)],
       ['sectionText', () => sectionText({ title: 'T', context: '', body: text, code: '' })],
       ['codeText', () => sectionText({ title: text.slice(0, 300), context: text.slice(0, 300), body: text, code: text, kind: 'code' })],

@@ -19,6 +19,8 @@ const pages: [string, string][] = [
 describe('reading well-formed pages', () => {
   it('gives what it gave before the budget and the linear whitespace pass', async () => {
     const read = Object.fromEntries(pages.map(([name, html]) => [name, readHtml(html, { url: `https://docs.acme.test/${name}`, fallbackTitle: name })]));
-    await expect(JSON.stringify(read, null, 1)).toMatchFileSnapshot('./__snapshots__/html-differential.json');
+    // The passage model is made from the same tree (and tested with the Markdown reader): the snapshot holds what the sections held before it.
+    const withoutPassages = JSON.stringify(read, (key, value: unknown) => (key === 'passage' ? undefined : value), 1);
+    await expect(withoutPassages).toMatchFileSnapshot('./__snapshots__/html-differential.json');
   });
 });

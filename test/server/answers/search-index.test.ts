@@ -142,3 +142,29 @@ describe('earlier turns', () => {
     expect(index.search('the widgte')[0]!.index).toBe(0);
   });
 });
+
+describe('the index between searches', () => {
+  const doc = (id: number, title: string, body: string) => ({ id, title, context: '', body, code: '' });
+  const sections = [
+    doc(0, 'Account', 'To reset the password, open the account page. Reset links expire after a day.'),
+    doc(1, 'Security', 'Password rules are strict. An owner can reset any member account.'),
+    doc(2, 'Billing', 'Invoices are emailed each month.'),
+  ];
+
+  it('ranks each search afresh: the scores of one search never carry into the next', () => {
+    const index = new SearchIndex(sections);
+    const first = index.search('reset password account');
+    index.search('password');
+    index.search('invoices month');
+    expect(index.search('reset password account')).toEqual(first);
+    expect(new SearchIndex(sections).search('reset password account')).toEqual(first);
+  });
+
+  it('gives the bonus of a phrase to the section where the query’s adjacent words stand together', () => {
+    const together = new SearchIndex([doc(0, 'A', 'reset password now'), doc(1, 'B', 'password now reset')]).search('reset password');
+    expect(together.map((h) => h.index)).toEqual([0, 1]);
+    expect(together[0]!.score).toBeGreaterThan(together[1]!.score);
+    const apart = new SearchIndex([doc(0, 'A', 'reset password now'), doc(1, 'B', 'password now reset')], { phrases: false }).search('reset password');
+    expect(apart[0]!.score).toBeCloseTo(apart[1]!.score, 9);
+  });
+});

@@ -86,6 +86,26 @@ describe('sitemaps are read as a stream, within caps', () => {
     expect(result.pages.map((p) => new URL(p.url).pathname)).toEqual(['/docs/']);
   });
 
+  it('stops reading a sitemap when its request’s time is up: a small gzip of whitespace costs seconds, not a minute', async () => {
+    // About 255 KB gzipped, 50 MiB of spaces once inflated.
+    const spaces = gzipSync(Buffer.alloc(50 * 1024 * 1024, ' '), { level: 9 });
+    const site = await serve((path, res) => {
+      if (path === '/robots.txt') return page(res, `Sitemap: ${site.url}/spaces.xml.gz\n`, 'text/plain');
+      if (path === '/spaces.xml.gz') return res.writeHead(200, { 'content-type': 'application/gzip' }).end(spaces);
+      if (path === '/docs/') return page(res, html('<h1>Docs</h1><p>Hello.</p>'));
+      notFound(res);
+    });
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    const result = await crawl(`${site.url}/docs/`, { ...fast, timeoutMs: 1_000 });
+    const seconds = (performance.now() - started) / 1000;
+    const cpuSeconds = (process.cpuUsage(cpu).user + process.cpuUsage(cpu).system) / 1e6;
+    expect(result.failed).toContainEqual({ url: `${site.url}/spaces.xml.gz`, reason: expect.stringMatching(/^not read within \d+ s$/) });
+    expect(result.pages.map((p) => new URL(p.url).pathname)).toEqual(['/docs/']);
+    expect(seconds).toBeLessThan(6);
+    expect(cpuSeconds).toBeLessThan(6);
+  }, 120_000);
+
   it('reads <loc>s in CDATA and with a namespace prefix, not an image’s, and follows an index on its own origin only', async () => {
     const other = await serve((_path, res) => page(res, '<urlset/>', 'application/xml'));
     const site = await serve((path, res) => {

@@ -58,6 +58,27 @@ describe("an organization's docs site as a source", () => {
     expect((await engine.sources('acme'))[0]!.pages).toBe(6);
   });
 
+  it('is fetched whole and parsed again into passages after an upgrade from a knowledge base stored before them, not asked whether it changed', async () => {
+    const sql = await database();
+    const engine = createAnswerEngine({ sql, llm: null, embedder: null });
+    site = await serveDocsSite({ pages: PAGES(), robots: null });
+    await engine.ingest('acme', [`${site.url}/docs/`], crawlOptions);
+    // What kb migration 4 leaves of sections stored before the passage model: no passage, every document's hash cleared.
+    await sql.run('UPDATE kb_sections SET passage = NULL');
+    await sql.run("UPDATE kb_documents SET hash = ''");
+
+    site.requests.length = 0;
+    const upgraded = await engine.sync('acme');
+    expect([upgraded.unchanged, upgraded.updated, upgraded.reparsed]).toEqual([0, 6, 7]);
+    expect(site.requests.filter((r) => r.status === 304)).toHaveLength(0);
+    expect((await sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM kb_sections WHERE passage IS NULL'))!.n).toBe(0);
+
+    site.requests.length = 0;
+    const again = await engine.sync('acme');
+    expect([again.unchanged, again.updated, again.reparsed]).toEqual([6, 0, 0]);
+    expect(site.requests.filter((r) => r.status === 304)).toHaveLength(6);
+  });
+
   it('keeps the previous pages when a sync finds far fewer or mostly empty pages, and reports it', async () => {
     const sql = await database();
     const engine = createAnswerEngine({ sql, llm: null, embedder: null });

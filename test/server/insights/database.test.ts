@@ -13,6 +13,7 @@ import { migrate } from '../../../src/server/store/migrate.js';
 import { coreMigrations } from '../../../src/server/store/migrations.js';
 import { visitorMigrations } from '../../../src/server/store/visitor-migrations.js';
 import { channelMigrations } from '../../../src/server/insights/channels.js';
+import { searchMigrations } from '../../../src/server/insights/searches.js';
 import type { Sql } from '../../../src/server/store/sql.js';
 import { testDatabases } from '../../helpers/database.js';
 
@@ -99,7 +100,7 @@ describe('the insights migration', () => {
        ('c3', 1, 'user', 'Help!', '[]', ?), ('c3', 2, 'assistant', 'Not found.', '[]', ?)`,
       [AT, AT, AT, AT, AT, AT, AT],
     );
-    await migrate(sql, [...insightsMigrations, ...visitorMigrations, ...channelMigrations]);
+    await migrate(sql, [...insightsMigrations, ...searchMigrations, ...visitorMigrations, ...channelMigrations]);
     expect((await insightsReport(sql, PERIOD)).totals).toMatchObject({ conversations: 3, questions: 4, answered: 1, unanswered: 1, escalated: 1, failed: 1, pending: 0 });
     expect((await insightsReport(sql, PERIOD)).top_sources).toEqual([{ title: 'Keys', url: 'https://docs.example.com/keys', citations: 1 }]);
     // A retry of the failed conversation, answered: the triggers record it.

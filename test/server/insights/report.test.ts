@@ -131,7 +131,8 @@ describe('GET /v0/insights', () => {
       await t.answer();
       return sent.body.conversation_id as string;
     };
-    const keys = { page_url: 'https://docs.example.com/keys?ref=nav#rotate', page_title: 'Keys' };
+    // Credentials, query and fragment are the visitor's: the page is kept without them.
+    const keys = { page_url: 'https://reader:s3cret@docs.example.com/keys?ref=nav#rotate', page_title: 'Keys' };
     const id = await from('Rotate keys?', keys);
     await from('And the unknown flag?', keys, id);
     await from('What is the limit?', { page_url: 'https://docs.example.com/limits' });

@@ -31,8 +31,27 @@ describe('isLocalAddress', () => {
     ['10.0.0.1', false],
     ['203.0.113.9', false],
     ['2001:db8::1', false],
+    // NAT64 (RFC 6052), 6to4 and IPv4-compatible addresses are judged by the IPv4 address they carry.
+    ['64:ff9b::7f00:1', true],
+    ['64:ff9b::169.254.169.254', true],
+    ['64:ff9b::808:808', false],
+    ['64:ff9b:1::1', true],
+    ['2002:7f00:1::', true],
+    ['2002:a9fe:a9fe::1', true],
+    ['2002:808:808::1', false],
+    ['::127.0.0.1', true],
+    ['::7f00:1', true],
+    ['::a9fe:a9fe', true],
+    ['::808:808', false],
     ['not-an-ip', false],
   ])('%s: %s', (address, local) => expect(isLocalAddress(address)).toBe(local));
+
+  it.each([
+    ['64:ff9b::a00:1', true],
+    ['2002:c0a8:101::', true],
+    ['::10.0.0.1', true],
+    ['64:ff9b::cb00:7109', false],
+  ])('with private networks, %s: %s', (address, local) => expect(isLocalAddress(address, { private: true })).toBe(local));
 });
 
 describe('integration targets', () => {

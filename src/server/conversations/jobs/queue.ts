@@ -20,12 +20,15 @@ interface JobRow {
   attempts: number;
 }
 
-/** A job is its owner's while this holds: the owner named, still running, the lease not run out. */
-const HELD = "id = ? AND lease_owner = ? AND state = 'running' AND lease_until >= clock_ms()";
+// SQL fragments take their values by name (`:name`): a statement built from several of them is
+// given one object of values, whatever order the fragments come in.
 
-/** Whether the job `alias` names can be claimed: queued and due, or running with its lease run out and attempts left (the `?`). */
+/** A job is its owner's while this holds: the job `:id`, its owner `:owner`, still running, the lease not run out. */
+const HELD = "id = :id AND lease_owner = :owner AND state = 'running' AND lease_until >= clock_ms()";
+
+/** Whether the job `alias` names can be claimed: queued and due, or running with its lease run out and attempts left (fewer than `:maxAttempts`). */
 const ready = (alias: string) =>
-  `((${alias}.state = 'queued' AND ${alias}.run_after <= clock_ms()) OR (${alias}.state = 'running' AND ${alias}.lease_until < clock_ms() AND ${alias}.attempts < ?))`;
+  `((${alias}.state = 'queued' AND ${alias}.run_after <= clock_ms()) OR (${alias}.state = 'running' AND ${alias}.lease_until < clock_ms() AND ${alias}.attempts < :maxAttempts))`;
 
 /**
  * Answer jobs, taken fairly across organizations: a claim takes the oldest ready job of the
@@ -43,7 +46,7 @@ export class JobQueue {
     this.#sql = sql;
     this.#now = now;
     const postgres = sql.dialect === 'postgres';
-    const lease = `UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = clock_ms() + ?, attempts = attempts + 1, updated_at = clock_ms()`;
+    const lease = `UPDATE jobs SET state = 'running', lease_owner = :owner, lease_until = clock_ms() + :leaseMs, attempts = attempts + 1, updated_at = clock_ms()`;
     const returning = 'RETURNING id, conversation_id, org_id, attempts';
     // One statement picks and leases a job, so two workers (or two processes) never take the same
     // one. The candidates are each organization's oldest ready job; of those, the one whose
@@ -70,21 +73,22 @@ export class JobQueue {
    * left is for `failExhausted`.
    */
   async claim(owner: string, leaseMs: number, maxAttempts: number): Promise<Job | null> {
-    let row = await this.#sql.get<JobRow>(this.#claim, [owner, leaseMs, maxAttempts, maxAttempts]);
-    if (!row && this.#claimOldest) row = await this.#sql.get<JobRow>(this.#claimOldest, [owner, leaseMs, maxAttempts]);
+    const values = { owner, leaseMs, maxAttempts };
+    let row = await this.#sql.get<JobRow>(this.#claim, values);
+    if (!row && this.#claimOldest) row = await this.#sql.get<JobRow>(this.#claimOldest, values);
     return row ? { id: row.id, conversationId: row.conversation_id, orgId: row.org_id, attempts: row.attempts } : null;
   }
 
   /** Extends the lease; false when it was lost (it ran out, or another worker took the job over). */
   async renew(job: Job, owner: string, leaseMs: number): Promise<boolean> {
-    return (await this.#sql.run(`UPDATE jobs SET lease_until = clock_ms() + ? WHERE ${HELD}`, [leaseMs, job.id, owner])) === 1;
+    return (await this.#sql.run(`UPDATE jobs SET lease_until = clock_ms() + :leaseMs WHERE ${HELD}`, { leaseMs, id: job.id, owner })) === 1;
   }
 
   /** Appends the answer and completes the conversation, only while `owner` still holds the lease. */
   complete(job: Job, owner: string, answer: { content: string; sources: Source[]; isUncertain?: boolean }): Promise<boolean> {
     return this.#sql.transaction(async (tx) => {
       // The job's row stays locked until commit: a worker taking it over waits, then finds it done.
-      if ((await tx.run(`UPDATE jobs SET state = 'done', lease_owner = NULL, updated_at = clock_ms() WHERE ${HELD}`, [job.id, owner])) !== 1) return false;
+      if ((await tx.run(`UPDATE jobs SET state = 'done', lease_owner = NULL, updated_at = clock_ms() WHERE ${HELD}`, { id: job.id, owner })) !== 1) return false;
       const iso = new Date(this.#now()).toISOString();
       await tx.run(
         "INSERT INTO messages (conversation_id, seq, role, content, sources, is_uncertain, created_at) SELECT ?, COALESCE(MAX(seq), 0) + 1, 'assistant', ?, ?, ?, ? FROM messages WHERE conversation_id = ?",
@@ -102,8 +106,8 @@ export class JobQueue {
   fail(job: Job, owner: string, error: string, final: boolean, retryInMs: number): Promise<boolean> {
     return this.#sql.transaction(async (tx) => {
       const held = await tx.run(
-        `UPDATE jobs SET state = ?, lease_owner = NULL, lease_until = NULL, run_after = clock_ms() + ?, last_error = ?, updated_at = clock_ms() WHERE ${HELD}`,
-        [final ? 'failed' : 'queued', retryInMs, error.slice(0, 500), job.id, owner],
+        `UPDATE jobs SET state = :state, lease_owner = NULL, lease_until = NULL, run_after = clock_ms() + :retryInMs, last_error = :error, updated_at = clock_ms() WHERE ${HELD}`,
+        { state: final ? 'failed' : 'queued', retryInMs, error: error.slice(0, 500), id: job.id, owner },
       );
       if (held === 1 && final) {
         await tx.run("UPDATE conversations SET status = 'failed', updated_at = ? WHERE id = ?", [new Date(this.#now()).toISOString(), job.conversationId]);
@@ -118,14 +122,14 @@ export class JobQueue {
    * Returns the ids of the conversations failed.
    */
   async failExhausted(maxAttempts: number): Promise<string[]> {
-    const exhausted = "state = 'running' AND lease_until < clock_ms() AND attempts >= ?";
+    const exhausted = "state = 'running' AND lease_until < clock_ms() AND attempts >= :maxAttempts";
     // A read first: the transaction is only opened when some job needs failing (most rounds find none).
-    if (!(await this.#sql.get(`SELECT id FROM jobs WHERE ${exhausted} LIMIT 1`, [maxAttempts]))) return [];
+    if (!(await this.#sql.get(`SELECT id FROM jobs WHERE ${exhausted} LIMIT 1`, { maxAttempts }))) return [];
     return this.#sql.transaction(async (tx) => {
       // One UPDATE … RETURNING: of processes racing here, each job is failed by exactly one.
       const rows = await tx.all<{ conversation_id: string }>(
         `UPDATE jobs SET state = 'failed', lease_owner = NULL, last_error = 'lease expired', updated_at = clock_ms() WHERE ${exhausted} RETURNING conversation_id`,
-        [maxAttempts],
+        { maxAttempts },
       );
       const iso = new Date(this.#now()).toISOString();
       for (const row of rows) await tx.run("UPDATE conversations SET status = 'failed', updated_at = ? WHERE id = ?", [iso, row.conversation_id]);
@@ -135,13 +139,15 @@ export class JobQueue {
 
   /**
    * Ends now the leases of running jobs whose owner `isDead` says is gone, so the next claim takes
-   * them over instead of waiting for the lease to run out.
+   * them over instead of waiting for the lease to run out. Returns how many leases it ended.
    */
-  async expireLeases(isDead: (owner: string) => boolean): Promise<void> {
+  async expireLeases(isDead: (owner: string) => boolean): Promise<number> {
     const owners = await this.#sql.all<{ lease_owner: string }>("SELECT DISTINCT lease_owner FROM jobs WHERE state = 'running' AND lease_owner IS NOT NULL");
+    let expired = 0;
     for (const { lease_owner: owner } of owners) {
-      if (isDead(owner)) await this.#sql.run("UPDATE jobs SET lease_until = 0 WHERE state = 'running' AND lease_owner = ?", [owner]);
+      if (isDead(owner)) expired += await this.#sql.run("UPDATE jobs SET lease_until = 0 WHERE state = 'running' AND lease_owner = ?", [owner]);
     }
+    return expired;
   }
 
   /** Gives a job back without counting the attempt (graceful shutdown). */

@@ -137,8 +137,9 @@ export class Worker {
         await writer.flush();
       }
       if (await lifecycle.complete(job, this.owner, { content: answer.content, sources, isUncertain: answer.isUncertain ?? false })) {
-        await writer?.end();
+        // Logged as the answer is stored: a client that has it may stop the process before the stream's end is written.
         this.#logger.info({ msg: 'answer completed', conversation: job.conversationId, attempt: job.attempts, ms: Date.now() - started });
+        await writer?.end();
       }
     } catch (error) {
       if (!this.#started && controller.signal.aborted) {

@@ -179,6 +179,23 @@ function render(report) {
       ? table([{ label: 'Section' }, { label: 'Citations', numeric: true }], report.top_sources.map((s) => [link(s.url, s.title), number(s.citations)]))
       : el('p', { class: 'empty' }, 'No answer cited a source in this period.'),
   );
+  const searches = report.searches;
+  $('top-searches').replaceChildren(
+    searches.top_searches.length
+      ? table(
+          [{ label: 'Query' }, { label: 'Searches', numeric: true }, { label: 'Found nothing', numeric: true }],
+          searches.top_searches.map((q) => [q.query, number(q.searches), number(q.zero_results)]),
+        )
+      : el('p', { class: 'empty' }, 'Nobody searched in this period.'),
+  );
+  $('zero-searches').replaceChildren(
+    searches.zero_result_searches.length
+      ? table(
+          [{ label: 'Query' }, { label: 'Searches', numeric: true }, { label: 'Last from' }],
+          searches.zero_result_searches.map((q) => [q.query, number(q.searches), q.last_page_url ? el('span', { class: 'path' }, pathOf(q.last_page_url)) : '']),
+        )
+      : el('p', { class: 'empty' }, 'Every search found something.'),
+  );
   const uncited = report.uncited_pages.map((p) => el('li', {}, link(p.url, p.title), ' ', el('span', { class: 'path' }, pathOf(p.url))));
   if (report.uncited_page_count > report.uncited_pages.length) uncited.push(el('li', { class: 'empty' }, `and ${number(report.uncited_page_count - report.uncited_pages.length)} more`));
   $('uncited').replaceChildren(...(uncited.length ? uncited : [el('li', { class: 'empty' }, 'Every page was cited at least once.')]));

@@ -8,18 +8,14 @@ import { CONVERSATION_LIST_LIMIT_DEFAULT, CONVERSATION_LIST_LIMIT_MAX, CONVERSAT
 import { parseBody, SendMessageRequest, toConversationVisitor, type PageContextBody } from '../../../protocol/schemas/index.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { json, type ApiResponse } from '../exchange.js';
+import { visitorPage } from '../page-url.js';
 import type { Route, RouteContext } from '../router.js';
 import type { ConversationRecord, QuestionContext } from '../../store/conversations.js';
 
-/** A parsed `context` as the conversation keeps it: the page without its query or fragment (they may hold a visitor's data), blank fields dropped. */
+/** A parsed `context` as the conversation keeps it: the page without its credentials, query or fragment (they may hold a visitor's data), blank fields dropped. */
 function toQuestionContext(body: PageContextBody | null | undefined): QuestionContext {
   const context: QuestionContext = {};
-  if (body?.page_url) {
-    const url = new URL(body.page_url);
-    url.search = '';
-    url.hash = '';
-    context.pageUrl = url.href;
-  }
+  if (body?.page_url) context.pageUrl = visitorPage(body.page_url);
   const title = body?.page_title?.trim();
   if (title) context.pageTitle = title;
   const selection = body?.selection?.trim();

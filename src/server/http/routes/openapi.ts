@@ -309,6 +309,16 @@ export function buildOpenApiDocument() {
           },
         },
       },
+      '/v0/health': {
+        get: {
+          operationId: 'getHealth',
+          summary: "Whether this process's sentence embeddings work: when they are down, search and answers rank by words alone (any valid token; our addition)",
+          responses: {
+            '200': { description: 'Health', headers: rateHeaders, content: json(ref('Health')) },
+            ...errors(401, 429, 500),
+          },
+        },
+      },
       '/v0/webhooks/{source}/{org_id}': {
         post: {
           operationId: 'receiveHelpdeskWebhook',

@@ -13,9 +13,9 @@ import { localTargetsAllowed } from '../../local-targets.js';
 import type { ContentOptions } from '../ingest/html.js';
 import { parsePool, type ParsePool } from '../ingest/parse-worker.js';
 import type { ParsedFile } from '../ingest/sections.js';
-import { BudgetError, fetchPage, FetchError, MAX_REDIRECTS, RequestBudget, type FetchOptions } from './fetch-page.js';
+import { BudgetError, fetchPage, FetchError, MAX_REDIRECTS, RequestBudget, type Fetched, type FetchOptions } from './fetch-page.js';
 import { isLocalHost, siteFetch } from './http.js';
-import { readRobots } from './robots.js';
+import { readRobots, type Robots } from './robots.js';
 import { Scope, type Patterns } from './scope.js';
 import { readSitemaps } from './sitemap.js';
 
@@ -106,19 +106,8 @@ export function contentHash(parsed: ParsedFile): string {
 
 /** Reads a docs site from `start`. Throws `CrawlError` when it cannot start; pages that fail are reported in the result. */
 export async function crawl(start: string, options: CrawlOptions = {}): Promise<CrawlResult> {
-  let startUrl: URL;
-  try {
-    startUrl = new URL(start);
-  } catch {
-    throw new CrawlError(`"${start}" is not a URL`);
-  }
-  if (startUrl.protocol !== 'http:' && startUrl.protocol !== 'https:') throw new CrawlError(`"${start}" is not an http(s) URL`);
+  const { startUrl, scope, first } = startOf(start, options);
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
-  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  const scope = new Scope(startUrl, options);
-  const first = scope.page(startUrl.href);
-  if (!first) throw new CrawlError(`${start} is excluded by --include/--exclude`);
-
   const allowLocal = options.allowLocal ?? (localTargetsAllowed(process.env) || (await isLocalHost(startUrl.hostname, options.lookup)));
   const budget = new RequestBudget(requestBudget(maxPages));
   const fetchOptions: FetchOptions = { ...options, fetch: options.fetch ?? siteFetch({ allowLocal, lookup: options.lookup }), budget };
@@ -129,172 +118,224 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
   });
   if (!robots.allowed(first)) throw new CrawlError(`${scope.origin}/robots.txt forbids crawling ${first}`);
 
-  const result: CrawlResult = { start: first, pages: [], found: 0, skipped: [], failed: [], gone: [], requests: 0 };
-  const queued = new Set<string>();
-  const queue: string[] = [];
-  const maxAddresses = maxPages * ADDRESSES_PER_PAGE;
-  const enqueue = (url: string | null): void => {
-    if (!url || queued.has(url) || queued.size >= maxAddresses) return;
-    queued.add(url);
-    queue.push(url);
-    result.found++;
-  };
-  enqueue(first);
+  const site = new SiteCrawl({ first, scope, robots, budget, fetchOptions, parser, options, maxPages });
+  const sitemapFailures = await site.enqueueSitemaps();
+  await site.run(options.concurrency ?? DEFAULT_CONCURRENCY);
+  return site.finish(sitemapFailures);
+}
 
-  const sitemaps = robots.sitemaps.length > 0 ? robots.sitemaps : [`${scope.origin}/sitemap.xml`];
-  const fromSitemaps = await readSitemaps(sitemaps, {
-    ...fetchOptions,
-    limit: maxPages * 2,
-    keep: (url) => scope.page(url) !== null,
-    allowed: (url) => URL.canParse(url) && new URL(url).origin === scope.origin,
-  });
-  for (const page of fromSitemaps.pages) enqueue(scope.page(page));
+/** The start URL checked: an http(s) URL that the crawl's scope (--include/--exclude) keeps. */
+function startOf(start: string, options: CrawlOptions): { startUrl: URL; scope: Scope; first: string } {
+  let startUrl: URL;
+  try {
+    startUrl = new URL(start);
+  } catch {
+    throw new CrawlError(`"${start}" is not a URL`);
+  }
+  if (startUrl.protocol !== 'http:' && startUrl.protocol !== 'https:') throw new CrawlError(`"${start}" is not an http(s) URL`);
+  const scope = new Scope(startUrl, options);
+  const first = scope.page(startUrl.href);
+  if (!first) throw new CrawlError(`${start} is excluded by --include/--exclude`);
+  return { startUrl, scope, first };
+}
 
+/** What one crawl is given once it may start. */
+interface SiteCrawlSetup {
+  first: string;
+  scope: Scope;
+  robots: Robots;
+  budget: RequestBudget;
+  fetchOptions: FetchOptions;
+  parser: ParsePool;
+  options: CrawlOptions;
+  maxPages: number;
+}
+
+/** One crawl under way: its queue of addresses, what it has read, and the result it builds. */
+class SiteCrawl {
+  readonly result: CrawlResult;
+  readonly #setup: SiteCrawlSetup;
+  readonly #queued = new Set<string>();
+  readonly #queue: string[] = [];
+  readonly #maxAddresses: number;
   /**
    * A link's address; links from the site's root (`/docs/x`, most of a docs site's, repeated on
    * every page by its sidebar) are resolved once per crawl.
    */
-  const resolved = new Map<string, string | null>();
-  const pageOf = (href: string, base: string): string | null => {
+  readonly #resolved = new Map<string, string | null>();
+  /** Addresses a page was stored under or answered from: a second address of the same page is a duplicate. */
+  readonly #done = new Set<string>();
+  /** Redirect targets, with the hops of the chain that led to them. */
+  readonly #hops = new Map<string, number>();
+  /** Least time between two requests' starts, in ms. */
+  readonly #interval: number;
+  #fetched = 0;
+  #nextStart = 0;
+  #inFlight = 0;
+
+  constructor(setup: SiteCrawlSetup) {
+    this.#setup = setup;
+    this.#maxAddresses = setup.maxPages * ADDRESSES_PER_PAGE;
+    this.#interval = Math.max(setup.options.delayMs ?? 0, setup.robots.crawlDelay * 1000);
+    this.result = { start: setup.first, pages: [], found: 0, skipped: [], failed: [], gone: [], requests: 0 };
+    this.#enqueue(setup.first);
+  }
+
+  /** Queues the pages the site's sitemaps list (robots.txt's, else /sitemap.xml); returns the sitemaps that failed. */
+  async enqueueSitemaps(): Promise<CrawlResult['failed']> {
+    const { robots, scope, fetchOptions, maxPages } = this.#setup;
+    const sitemaps = robots.sitemaps.length > 0 ? robots.sitemaps : [`${scope.origin}/sitemap.xml`];
+    const fromSitemaps = await readSitemaps(sitemaps, {
+      ...fetchOptions,
+      limit: maxPages * 2,
+      keep: (url) => scope.page(url) !== null,
+      allowed: (url) => URL.canParse(url) && new URL(url).origin === scope.origin,
+    });
+    for (const page of fromSitemaps.pages) this.#enqueue(scope.page(page));
+    return fromSitemaps.failed;
+  }
+
+  /** Reads the queue with `concurrency` workers; a page's links join its end (breadth first). */
+  async run(concurrency: number): Promise<void> {
+    const { budget, maxPages } = this.#setup;
+    const worker = async (): Promise<void> => {
+      while (this.#queue.length > 0 && this.result.pages.length + this.#inFlight < maxPages && budget.left > 0) {
+        const url = this.#queue.shift()!;
+        this.#inFlight++;
+        try {
+          await this.#visit(url);
+        } finally {
+          this.#inFlight--;
+        }
+        this.#progress(url);
+      }
+    };
+    // Workers that found the queue empty start again while others may still add links.
+    for (;;) {
+      await Promise.all(Array.from({ length: concurrency }, worker));
+      if (this.#queue.length === 0 || this.result.pages.length >= maxPages || budget.left <= 0) break;
+    }
+  }
+
+  /** The result: addresses left in the queue skipped, the sitemaps' failures, the requests made. */
+  finish(sitemapFailures: CrawlResult['failed']): CrawlResult {
+    const { budget, maxPages } = this.#setup;
+    for (const url of this.#queue) this.result.skipped.push({ url, reason: `over --max-pages ${maxPages}` });
+    this.result.failed.push(...sitemapFailures);
+    this.result.requests = budget.max - budget.left;
+    return this.result;
+  }
+
+  #enqueue(url: string | null): void {
+    if (!url || this.#queued.has(url) || this.#queued.size >= this.#maxAddresses) return;
+    this.#queued.add(url);
+    this.#queue.push(url);
+    this.result.found++;
+  }
+
+  #pageOf(href: string, base: string): string | null {
+    const { scope, maxPages } = this.#setup;
     if (!href.startsWith('/') || href.startsWith('//')) return scope.page(href, base);
-    let address = resolved.get(href);
+    let address = this.#resolved.get(href);
     if (address === undefined) {
       address = scope.page(href, base);
-      if (resolved.size < maxPages * 20) resolved.set(href, address);
+      if (this.#resolved.size < maxPages * 20) this.#resolved.set(href, address);
     }
     return address;
-  };
+  }
 
-  /** Addresses a page was stored under or answered from: a second address of the same page is a duplicate. */
-  const done = new Set<string>();
-  /** Redirect targets, with the hops of the chain that led to them. */
-  const hops = new Map<string, number>();
-  let fetched = 0;
-  let nextStart = 0;
-  const interval = Math.max(options.delayMs ?? 0, robots.crawlDelay * 1000);
-  const progress = (url: string) => options.onProgress?.({ found: result.found, fetched, skipped: result.skipped.length, failed: result.failed.length, url });
+  #progress(url: string): void {
+    const { result } = this;
+    this.#setup.options.onProgress?.({ found: result.found, fetched: this.#fetched, skipped: result.skipped.length, failed: result.failed.length, url });
+  }
 
   /** Waits until this request may start: requests' starts are `interval` apart. */
-  const polite = async (): Promise<void> => {
-    if (interval <= 0) return;
+  async #polite(): Promise<void> {
+    if (this.#interval <= 0) return;
     const now = Date.now();
-    const at = Math.max(now, nextStart);
-    nextStart = at + interval;
+    const at = Math.max(now, this.#nextStart);
+    this.#nextStart = at + this.#interval;
     if (at > now) await new Promise((resolve) => setTimeout(resolve, at - now));
-  };
+  }
 
-  const visit = async (url: string): Promise<void> => {
-    if (done.has(url)) return;
+  /** Requests one address and files what it answered: a page, a 304, a redirect, or a failure. */
+  async #visit(url: string): Promise<void> {
+    const { robots, options, fetchOptions, maxPages } = this.#setup;
+    if (this.#done.has(url)) return;
     if (!robots.allowed(url)) {
-      result.skipped.push({ url, reason: 'disallowed by robots.txt' });
+      this.result.skipped.push({ url, reason: 'disallowed by robots.txt' });
       return;
     }
     const known = options.known?.get(url);
-    await polite();
-    let response;
+    await this.#polite();
+    let response: Fetched;
     try {
       response = await fetchPage(url, { ...fetchOptions, redirect: 'manual', etag: known?.etag, lastModified: known?.lastModified });
     } catch (error) {
       if (options.signal?.aborted) throw error;
       // Not reached for want of requests: kept, as a page over --max-pages.
-      if (error instanceof BudgetError) result.skipped.push({ url, reason: `over --max-pages ${maxPages}` });
-      else result.failed.push({ url, reason: error instanceof FetchError ? error.message : String(error) });
+      if (error instanceof BudgetError) this.result.skipped.push({ url, reason: `over --max-pages ${maxPages}` });
+      else this.result.failed.push({ url, reason: error instanceof FetchError ? error.message : String(error) });
       return;
     }
-    fetched++;
-    if (response.status === 304 && known) {
-      done.add(url);
-      result.pages.push({ url, parsed: { title: '', sections: [] }, hash: '', etag: response.etag ?? known.etag, lastModified: response.lastModified ?? known.lastModified, links: known.links, notModified: true });
-      // Stored links are addresses already: one already queued costs a set lookup, not a parse.
-      for (const link of known.links) if (!queued.has(link)) enqueue(scope.page(link));
-      return;
+    this.#fetched++;
+    if (response.status === 304 && known) this.#notModified(url, known, response);
+    else if (response.status >= 300 && response.status < 400 && response.location) this.#redirect(url, response.location);
+    else if (response.status === 404 || response.status === 410) {
+      this.result.gone.push(url);
+      this.result.failed.push({ url, reason: `HTTP ${response.status}` });
+    } else if (response.status !== 200) this.result.failed.push({ url, reason: `HTTP ${response.status}` });
+    else await this.#read(url, response);
+  }
+
+  /** A 304: the stored page stands, and its stored links are followed. */
+  #notModified(url: string, known: KnownPage, response: Fetched): void {
+    this.#done.add(url);
+    this.result.pages.push({ url, parsed: { title: '', sections: [] }, hash: '', etag: response.etag ?? known.etag, lastModified: response.lastModified ?? known.lastModified, links: known.links, notModified: true });
+    // Stored links are addresses already: one already queued costs a set lookup, not a parse.
+    for (const link of known.links) if (!this.#queued.has(link)) this.#enqueue(this.#setup.scope.page(link));
+  }
+
+  /** A redirect, followed here once: a target already read or queued is not requested again. */
+  #redirect(url: string, location: string): void {
+    const { result } = this;
+    const target = this.#setup.scope.page(location, url);
+    const hop = (this.#hops.get(url) ?? 0) + 1;
+    if (!target) result.skipped.push({ url, reason: `redirected out of the crawl to ${URL.canParse(location, url) ? new URL(location, url).href : location}` });
+    else if (this.#done.has(target) || this.#queued.has(target)) result.skipped.push({ url, reason: `a redirect to ${target}${this.#done.has(target) ? ', already read' : ''}` });
+    else if (hop > MAX_REDIRECTS) result.failed.push({ url, reason: `over ${MAX_REDIRECTS} redirects` });
+    else {
+      result.skipped.push({ url, reason: `a redirect to ${target}` });
+      this.#hops.set(target, hop);
+      this.#enqueue(target);
     }
-    if (response.status >= 300 && response.status < 400 && response.location) {
-      // Redirects are followed here, once: a target already read or queued is not requested again.
-      const target = scope.page(response.location, url);
-      const hop = (hops.get(url) ?? 0) + 1;
-      if (!target) result.skipped.push({ url, reason: `redirected out of the crawl to ${URL.canParse(response.location, url) ? new URL(response.location, url).href : response.location}` });
-      else if (done.has(target) || queued.has(target)) result.skipped.push({ url, reason: `a redirect to ${target}${done.has(target) ? ', already read' : ''}` });
-      else if (hop > MAX_REDIRECTS) result.failed.push({ url, reason: `over ${MAX_REDIRECTS} redirects` });
-      else {
-        result.skipped.push({ url, reason: `a redirect to ${target}` });
-        hops.set(target, hop);
-        enqueue(target);
-      }
-      return;
-    }
-    if (response.status === 404 || response.status === 410) {
-      result.gone.push(url);
-      result.failed.push({ url, reason: `HTTP ${response.status}` });
-      return;
-    }
-    if (response.status !== 200) {
-      result.failed.push({ url, reason: `HTTP ${response.status}` });
-      return;
-    }
+  }
+
+  /** A 200: the page read off the event loop, stored under its canonical address, its links queued. */
+  async #read(url: string, response: Fetched): Promise<void> {
+    const { result } = this;
+    const { scope, parser, options } = this.#setup;
     const answeredFrom = scope.page(response.url);
-    if (!answeredFrom) {
-      result.skipped.push({ url, reason: `redirected out of the crawl to ${response.url}` });
-      return;
-    }
-    if (answeredFrom !== url && done.has(answeredFrom)) {
-      result.skipped.push({ url, reason: `a redirect to ${answeredFrom}, already read` });
-      return;
-    }
+    if (!answeredFrom) return void result.skipped.push({ url, reason: `redirected out of the crawl to ${response.url}` });
+    if (answeredFrom !== url && this.#done.has(answeredFrom)) return void result.skipped.push({ url, reason: `a redirect to ${answeredFrom}, already read` });
     const type = response.contentType.split(';')[0]!.trim().toLowerCase();
-    if (type && !HTML_TYPES.includes(type)) {
-      result.skipped.push({ url, reason: `not a page (${type})` });
-      return;
-    }
+    if (type && !HTML_TYPES.includes(type)) return void result.skipped.push({ url, reason: `not a page (${type})` });
     let page;
     try {
       page = await parser.parse(response.body, response.contentType, { url: answeredFrom, fallbackTitle: answeredFrom, contentSelector: options.contentSelector, excludeSelectors: options.excludeSelectors });
     } catch (error) {
       // Over the parse budget (see parse-worker.ts), or its thread failed: this page alone is lost.
-      result.failed.push({ url, reason: `not read: ${error instanceof Error ? error.message : String(error)}` });
-      return;
+      return void result.failed.push({ url, reason: `not read: ${error instanceof Error ? error.message : String(error)}` });
     }
     const base = page.base ? new URL(page.base, answeredFrom).href : answeredFrom;
     const canonical = page.canonical ? scope.page(page.canonical, base) : null;
     const address = canonical ?? answeredFrom;
-    if (done.has(address)) {
-      result.skipped.push({ url, reason: `a duplicate of ${address}` });
-      return;
-    }
-    done.add(url);
-    done.add(answeredFrom);
-    done.add(address);
-    const links = page.nofollow ? [] : [...new Set(page.links.map((href) => pageOf(href, base)).filter((link): link is string => link !== null))];
-    for (const link of links) enqueue(link);
-    if (page.noindex) {
-      result.skipped.push({ url, reason: 'noindex' });
-      return;
-    }
+    if (this.#done.has(address)) return void result.skipped.push({ url, reason: `a duplicate of ${address}` });
+    for (const seen of [url, answeredFrom, address]) this.#done.add(seen);
+    const links = page.nofollow ? [] : [...new Set(page.links.map((href) => this.#pageOf(href, base)).filter((link): link is string => link !== null))];
+    for (const link of links) this.#enqueue(link);
+    if (page.noindex) return void result.skipped.push({ url, reason: 'noindex' });
     const parsed = address === answeredFrom ? page : { title: page.title, sections: page.sections.map((s) => ({ ...s, url: address + s.url.slice(answeredFrom.length) })) };
     result.pages.push({ url: address, parsed: { title: parsed.title, sections: parsed.sections }, hash: contentHash(parsed), etag: response.etag, lastModified: response.lastModified, links, notModified: false });
-  };
-
-  // A few workers take addresses from one queue; a page's links join its end (breadth first).
-  const worker = async (): Promise<void> => {
-    while (queue.length > 0 && result.pages.length + inFlight < maxPages && budget.left > 0) {
-      const url = queue.shift()!;
-      inFlight++;
-      try {
-        await visit(url);
-      } finally {
-        inFlight--;
-      }
-      progress(url);
-    }
-  };
-  let inFlight = 0;
-  // Workers that found the queue empty start again while others may still add links.
-  for (;;) {
-    await Promise.all(Array.from({ length: concurrency }, worker));
-    if (queue.length === 0 || result.pages.length >= maxPages || budget.left <= 0) break;
   }
-  for (const url of queue) result.skipped.push({ url, reason: `over --max-pages ${maxPages}` });
-  result.failed.push(...fromSitemaps.failed);
-  result.requests = budget.max - budget.left;
-  return result;
 }

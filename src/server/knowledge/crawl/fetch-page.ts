@@ -122,8 +122,13 @@ export interface PageOptions extends FetchOptions {
   lastModified?: string | null;
   /** A body over `maxBytes` is cut there rather than refused. */
   truncate?: boolean;
-  /** Reads a 200's body as it streams (`Fetched.body` is then empty); what it throws is final when a `FetchError`. */
-  stream?(body: ReadableStream<Uint8Array>): Promise<void>;
+  /**
+   * Reads a 200's body as it streams (`Fetched.body` is then empty); what it throws is final when a
+   * `FetchError`. `deadline` aborts when the request's time (`timeoutMs`, the body's reading
+   * included) is up: work done on bytes already received (a gzip that inflates a hundredfold)
+   * must stop there too.
+   */
+  stream?(body: ReadableStream<Uint8Array>, deadline: AbortSignal): Promise<void>;
 }
 
 /**
@@ -159,7 +164,7 @@ export async function fetchPage(url: string, options: PageOptions = {}): Promise
           await response.body?.cancel();
           body = Buffer.alloc(0);
         } else if (options.stream && response.status === 200 && response.body) {
-          await options.stream(response.body);
+          await options.stream(response.body, signal);
           body = Buffer.alloc(0);
         } else body = await readCapped(response, maxBytes, options.truncate === true);
       } catch (error) {

@@ -37,11 +37,22 @@ export interface SitemapOptions extends FetchOptions {
   allowed(url: string): boolean;
 }
 
+/**
+ * Time a crawl spends reading its sitemaps, all of them. Bytes alone do not bound the work: 50 MiB
+ * of whitespace (a 255 KB gzip) keeps the tokenizer busy for about a minute of CPU, and the
+ * sitemaps only list the pages a crawl is for. Half a minute reads the largest real sitemap.
+ */
+export const SITEMAPS_TIME_BUDGET_MS = 30_000;
+
 /** What a crawl has read of its sitemaps so far, against the caps. */
 interface Totals {
   bytes: number;
   locs: number;
+  /** When the crawl began reading them (`performance.now()`). */
+  startedMs: number;
 }
+
+const overTime = (totals: Totals): boolean => performance.now() - totals.startedMs > SITEMAPS_TIME_BUDGET_MS;
 
 const local = (name: string): string => name.slice(name.indexOf(':') + 1);
 
@@ -121,9 +132,13 @@ async function* bytesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8A
  * Reads a sitemap's body into `reader` a chunk at a time, within the crawl's caps; a cap reached
  * stops reading with a `FetchError` (what was read before stands).
  */
-async function readBody(body: ReadableStream<Uint8Array>, reader: LocReader, totals: Totals, onLocs: () => void): Promise<void> {
+async function readBody(body: ReadableStream<Uint8Array>, deadline: AbortSignal, reader: LocReader, totals: Totals, onLocs: () => void): Promise<void> {
   const decoder = new TextDecoder('utf-8');
+  const started = performance.now();
   for await (const chunk of bytesOf(body)) {
+    // The request's time covers reading: a small gzip can inflate to many megabytes of tokenizing.
+    if (deadline.aborted) throw new FetchError(`not read within ${Math.round((performance.now() - started) / 1000)} s`);
+    if (overTime(totals)) throw new FetchError(`over ${SITEMAPS_TIME_BUDGET_MS / 1000} s of sitemaps`);
     totals.bytes += chunk.byteLength;
     if (totals.bytes > MAX_SITEMAP_BYTES) throw new FetchError(`over ${MAX_SITEMAP_BYTES / 1024 / 1024} MiB of sitemaps`);
     reader.tokenizer.write(decoder.decode(chunk, { stream: true }), false);
@@ -145,8 +160,8 @@ export async function readSitemaps(urls: string[], options: SitemapOptions): Pro
   const result: SitemapResult = { pages: [], requests: 0, failed: [] };
   const queue = [...new Set(urls)];
   const read = new Set<string>();
-  const totals: Totals = { bytes: 0, locs: 0 };
-  while (queue.length > 0 && read.size < MAX_SITEMAPS && result.pages.length < options.limit && totals.locs < MAX_SITEMAP_LOCS && totals.bytes < MAX_SITEMAP_BYTES) {
+  const totals: Totals = { bytes: 0, locs: 0, startedMs: performance.now() };
+  while (queue.length > 0 && read.size < MAX_SITEMAPS && result.pages.length < options.limit && totals.locs < MAX_SITEMAP_LOCS && totals.bytes < MAX_SITEMAP_BYTES && !overTime(totals)) {
     if (options.budget && options.budget.left <= options.budget.max / 2) break;
     const url = queue.shift()!;
     if (read.has(url)) continue;
@@ -164,7 +179,7 @@ export async function readSitemaps(urls: string[], options: SitemapOptions): Pro
       reader.found.length = 0;
     };
     try {
-      const fetched = await fetchWithin(url, { ...options, stream: (body) => readBody(body, reader, totals, take) });
+      const fetched = await fetchWithin(url, { ...options, stream: (body, deadline) => readBody(body, deadline, reader, totals, take) });
       result.requests += fetched.requests;
       // A site without /sitemap.xml is not a failure: links are followed instead.
       if (fetched.status !== 200 && fetched.status !== 404 && fetched.status !== 410) result.failed.push({ url, reason: `HTTP ${fetched.status}` });

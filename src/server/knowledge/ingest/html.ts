@@ -13,6 +13,7 @@ import { blocksText, pieces, type HeadingPiece } from './mdast-text.js';
 import { pageName, type ParsedFile, type Section } from './sections.js';
 import { Anchors } from './slug.js';
 import { parseText } from './text.js';
+import { passageOf } from './passage.js';
 
 /** How a site's owner tells what of a page is its content. */
 export interface ContentOptions {
@@ -152,7 +153,10 @@ function pushText(children: ElementContent[], value: string): void {
  */
 function clean<T extends HastRoot | Element>(node: T, skip: Set<Element>): T {
   const children: ElementContent[] = [];
+  let previous: Element | undefined;
   for (const child of node.children as HastContent[]) {
+    const before = previous;
+    if (child.type === 'element') previous = child;
     if (child.type === 'comment' || child.type === 'doctype') continue;
     if (child.type === 'text') {
       pushText(children, child.value);
@@ -162,7 +166,7 @@ function clean<T extends HastRoot | Element>(node: T, skip: Set<Element>): T {
       children.push(child as ElementContent);
       continue;
     }
-    if (skip.has(child) || isChrome(child) || isChromeText(child)) continue;
+    if (skip.has(child) || isChrome(child) || isChromeText(child) || isHeadingLink(child, node, before)) continue;
     const copy = clean(child, skip);
     if (copy.tagName === 'pre') copy.properties = { ...copy.properties, dataSupportChatLang: codeLanguage(child) };
     if (INLINE.has(copy.tagName) && copy.children.every((c) => c.type === 'text' && BLANK.test(c.value))) {
@@ -173,6 +177,41 @@ function clean<T extends HastRoot | Element>(node: T, skip: Set<Element>): T {
     children.push(copy);
   }
   return { ...node, children };
+}
+
+const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+const idOf = (element: Element | HastRoot | undefined): unknown => (element?.type === 'element' && HEADINGS.has(element.tagName) ? element.properties.id : undefined);
+
+/**
+ * A heading's link to itself: a glyph or hidden text for sighted readers' mouse and screen
+ * readers' ears, never content. Inside the heading (VitePress' `a.header-anchor` holding a
+ * zero-width space, Docusaurus' `a.hash-link`) or right after it (Starlight's `a.sl-anchor-link`
+ * with its visually hidden "Section titled …").
+ */
+function isHeadingLink(element: Element, parent: Element | HastRoot, before: Element | undefined): boolean {
+  if (element.tagName !== 'a') return false;
+  const href = element.properties.href;
+  if (typeof href !== 'string' || !href.startsWith('#') || href.length < 2) return false;
+  const target = href.slice(1);
+  const id = idOf(parent) ?? idOf(before);
+  return typeof id === 'string' && (id === target || id === safeDecode(target));
+}
+
+const safeDecode = (value: string): string => {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+};
+
+/**
+ * A page's `<title>` without the site's name after it ("Install | VitePress" → "Install"), as
+ * the three generators and most sites write it; a title that is only the name is kept.
+ */
+function withoutSiteName(title: string): string {
+  const cut = title.lastIndexOf(' | ');
+  return cut > 0 ? title.slice(0, cut).trim() : title;
 }
 
 /** A code block's language, as docs sites mark it: `language-x` on the `code` or `pre` (or their wrapper), or `data-language`. */
@@ -194,7 +233,7 @@ function codeLanguage(pre: Element): string {
 const headingHandler: Handle = (state, node) => {
   const heading = defaultHandlers.h1!(state, node) as RootContent;
   const id = (node as Element).properties.id;
-  if (typeof id === 'string' && id) heading.data = { ...heading.data, id } as typeof heading.data;
+  if (typeof id === 'string' && id) heading.data = { ...heading.data, id } as unknown as typeof heading.data;
   return heading;
 };
 const preHandler: Handle = (state, node) => {
@@ -332,7 +371,7 @@ function sectionsOf(root: HastRoot, landmarks: Landmarks, options: HtmlOptions):
   const content: HastRoot = { type: 'root', children: contentOf(root, landmarks, options).map((node) => clean(node.type === 'root' ? { type: 'element', tagName: 'div', properties: {}, children: node.children as ElementContent[] } : node, skip)) };
   const mdast = toMdast(content, { handlers: HANDLERS }) as Root;
 
-  const pageTitle = textOf(firstH1(content)) || textOf(landmarks.title);
+  const pageTitle = textOf(firstH1(content)) || withoutSiteName(textOf(landmarks.title));
   const title = pageTitle || pageName(options.fallbackTitle);
 
   // Sections by h1–h3: deeper headings are read as bold lines of their section.
@@ -369,6 +408,7 @@ function sectionsOf(root: HastRoot, landmarks: Landmarks, options: HtmlOptions):
       code: code.join('\n\n'),
       lang,
       kind: 'doc',
+      passage: passageOf(block.content, { base: options.url }),
     });
   }
   return { title, sections };

@@ -20,6 +20,7 @@ import { blocksText, pieces, type HeadingPiece } from './mdast-text.js';
 import { pageName, type ParsedFile, type Section } from './sections.js';
 import { parseText } from './text.js';
 import { Anchors } from './slug.js';
+import { passageOf } from './passage.js';
 
 /**
  * MDX as docs sites write it. `import`/`export` blocks are parsed as JavaScript (acorn), so a
@@ -185,7 +186,8 @@ export function directiveLines(text: string): string {
   return out.join('');
 }
 
-function tree(source: string, mdx: boolean): Root {
+/** A page's mdast as ingest reads it (also what `renderDocPage` shows). */
+export function tree(source: string, mdx: boolean): Root {
   const text = boundBlocks(directiveLines(source));
   const extensions = [frontmatterSyntax(['yaml']), gfm(), CONTAINER_DIRECTIVE];
   const mdastExtensions = [frontmatterFromMarkdown(['yaml']), gfmFromMarkdown(), directiveFromMarkdown()];
@@ -235,6 +237,8 @@ function sectionsOf(root: Root, options: { url: string; fallbackTitle: string })
   const data = frontmatter(root);
   const pageUrl = stringOf(data.url) || options.url;
   let pageTitle = stringOf(data.title);
+  // The page's language, which its sentences are split by (front matter `lang`, as Hugo, Jekyll and Docusaurus write it).
+  const pageLang = stringOf(data.lang) || stringOf(data.language) || stringOf(data.locale);
 
   const blocks: { heading: (HeadingPiece & { anchor: string }) | null; content: Parameters<typeof blocksText>[0][number][] }[] = [{ heading: null, content: [] }];
   const anchors = new Anchors();
@@ -278,6 +282,7 @@ function sectionsOf(root: Root, options: { url: string; fallbackTitle: string })
       code: code.join('\n\n'),
       lang,
       kind: 'doc',
+      passage: passageOf(block.content, { base: pageUrl, lang: pageLang }),
     });
   }
   return { title, sections };

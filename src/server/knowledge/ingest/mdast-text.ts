@@ -38,7 +38,7 @@ function componentTitle(node: MdxJsxFlowElement | MdxJsxTextElement): string {
  * directive, Docusaurus' admonition (`:::tip[Some title]`, its label, or a `{title="…"}`
  * attribute). Its title is read as a bold line over its content, which is read as the page's.
  */
-function container(node: MdxJsxFlowElement | ContainerDirective): { title: string; children: RootContent[] } {
+export function container(node: MdxJsxFlowElement | ContainerDirective): { title: string; children: RootContent[] } {
   if (node.type === 'mdxJsxFlowElement') return { title: componentTitle(node), children: node.children };
   const [first, ...rest] = node.children;
   if (first?.type === 'paragraph' && (first.data as { directiveLabel?: boolean } | undefined)?.directiveLabel) return { title: phrasingPlain(first.children).trim(), children: rest };
@@ -48,7 +48,7 @@ function container(node: MdxJsxFlowElement | ContainerDirective): { title: strin
 }
 
 /** A container's title as the bold line over its content, or nothing when it has none. */
-const titleBlock = (title: string): RootContent[] => (title ? [{ type: 'paragraph', children: [{ type: 'strong', children: [{ type: 'text', value: title }] }] }] : []);
+export const titleBlock = (title: string): RootContent[] => (title ? [{ type: 'paragraph', children: [{ type: 'strong', children: [{ type: 'text', value: title }] }] }] : []);
 
 /**
  * A heading's explicit anchor: `{#id}` at the end of its text (Docusaurus, Pandoc), given as an
@@ -185,7 +185,7 @@ export function pieces(nodes: readonly RootContent[], out: Piece[] = []): Piece[
   return out;
 }
 
-function tableText(table: Table, base: string | undefined): string {
+export function tableText(table: Table, base: string | undefined): string {
   const rows = table.children.map((row) => `| ${row.children.map((cell) => phrasing(cell.children, base).replace(/\n/g, ' ').replaceAll('|', '\\|').trim()).join(' | ')} |`);
   if (rows.length > 0) rows.splice(1, 0, `| ${table.children[0]!.children.map(() => '---').join(' | ')} |`);
   return rows.join('\n');
@@ -207,7 +207,7 @@ const oneLine = (text: string) =>
  * A list as Markdown, each item's every line indented under its marker (a paragraph or quote after
  * an item's first one included), nested lists one level deeper.
  */
-function listText(list: List, indent: string, code: BlockText, base: string | undefined): string {
+export function listText(list: List, indent: string, code: BlockText, base: string | undefined): string {
   const lines: string[] = [];
   const inner = `${indent}  `;
   list.children.forEach((item, i) => {
@@ -222,7 +222,7 @@ function listText(list: List, indent: string, code: BlockText, base: string | un
 }
 
 /** One block as text; code blocks go to `code` (a section keeps its code apart from its prose). */
-function blockText(node: Nodes, code: BlockText, indent: string, base: string | undefined): string {
+export function blockText(node: Nodes, code: BlockText, indent: string, base: string | undefined): string {
   switch (node.type) {
     case 'paragraph':
       return phrasing(node.children, base).trim();

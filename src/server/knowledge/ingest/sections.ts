@@ -1,4 +1,5 @@
 /** @module The unit of retrieval: a section of a page, a block of code, or a ticket. */
+import type { Passage } from '../text/passage.js';
 
 export interface Section {
   /** The section's own heading (or the declaration's name for code). */
@@ -14,6 +15,22 @@ export interface Section {
   /** Language of `code` when known. */
   lang: string;
   kind: 'doc' | 'code' | 'ticket';
+  /** The section's text as its blocks and sentences (see text/passage.ts); made from the body when a parser gives none. */
+  passage?: Passage;
+}
+
+/** A section as stored: its row id, the document it belongs to, and its passage. */
+export interface StoredSection extends Section {
+  id: number;
+  docKey: string;
+  passage: Passage;
+}
+
+/** A stored section with its sentence embedding's bytes and what made them. */
+export interface SectionRow {
+  section: StoredSection;
+  embedding: Uint8Array | null;
+  embeddingBy: string | null;
 }
 
 export interface ParsedFile {

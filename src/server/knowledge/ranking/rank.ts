@@ -3,8 +3,8 @@
  * sections on the first question after a change and kept per version, and the one ranking of
  * sections for a question that answers, search and MCP all use.
  */
-import type { SectionEmbeddings } from '../store/embeddings.js';
-import type { SectionStore, StoredSection } from '../store/sections.js';
+import { setImmediate } from 'node:timers/promises';
+import type { SectionRow, StoredSection } from '../ingest/sections.js';
 import { loadSpecificity } from '../text/specificity.js';
 import { DenseIndex } from './dense-index.js';
 import { pageBoost, pagePlace } from './page-boost.js';
@@ -19,7 +19,7 @@ export interface SearchHit extends Hit {
    * after it on its page: what a reader finds under that heading, and what is quoted for it.
    */
   under?: StoredSection;
-  /** Cosine of the question's sentence embedding with the section's, when both have one (see embeddings.ts). */
+  /** Cosine of the question's sentence embedding with the section's, when both have one (see embeddings.ts; a query is embedded only when its words are weak, see `Ranking.search`, or its vector is given). */
   similarity?: number;
 }
 
@@ -38,7 +38,7 @@ export interface SearchOptions {
   limit?: number;
   /** Synced tickets too (private to the organization's agents). @default false */
   includeTickets?: boolean;
-  /** The question's sentence embedding: the best doc sections are reordered by what they mean too (see `SEMANTIC_RERANK`). @default the knowledge base's embedding of the query */
+  /** The question's sentence embedding: the best doc sections are reordered by what they mean too (see `SEMANTIC_RERANK`). @default the knowledge base's embedding of the query when its words match less than `SEMANTIC_RERANK.belowCoverage` of it, else none */
   vector?: Int8Array | null;
   /** The page the reader is on: its sections and its neighbours' rank higher (see page-boost.ts). */
   pageUrl?: string;
@@ -49,6 +49,9 @@ export interface KnowledgeSnapshot {
   search(query: string, options?: SearchOptions): SearchHit[];
   vocabulary: Vocabulary;
 }
+
+/** Sections read for the index between two turns of the event loop while it is built (a few milliseconds' work). */
+const SECTIONS_PER_TURN = 2_000;
 
 /** How much the page's relevance adds to a section's (both normalised to the best hit). */
 const PAGE_WEIGHT = 0.2;
@@ -202,10 +205,13 @@ function byWords(loaded: LoadedIndex, query: string, options: SearchOptions): Se
 function byMeaning(loaded: LoadedIndex, merged: SearchHit[], options: SearchOptions, question: Int8Array | null | undefined): SearchHit[] {
   const { sections, vectors, dense } = loaded;
   const limit = options.limit ?? 10;
-  // A heading with no text of its own is read with the section under it (see `SearchHit.under`).
+  // A heading with no text of its own is read with the section under it (see `SearchHit.under`):
+  // the next section when it is nested in that heading (its heading path ends with it), never a
+  // sibling, which says something else.
   const withText = <T extends SearchHit>(hit: T): T => {
     const next = sections[hit.index + 1];
-    return hit.section.kind === 'doc' && !hit.section.body.trim() && !hit.section.code.trim() && next?.docKey === hit.section.docKey && next.kind === 'doc' ? { ...hit, under: next } : hit;
+    const nested = next !== undefined && (next.context === hit.section.title || next.context.endsWith(` › ${hit.section.title}`));
+    return hit.section.kind === 'doc' && !hit.section.body.trim() && !hit.section.code.trim() && nested && next.docKey === hit.section.docKey && next.kind === 'doc' ? { ...hit, under: next } : hit;
   };
   if (!question) return merged.slice(0, limit).map(withText);
   // The sections nearest in meaning that the words did not find follow the words' candidates.
@@ -225,35 +231,49 @@ function byMeaning(loaded: LoadedIndex, merged: SearchHit[], options: SearchOpti
   });
 }
 
+/** What the ranking reads of the store (store/sections.ts `SectionStore`): the organization's rows, and the version that says when to read them again. */
+export interface RankedRows {
+  version(orgId: string): Promise<number>;
+  sections(orgId: string): Promise<SectionRow[]>;
+}
+
+/** What the ranking asks of the embeddings (store/embeddings.ts `SectionEmbeddings`): a question's vector, and which model made the stored ones. */
+export interface QuestionEmbeddings {
+  readonly id: string | null;
+  question(text: string, orgId?: string): Promise<Int8Array | null>;
+}
+
 /**
  * The ranking of one knowledge base: its organizations' indexes, cached per version (one read of
  * the version before each question; a change in any process makes the next question rebuild).
  */
 export class Ranking {
-  readonly #store: SectionStore;
-  readonly #embeddings: SectionEmbeddings;
+  readonly #store: RankedRows;
+  readonly #embeddings: QuestionEmbeddings;
+  /** A question's embedding (see question-cache.ts: a repeated question is embedded once). */
+  readonly #question: (text: string, orgId?: string) => Promise<Int8Array | null>;
   readonly #cache = new Map<string, LoadedIndex>();
   /** Indexes being built, per organization: questions arriving meanwhile wait for the same build. */
   readonly #building = new Map<string, { version: number; loaded: Promise<LoadedIndex> }>();
 
-  constructor(store: SectionStore, embeddings: SectionEmbeddings) {
+  constructor(store: RankedRows, embeddings: QuestionEmbeddings, question: (text: string, orgId?: string) => Promise<Int8Array | null> = (text, orgId) => embeddings.question(text, orgId)) {
     this.#store = store;
     this.#embeddings = embeddings;
+    this.#question = question;
   }
 
   /** Ranked sections for a query; tickets only when asked for (they are private to the organization's agents). */
   async search(orgId: string, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     await loadSpecificity();
-    // The question is embedded on the model's thread while this one ranks by words.
-    const embedding = options.vector !== undefined ? Promise.resolve(options.vector) : this.#embeddings.question(query);
-    let loaded: LoadedIndex;
-    try {
-      loaded = await this.#load(orgId);
-    } catch (error) {
-      await embedding.catch(() => null);
-      throw error;
-    }
-    return byMeaning(loaded, byWords(loaded, query, options), options, await embedding);
+    const loaded = await this.#load(orgId);
+    const words = byWords(loaded, query, options);
+    // The query is embedded only when its meaning can move the ranking: when the words match less
+    // than `SEMANTIC_RERANK.belowCoverage` of it (the semantic rerank and `NEAREST_SHOWN` apply
+    // below that share alone). Above it, meaning would only add sections sharing no word with the
+    // query after every section that matches.
+    const weak = (words[0]?.coverage ?? 0) < SEMANTIC_RERANK.belowCoverage;
+    const vector = options.vector !== undefined ? options.vector : weak ? await this.#question(query, orgId) : null;
+    return byMeaning(loaded, words, options, vector);
   }
 
   /**
@@ -304,7 +324,13 @@ export class Ranking {
     const pageIds = new Map<string, number>();
     const pageOf = new Int32Array(sections.length);
     const pageTexts: { id: number; title: string; context: string; body: string; code: string }[] = [];
-    sections.forEach((section, i) => {
+    // A heading is read with the headings above it: "Examples" under "Use XML tags" is about XML
+    // tags. Doc sections are indexed with their heading path in the title field (code keeps its
+    // symbol names alone there); what is shown keeps the section's own title.
+    // Bold run-in labels of a list ("- **CSP.** Works under…") name what their items are about, as
+    // sub-headings would: they are read with the heading.
+    const indexed: StoredSection[] = [];
+    for (const [i, section] of sections.entries()) {
       let page = pageIds.get(section.docKey);
       if (page === undefined) {
         page = pageTexts.length;
@@ -315,16 +341,13 @@ export class Ranking {
       text.context += ` ${section.title}`;
       text.body += ` ${section.body}`;
       pageOf[i] = page;
-    });
-    // A heading is read with the headings above it: "Examples" under "Use XML tags" is about XML
-    // tags. Doc sections are indexed with their heading path in the title field (code keeps its
-    // symbol names alone there); what is shown keeps the section's own title.
-    // Bold run-in labels of a list ("- **CSP.** Works under…") name what their items are about, as
-    // sub-headings would: they are read with the heading.
-    const indexed = sections.map((s) => (s.kind === 'code' ? s : { ...s, title: [s.title, s.context, ...runInLabels(s.body)].filter(Boolean).join(' ') }));
+      indexed.push(section.kind === 'code' ? section : { ...section, title: [section.title, section.context, ...runInLabels(section.body)].filter(Boolean).join(' ') });
+      // Other requests go between slices of a large knowledge base (50,000 sections at once held the event loop a third of a second).
+      if (i % SECTIONS_PER_TURN === SECTIONS_PER_TURN - 1) await setImmediate();
+    }
     const index = await SearchIndex.build(indexed);
     const pages = await SearchIndex.build(pageTexts, { phrases: false });
-    return { version, index, sections, pages, pageOf, vectors, dense: new DenseIndex(vectors) };
+    return { version, index, sections, pages, pageOf, vectors, dense: await DenseIndex.build(vectors) };
   }
 }
 

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { ingestPaths } from './paths.js';
 import { emptyReport, IngestError, type IngestOptions, type IngestReport, type IngestTarget } from './report.js';
 import { ingestSite } from './sites.js';
-import { listSources, recordSync, type KnowledgeSource, type SourceOptions } from './source-registry.js';
+import { forgetSource, listSources, recordSync, rootOf, type KnowledgeSource, type SourceOptions } from './source-registry.js';
 
 /** What `sync` is given: ingest options (a source's own come from the registry), and which sources. */
 export type SyncOptions = Omit<IngestOptions, keyof SourceOptions> & {
@@ -50,7 +50,7 @@ export async function ingest(target: IngestTarget, orgId: string, inputs: string
   let changed = false;
   if (roots.length > 0) {
     changed = (await ingestPaths(target, orgId, roots, options, report)) || changed;
-    const sourceOptions: SourceOptions = options.baseUrl ? { baseUrl: options.baseUrl } : {};
+    const sourceOptions: SourceOptions = { ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}), ...(options.routes ? { routes: options.routes } : {}) };
     for (const root of roots) await recordSync(sql, orgId, { source: root, kind: 'path', options: sourceOptions, syncedAt: new Date().toISOString(), status: 'ok', failures: [] });
   }
   for (const site of sites) changed = (await ingestSite(target, orgId, site, options, report)) || changed;
@@ -71,7 +71,7 @@ export async function sync(target: IngestTarget, orgId: string, options: SyncOpt
     total.sources++;
     try {
       const report = await ingest(target, orgId, [source.source], { ...options, ...source.options });
-      for (const key of ['files', 'pages', 'requests', 'added', 'updated', 'unchanged', 'removed', 'sections'] as const) total[key] += report[key];
+      for (const key of ['files', 'pages', 'requests', 'added', 'updated', 'unchanged', 'removed', 'sections', 'reparsed'] as const) total[key] += report[key];
       total.failed.push(...report.failed);
       total.skipped.push(...report.skipped);
     } catch (error) {
@@ -81,4 +81,23 @@ export async function sync(target: IngestTarget, orgId: string, options: SyncOpt
     }
   }
   return total;
+}
+
+/**
+ * Removes a remembered source and every page it brought: `source` as `kb sources` lists it (a
+ * folder or file may be named by a relative path). Throws `IngestError` for an unknown source.
+ */
+export async function removeSource(target: IngestTarget, orgId: string, source: string): Promise<{ source: string; pages: number }> {
+  const sql = target.store.sql;
+  const known = await listSources(sql, orgId);
+  const found = known.find((s) => s.source === source) ?? (isUrl(source) ? undefined : known.find((s) => s.kind === 'path' && s.source === resolve(source)));
+  if (!found) {
+    const listed = known.length > 0 ? `its sources are ${known.map((s) => s.source).join(', ')}` : 'it has no sources';
+    throw new IngestError(`${orgId} has no source "${source}": ${listed}`);
+  }
+  let pages = 0;
+  for (const { docKey } of await target.store.documentsUnder(orgId, rootOf(found.kind, found.source))) if (await target.store.remove(orgId, docKey)) pages++;
+  await forgetSource(sql, orgId, found.source);
+  await target.store.bump(orgId);
+  return { source: found.source, pages };
 }

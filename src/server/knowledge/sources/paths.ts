@@ -2,8 +2,10 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, relative, resolve, sep } from 'node:path';
+import { BATCH } from '../ranking/embeddings.js';
 import { isIndexedFile, parseFile } from '../ingest/parse.js';
 import type { IngestOptions, IngestReport, IngestTarget } from './report.js';
+import { frontMatterOf, isSitePage, routeOf, siteUrl, skippedBy } from './site-routes.js';
 
 const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'coverage', 'vendor', 'target', '__pycache__', '.support-chat', '.next', 'test-results']);
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -22,20 +24,36 @@ async function walk(root: string, out: string[]): Promise<void> {
 /** Ingests files and folders; unchanged files are skipped, changed ones replaced, deleted ones dropped; true when anything changed. */
 export async function ingestPaths({ store, embeddings }: IngestTarget, orgId: string, roots: string[], options: IngestOptions, report: IngestReport): Promise<boolean> {
   const baseUrl = options.baseUrl ?? '';
+  const routes = options.routes;
   const plan: { file: string; root: string; rel: string }[] = [];
   for (const root of roots) {
     const info = await stat(root);
     if (info.isDirectory()) {
       const files: string[] = [];
       await walk(root, files);
-      for (const file of files) plan.push({ file, root, rel: relative(dirname(root), file).split(sep).join('/') });
+      for (const file of files) {
+        // A docs site's content folder: its pages alone (not its static folder), by their path inside it.
+        const inSite = relative(root, file).split(sep).join('/');
+        if (routes && (!isSitePage(routes, inSite) || skippedBy(routes, inSite))) continue;
+        plan.push({ file, root, rel: routes ? inSite : relative(dirname(root), file).split(sep).join('/') });
+      }
     } else plan.push({ file: root, root, rel: basename(root) });
   }
   const seenByRoot = new Map<string, Set<string>>();
   let done = 0;
   let embedded = false;
+  // Files are embedded several at once (the embedding pool has a thread per core) and written one
+  // at a time, in order: `writes` is the chain of writes, `inFlight` those not yet awaited with
+  // their sections. The window counts sections, not files: two batches per thread stay queued
+  // whether pages are long or short, so no thread waits while the next file is parsed.
+  const window = embeddings.parallelism * BATCH * 2;
+  let writes: Promise<void> = Promise.resolve();
+  let failed = false;
+  const inFlight: { written: Promise<void>; sections: number }[] = [];
+  let queued = 0;
   for (const { file, root, rel } of plan) {
-    options.onProgress?.(done, plan.length, rel);
+    if (failed) break;
+    options.onProgress?.(done, plan.length, rel, report.sections);
     done++;
     const docKey = `file:${file}`;
     if (!seenByRoot.has(root)) seenByRoot.set(root, new Set());
@@ -58,23 +76,37 @@ export async function ingestPaths({ store, embeddings }: IngestTarget, orgId: st
     }
     report.files++;
     const text = buffer.toString('utf8');
-    const hash = createHash('sha256').update(baseUrl).update('\0').update(rel).update('\0').update(text).digest('hex');
+    // On a docs site a page is stored at its route (which its front matter may set).
+    const pageUrl = routes ? siteUrl(routeOf(routes, rel, frontMatterOf(text)), options.baseUrl) : undefined;
+    const hash = createHash('sha256').update(baseUrl).update('\0').update(pageUrl ?? rel).update('\0').update(text).digest('hex');
     const existing = await store.document(orgId, docKey);
     if (existing?.hash === hash) {
       report.unchanged++;
       if (await embeddings.fillDocument(orgId, docKey, options.embedCode)) embedded = true;
       continue;
     }
-    const parsed = parseFile(text, rel, baseUrl);
+    const parsed = parseFile(text, rel, baseUrl, pageUrl);
     if (!parsed) continue;
     // Embedded before the transaction: the model takes tens of milliseconds per section.
-    const vectors = await embeddings.sections(parsed.sections, options.embedCode);
-    await store.write(orgId, docKey, { root, relPath: rel, hash, title: parsed.title }, parsed.sections, vectors);
-    report.sections += parsed.sections.length;
-    if (existing) report.updated++;
-    else report.added++;
+    const vectors = embeddings.sections(parsed.sections, options.embedCode, orgId);
+    writes = writes.then(async () => {
+      if (existing) report.reparsed += await store.sectionsBeforePassages(orgId, docKey);
+      await store.write(orgId, docKey, { root, relPath: rel, hash, title: parsed.title }, parsed.sections, await vectors);
+      report.sections += parsed.sections.length;
+      if (existing) report.updated++;
+      else report.added++;
+    });
+    inFlight.push({ written: writes.catch(() => void (failed = true)), sections: parsed.sections.length });
+    queued += parsed.sections.length;
+    while (queued >= window) {
+      const oldest = inFlight.shift()!;
+      await oldest.written;
+      queued -= oldest.sections;
+    }
   }
-  options.onProgress?.(plan.length, plan.length, '');
+  // A write that failed rejects here.
+  await writes;
+  options.onProgress?.(plan.length, plan.length, '', report.sections);
   // Files under an ingested folder that are gone now are dropped.
   for (const [root, seen] of seenByRoot) {
     for (const { docKey } of await store.documentsUnder(orgId, root)) {

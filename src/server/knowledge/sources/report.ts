@@ -7,7 +7,8 @@ import type { SourceOptions } from './source-registry.js';
 export interface IngestOptions extends Omit<SourceOptions, 'baseUrl'> {
   /** Prefix of every source URL without frontmatter `url`: base URL + path relative to the ingested folder's parent. */
   baseUrl?: string;
-  onProgress?(done: number, total: number, file: string): void;
+  /** Files done of the total, the one under way, and sections written so far. */
+  onProgress?(done: number, total: number, file: string, sections?: number): void;
   /** A docs site's crawl as it goes. */
   onCrawlProgress?(progress: CrawlProgress & { site: string }): void;
   /** Crawl settings beside the source's own (concurrency, timeouts, retries; tests' stand-in `fetch`). */
@@ -35,11 +36,13 @@ export interface IngestReport {
   unchanged: number;
   removed: number;
   sections: number;
+  /** Of the sections replaced, those stored before the passage model: parsed again into passages (see store/sections.ts, kb migration 4). */
+  reparsed: number;
   skipped: { path: string; reason: string }[];
 }
 
 /** An empty report, to add to. */
-export const emptyReport = (): IngestReport => ({ files: 0, pages: 0, requests: 0, failed: [], added: 0, updated: 0, unchanged: 0, removed: 0, sections: 0, skipped: [] });
+export const emptyReport = (): IngestReport => ({ files: 0, pages: 0, requests: 0, failed: [], added: 0, updated: 0, unchanged: 0, removed: 0, sections: 0, reparsed: 0, skipped: [] });
 
 /** Thrown for paths that cannot be ingested at all (missing, unreadable), and docs sites that cannot be crawled (a bad URL, no answer, robots.txt forbidding it). */
 export class IngestError extends Error {

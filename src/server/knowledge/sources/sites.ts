@@ -11,7 +11,8 @@ export async function ingestSite({ store, embeddings }: IngestTarget, orgId: str
   for (const key of ['include', 'exclude', 'maxPages', 'contentSelector', 'excludeSelectors'] as const) if (options[key] !== undefined) (sourceOptions as Record<string, unknown>)[key] = options[key];
   const root = rootOf('url', site);
   const stored = await store.documentsUnder(orgId, root);
-  const known = new Map<string, KnownPage>(stored.map((d) => [d.relPath, { etag: d.etag, lastModified: d.lastModified, links: d.links }]));
+  // A page whose hash was cleared (kb migration 4: stored before the passage model) is fetched whole, not asked whether it changed, so it is parsed again.
+  const known = new Map<string, KnownPage>(stored.map((d) => [d.relPath, d.hash ? { etag: d.etag, lastModified: d.lastModified, links: d.links } : { etag: null, lastModified: null, links: d.links }]));
   let result;
   try {
     result = await crawl(site, { ...options.crawl, ...sourceOptions, known, onProgress: options.onCrawlProgress ? (p) => options.onCrawlProgress!({ ...p, site }) : undefined });
@@ -48,7 +49,8 @@ export async function ingestSite({ store, embeddings }: IngestTarget, orgId: str
       if (await embeddings.fillDocument(orgId, docKey, options.embedCode)) changed = true;
       continue;
     }
-    const vectors = await embeddings.sections(page.parsed.sections, options.embedCode);
+    const vectors = await embeddings.sections(page.parsed.sections, options.embedCode, orgId);
+    if (existing) report.reparsed += await store.sectionsBeforePassages(orgId, docKey);
     await store.write(orgId, docKey, { root, relPath: page.url, hash: page.hash, title: page.parsed.title }, page.parsed.sections, vectors, cache);
     report.sections += page.parsed.sections.length;
     if (existing) report.updated++;

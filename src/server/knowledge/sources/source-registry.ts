@@ -1,6 +1,7 @@
 /** @module The organization's sources (folders, files and docs sites): remembered with how each was ingested and how its last sync went. */
 import type { Migration } from '../../store/migrate.js';
 import type { Sql } from '../../store/sql.js';
+import type { SiteRoutes } from './site-routes.js';
 import { notePages, syncGuardMigrations } from './sync-guard.js';
 
 export const sourceMigrations: Migration[] = [
@@ -34,6 +35,8 @@ export const sourceMigrations: Migration[] = [
 /** How a source is ingested again by `kb sync` (the options it was first ingested with). */
 export interface SourceOptions {
   baseUrl?: string;
+  /** A docs site's content folder: its pages are stored at the routes the site serves them. */
+  routes?: SiteRoutes;
   include?: string[];
   exclude?: string[];
   maxPages?: number;
@@ -124,4 +127,10 @@ export async function scheduleSiteSync(sql: Sql, orgId: string, source: string, 
 /** Docs-site sources, for the background sync. */
 export async function siteSources(sql: Sql): Promise<{ orgId: string; source: string }[]> {
   return (await sql.all<{ org_id: string; source: string }>("SELECT org_id, source FROM kb_sources WHERE kind = 'url' ORDER BY org_id, source")).map((r) => ({ orgId: r.org_id, source: r.source }));
+}
+
+/** Forgets a source: its registry entry and the sync guard's record of its sizes (its pages are the caller's). */
+export async function forgetSource(sql: Sql, orgId: string, source: string): Promise<void> {
+  await sql.run('DELETE FROM kb_source_pages WHERE org_id = ? AND source = ?', [orgId, source]);
+  await sql.run('DELETE FROM kb_sources WHERE org_id = ? AND source = ?', [orgId, source]);
 }

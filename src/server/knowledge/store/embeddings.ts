@@ -5,7 +5,8 @@
  */
 import { setImmediate } from 'node:timers/promises';
 import type { Section } from '../ingest/sections.js';
-import { BATCH, sectionText, toBytes, type Embedder } from '../ranking/embeddings.js';
+import { EmbeddingQueueFullError, EmbeddingUnavailableError } from '../ranking/embedding-pool.js';
+import { BATCH, sectionText, toBytes, type Embedder, type EmbeddingStatus, type EmbedRequest } from '../ranking/embeddings.js';
 import type { SectionStore, SectionVectors } from './sections.js';
 
 /** What `SectionEmbeddings.embedPending` embeds at once, and how it is stopped. */
@@ -45,9 +46,34 @@ export class SectionEmbeddings implements PendingEmbeddings {
     return this.#embedder?.id ?? null;
   }
 
-  /** A question's sentence embedding; null without an embedder, or for a blank question. */
-  async question(text: string): Promise<Int8Array | null> {
-    return text.trim() ? ((await this.#vectors([text]))?.[0] ?? null) : null;
+  /** Calls the embedder serves at once: an ingest keeps that many documents' sections in flight. */
+  get parallelism(): number {
+    try {
+      return Math.max(1, this.#embedder?.parallelism ?? 1);
+    } catch {
+      // A pool that cannot be made (a bad SUPPORT_CHAT_EMBEDDING_THREADS) fails its calls, which say why.
+      return 1;
+    }
+  }
+
+  /** Whether sentence embeddings work now (`off` without an embedder). */
+  status(): EmbeddingStatus {
+    if (!this.#embedder) return { state: 'off', threads: 0, size: 0 };
+    return this.#embedder.status?.() ?? { state: 'ready', threads: this.parallelism, size: this.parallelism };
+  }
+
+  /** Starts the embedder if not yet; its status once it is up or has given up. */
+  async warm(): Promise<EmbeddingStatus> {
+    return (await this.#embedder?.warm?.()) ?? this.status();
+  }
+
+  /**
+   * A question's sentence embedding, embedded ahead of bulk work and fairly with other
+   * organizations' questions; null without an embedder, for a blank question, or when the
+   * organization has too many waiting (it is then ranked by words).
+   */
+  async question(text: string, orgId?: string): Promise<Int8Array | null> {
+    return text.trim() ? ((await this.#vectors([text], { orgId, priority: 'query' }))?.[0] ?? null) : null;
   }
 
   /**
@@ -55,9 +81,9 @@ export class SectionEmbeddings implements PendingEmbeddings {
    * embedder, or when it fails, and none for code pieces unless `code` (they are embedded in the
    * background: `embedPending`).
    */
-  async sections(sections: Section[], code = false): Promise<SectionVectors> {
+  async sections(sections: Section[], code = false, orgId?: string): Promise<SectionVectors> {
     const embedded = sections.flatMap((s, i) => (code || s.kind !== 'code' ? [i] : []));
-    const vectors = (embedded.length > 0 ? await this.#vectors(embedded.map((i) => sectionText(sections[i]!))) : null) ?? [];
+    const vectors = (embedded.length > 0 ? await this.#vectors(embedded.map((i) => sectionText(sections[i]!)), { orgId, priority: 'bulk' }) : null) ?? [];
     const out: (Int8Array | null)[] = sections.map(() => null);
     embedded.forEach((at, i) => (out[at] = vectors[i] ?? null));
     return { vectors: out, by: this.id };
@@ -76,7 +102,7 @@ export class SectionEmbeddings implements PendingEmbeddings {
        WHERE org_id = ? AND doc_key = ? AND ${UNEMBEDDED}${code ? '' : " AND kind <> 'code'"} ORDER BY ord`,
       [orgId, docKey, this.#embedder.id],
     );
-    const vectors = rows.length > 0 ? await this.#vectors(rows.map(sectionText)) : null;
+    const vectors = rows.length > 0 ? await this.#vectors(rows.map(sectionText), { orgId, priority: 'bulk' }) : null;
     if (!vectors) return false;
     const by = this.#embedder.id;
     await sql.transaction(async (tx) => {
@@ -115,7 +141,7 @@ export class SectionEmbeddings implements PendingEmbeddings {
         );
         if (rows.length === 0) break;
         after = rows.at(-1)!.id;
-        const vectors = await this.#vectors(rows.map(sectionText));
+        const vectors = await this.#vectors(rows.map(sectionText), { orgId: orgId ?? rows[0]!.org_id, priority: 'bulk' });
         if (!vectors) break;
         await sql.transaction(async (tx) => {
           for (const [i, row] of rows.entries()) {
@@ -144,16 +170,19 @@ export class SectionEmbeddings implements PendingEmbeddings {
   /**
    * The embedder's vectors for some texts; null without an embedder, or when it fails (the model
    * cannot be loaded, say): the knowledge base then ranks by words, stores sections without
-   * vectors (the next `kb ingest` embeds them), and the process warns once.
+   * vectors (the next `kb ingest` embeds them), and the process warns once. A call refused because
+   * its organization has too many waiting is shed the same way, without the warning.
    */
-  async #vectors(texts: string[]): Promise<Int8Array[] | null> {
+  async #vectors(texts: string[], request: EmbedRequest): Promise<Int8Array[] | null> {
     if (!this.#embedder) return null;
     try {
-      return await this.#embedder.embed(texts);
+      return await this.#embedder.embed(texts, request);
     } catch (error) {
+      if (error instanceof EmbeddingQueueFullError) return null;
       if (!warned) {
         warned = true;
-        process.emitWarning(`sentence embeddings are unavailable (${error instanceof Error ? error.message : String(error)}): ranking by words alone`, { code: 'SUPPORT_CHAT_EMBEDDINGS' });
+        const message = error instanceof EmbeddingUnavailableError ? error.message : `sentence embeddings are unavailable (${error instanceof Error ? error.message : String(error)})`;
+        process.emitWarning(`${message}: ranking by words alone`, { code: 'SUPPORT_CHAT_EMBEDDINGS' });
       }
       return null;
     }

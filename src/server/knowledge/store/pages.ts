@@ -4,14 +4,15 @@
  * are never pages.
  */
 import type { Sql } from '../../store/sql.js';
-import type { Section } from '../ingest/sections.js';
+import type { StoredSection } from '../ingest/sections.js';
+import { storedPassage } from './sections.js';
 
 export interface IndexedPage {
   /** The page's address, without a fragment. */
   url: string;
   title: string;
-  /** In page order; the first may be the page's opening (no heading of its own). */
-  sections: Pick<Section, 'title' | 'context' | 'url' | 'body' | 'code' | 'lang' | 'kind'>[];
+  /** In page order, each as its passage (see text/passage.ts); the first may be the page's opening (no heading of its own). */
+  sections: Pick<StoredSection, 'title' | 'context' | 'url' | 'kind' | 'passage'>[];
 }
 
 /**
@@ -35,10 +36,11 @@ export async function indexedPage(sql: Sql, orgId: string, url: string): Promise
     );
     if (!row) continue;
     const doc = await sql.get<{ title: string }>('SELECT title FROM kb_documents WHERE org_id = ? AND doc_key = ?', [orgId, row.doc_key]);
-    const sections = await sql.all<IndexedPage['sections'][number]>(
-      'SELECT title, context, url, body, code, lang, kind FROM kb_sections WHERE org_id = ? AND doc_key = ? ORDER BY ord',
+    const rows = await sql.all<{ title: string; context: string; url: string; body: string; code: string; lang: string; kind: StoredSection['kind']; passage: string | null }>(
+      'SELECT title, context, url, body, code, lang, kind, passage FROM kb_sections WHERE org_id = ? AND doc_key = ? ORDER BY ord',
       [orgId, row.doc_key],
     );
+    const sections = rows.map(({ passage, ...section }) => ({ title: section.title, context: section.context, url: section.url, kind: section.kind, passage: storedPassage(passage, section) }));
     return { url: candidate, title: doc?.title ?? sections[0]?.title ?? candidate, sections };
   }
   return null;

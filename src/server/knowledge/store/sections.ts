@@ -3,10 +3,19 @@
  * embeddings), and a version per organization that every change moves, so each process knows
  * when to rebuild its index.
  */
+import { setImmediate } from 'node:timers/promises';
 import type { Migration } from '../../store/migrate.js';
 import type { Sql } from '../../store/sql.js';
-import type { Section } from '../ingest/sections.js';
+import { passageOfText } from '../ingest/passage.js';
+import type { Section, SectionRow } from '../ingest/sections.js';
+import { passageOfMarkdown } from '../ingest/stored-passage.js';
 import { toBytes } from '../ranking/embeddings.js';
+import type { Passage } from '../text/passage.js';
+
+export type { SectionRow, StoredSection } from '../ingest/sections.js';
+
+/** Rows whose passages `sections` parses between two turns of the event loop. */
+const ROWS_PER_TURN = 2_000;
 
 /** The knowledge base's own tables (the sources' are in sources/source-registry.ts). */
 export const sectionMigrations: Migration[] = [
@@ -55,19 +64,24 @@ export const sectionMigrations: Migration[] = [
     description: 'what made each sentence embedding (see Embedder.id)',
     up: 'ALTER TABLE kb_sections ADD COLUMN embedding_by TEXT;',
   },
+  {
+    component: 'kb',
+    version: 4,
+    description: "each section's passage model (blocks and sentences, JSON); every document is parsed again by its next ingest or sync",
+    // A document's hash is what lets an ingest skip it: cleared, the next ingest or sync parses every
+    // document again and stores its passage. Until then a section's passage is read from its body.
+    up: `ALTER TABLE kb_sections ADD COLUMN passage TEXT;
+      UPDATE kb_documents SET hash = '';`,
+  },
 ];
 
-/** A section as stored: its row id, and the document it belongs to. */
-export interface StoredSection extends Section {
-  id: number;
-  docKey: string;
-}
+/** A section's passage as written by its parser, else read from its text (a code piece's doc comment, a ticket, a plain-text page). */
+export const passageFor = (section: Section): Passage => section.passage ?? passageOfText(section.body, section.code, '', section.lang);
 
-/** A stored section with its sentence embedding's bytes and what made them. */
-export interface SectionRow {
-  section: StoredSection;
-  embedding: Uint8Array | null;
-  embeddingBy: string | null;
+/** The passage stored with a section, or, for a section stored before the model, read from its body (once per index build or page read). */
+export function storedPassage(json: string | null, section: Omit<Section, 'passage'>): Passage {
+  if (json) return JSON.parse(json) as Passage;
+  return section.kind === 'doc' ? passageOfMarkdown(section.body, section.code, '', section.lang) : passageOfText(section.body, section.code, '', section.lang);
 }
 
 /** What is stored of a document beside its sections. */
@@ -93,7 +107,7 @@ export interface SectionVectors {
   by: string | null;
 }
 
-/** Rows per INSERT when a document's sections are written (12 parameters each, well under both engines' limits). */
+/** Rows per INSERT when a document's sections are written (13 parameters each, well under both engines' limits). */
 const SECTION_BATCH = 50;
 
 /** The knowledge base's rows: every read and write of `kb_documents`, `kb_sections` and `kb_versions`. */
@@ -108,6 +122,14 @@ export class SectionStore {
   /** The stored hash and root of a document; undefined when it is not stored. */
   async document(orgId: string, docKey: string): Promise<{ hash: string; root: string } | undefined> {
     return this.sql.get<{ hash: string; root: string }>('SELECT hash, root FROM kb_documents WHERE org_id = ? AND doc_key = ?', [orgId, docKey]);
+  }
+
+  /**
+   * How many of a document's sections were stored before the passage model (kb migration 4): an
+   * ingest that writes the document again re-parses them into passages, and says so.
+   */
+  async sectionsBeforePassages(orgId: string, docKey: string): Promise<number> {
+    return (await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM kb_sections WHERE org_id = ? AND doc_key = ? AND passage IS NULL', [orgId, docKey]))!.n;
   }
 
   /** The documents stored under a root, with what their crawl remembered (pages of a docs site). */
@@ -146,10 +168,10 @@ export class SectionStore {
     for (let start = 0; start < sections.length; start += SECTION_BATCH) {
       const batch = sections.slice(start, start + SECTION_BATCH);
       await tx.run(
-        `INSERT INTO kb_sections (org_id, doc_key, ord, kind, title, context, url, body, code, lang, embedding, embedding_by) VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        `INSERT INTO kb_sections (org_id, doc_key, ord, kind, title, context, url, body, code, lang, embedding, embedding_by, passage) VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
         batch.flatMap((s, i) => {
           const vector = vectors[start + i];
-          return [orgId, docKey, start + i, s.kind, s.title, s.context, s.url, s.body, s.code, s.lang, vector ? toBytes(vector) : null, vector ? by : null];
+          return [orgId, docKey, start + i, s.kind, s.title, s.context, s.url, s.body, s.code, s.lang, vector ? toBytes(vector) : null, vector ? by : null, JSON.stringify(passageFor(s))];
         }),
       );
     }
@@ -178,17 +200,21 @@ export class SectionStore {
 
   /** Every section of the organization with its embedding, documents in byte order and sections in page order. */
   async sections(orgId: string): Promise<SectionRow[]> {
-    const rows = await this.sql.all<{ id: number; doc_key: string; kind: Section['kind']; title: string; context: string; url: string; body: string; code: string; lang: string; embedding: Uint8Array | null; embedding_by: string | null }>(
+    const rows = await this.sql.all<{ id: number; doc_key: string; kind: Section['kind']; title: string; context: string; url: string; body: string; code: string; lang: string; embedding: Uint8Array | null; embedding_by: string | null; passage: string | null }>(
       // Documents in byte order on both engines (PostgreSQL's default collation may follow a locale), so both build the same index.
-      `SELECT id, doc_key, kind, title, context, url, body, code, lang, embedding, embedding_by FROM kb_sections WHERE org_id = ?
+      `SELECT id, doc_key, kind, title, context, url, body, code, lang, embedding, embedding_by, passage FROM kb_sections WHERE org_id = ?
        ORDER BY doc_key${this.sql.dialect === 'postgres' ? ' COLLATE "C"' : ''}, ord`,
       [orgId],
     );
-    return rows.map((r) => ({
-      section: { id: r.id, docKey: r.doc_key, kind: r.kind, title: r.title, context: r.context, url: r.url, body: r.body, code: r.code, lang: r.lang },
-      embedding: r.embedding,
-      embeddingBy: r.embedding_by,
-    }));
+    // Each row's passage is parsed from its JSON: a few thousand at a time, letting other requests
+    // go between (50,000 at once would hold the event loop for a second or more).
+    const out: SectionRow[] = [];
+    for (const [i, r] of rows.entries()) {
+      const section = { id: r.id, docKey: r.doc_key, kind: r.kind, title: r.title, context: r.context, url: r.url, body: r.body, code: r.code, lang: r.lang };
+      out.push({ section: { ...section, passage: storedPassage(r.passage, section) }, embedding: r.embedding, embeddingBy: r.embedding_by });
+      if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await setImmediate();
+    }
+    return out;
   }
 
   /** How many documents and sections the organization has, and how many of its prose sections (doc and ticket) have a vector made by `embedderId`. */

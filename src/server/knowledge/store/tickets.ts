@@ -39,7 +39,7 @@ export class TicketIndex {
     const docKey = `ticket:${ticket.source}:${ticket.externalId}`;
     const title = clipText(ticket.title, TICKET_INDEXED_CHARS.title);
     const section: Section = { title, context: `${ticket.source} ticket`, url: ticket.url ?? '', body: clipText(ticket.body ?? '', TICKET_INDEXED_CHARS.body), code: '', lang: '', kind: 'ticket' };
-    const vectors = await this.#embeddings.sections([section]);
+    const vectors = await this.#embeddings.sections([section], false, orgId);
     await this.#store.sql.transaction(async (tx) => {
       await this.#store.replace(tx, orgId, docKey, { root: `ticket:${ticket.source}`, relPath: ticket.externalId, hash: '', title }, [section], vectors);
       await this.#store.bump(orgId, tx);

@@ -98,7 +98,10 @@ export function loadSpecificity(): Promise<void> {
       if (!(await addSlowly(JSON.parse(text) as Entry[]))) return;
     }
     finish(loaded);
-  })();
+  })().catch((error: unknown) => {
+    loading = undefined; // tried again on the next call
+    throw error;
+  });
   return loading;
 }
 

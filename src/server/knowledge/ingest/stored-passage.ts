@@ -1,0 +1,27 @@
+/**
+ * @module The passage of a section stored before the passage model, from its readable Markdown:
+ * read once when the organization's index is built (an ingest stores the model itself).
+ */
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
+import { withTerms, type Passage } from '../text/passage.js';
+import { boundBlocks } from './markdown.js';
+import { passageOf, passageOfText } from './passage.js';
+
+/**
+ * The passage of a section's stored readable Markdown (`body`, then its `code`): for sections stored
+ * before the passage model, read once when the index is built, and for text given to the composer
+ * directly. micromark reads it in time linear in its length (`boundBlocks`).
+ */
+export function passageOfMarkdown(body: string, code = '', lang = '', codeLang = ''): Passage {
+  let passage: Passage;
+  try {
+    passage = passageOf(fromMarkdown(boundBlocks(body), { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }).children, { lang });
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    passage = passageOfText(body, '', lang);
+  }
+  if (code.trim()) passage.blocks.push(withTerms({ kind: 'code', text: code, plain: code.replace(/\s+/g, ' ').trim(), sentences: [], ...(codeLang ? { lang: codeLang } : {}) }));
+  return passage;
+}

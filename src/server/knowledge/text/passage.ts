@@ -1,0 +1,173 @@
+/**
+ * @module The passage model: a section as the blocks its page wrote (paragraphs, lists, numbered
+ * steps, code, tables, quotes, headings), each with its sentences, plain text and terms. Made
+ * once at ingest (see ingest/passage.ts) and stored with the section, so answers, search excerpts
+ * and MCP read what the page says without parsing or tokenizing it again.
+ */
+import { tokenize } from './text.js';
+
+export type BlockKind = 'paragraph' | 'list' | 'steps' | 'code' | 'table' | 'quote' | 'heading';
+
+/** One block of a section, as written. */
+export interface PassageBlock {
+  kind: BlockKind;
+  /**
+   * The block as quoted: readable Markdown (links, bold and code spans kept; a list with its
+   * markers, a table's rows), or a code block's code as written.
+   */
+  text: string;
+  /** What a reader reads: no marks, links as their text, blanks collapsed. */
+  plain: string;
+  /** A paragraph's, quote's or heading's sentences, in page order (readable Markdown); a list's items; none for code and tables. */
+  sentences: string[];
+  /** Of `sentences`, those that stand on a line of their own in the page (a question asked on its own line). */
+  alone?: number[];
+  /** A code block's language, when the page names it. */
+  lang?: string;
+  /** The retrieval terms of `plain` (see text.ts `tokenize`), in order. */
+  terms: string[];
+}
+
+/** A section's text as its blocks, in page order. */
+export interface Passage {
+  /** The page's language (BCP 47), which its sentences were split by; '' when the page names none. */
+  lang: string;
+  blocks: PassageBlock[];
+}
+
+/** A sentence segmenter per language: building one costs more than segmenting a paragraph. */
+const segmenters = new Map<string, Intl.Segmenter>();
+
+function segmenter(lang: string): Intl.Segmenter {
+  let found = segmenters.get(lang);
+  if (!found) {
+    let locale = 'en';
+    try {
+      locale = lang ? (Intl.Segmenter.supportedLocalesOf([lang])[0] ?? 'en') : 'en';
+    } catch {
+      // An ill-formed language tag: the default rules.
+    }
+    found = new Intl.Segmenter(locale, { granularity: 'sentence' });
+    if (segmenters.size < 64) segmenters.set(lang, found);
+  }
+  return found;
+}
+
+/** An abbreviation's full stop ("e.g. `set X`", "cf. Mounting"): the sentence goes on after it. */
+const ABBREVIATED = /(?:^|[\s(])(?:e\.g|i\.e|cf|vs|approx|incl)\.$/i;
+
+/**
+ * A sentence end the segmenter's rules read as none: a full stop after a word of two letters or
+ * more, a code span or a link (`` `npm test`. ``, `<https://…>.`), then a word in lower case, bare or
+ * opening a code span or bold run ("Run the command. npm install starts it.", "…at
+ * <http://localhost:3000/>. `npm start -- --port 4000` picks…"). Unicode's rules keep such a run
+ * whole, but docs start sentences with commands and identifiers. Lookbehind and lookahead are each
+ * a few characters: linear.
+ */
+const LOWERCASE_START = /(?<=(?:\p{L}{2}|[`>*])[.!?]["'”’)]?)\s+(?=(?:`|\*\*)?\p{Ll})/gu;
+
+/** The characters handed to the segmenter at once (see `segmentsOf`), and at most when a sentence is longer. */
+const SEGMENT_WINDOW = 1_000;
+const SEGMENT_WINDOW_MAX = 16_000;
+/** How far past a kept boundary a window must reach when it is not cut at a line end. */
+const SEGMENT_LOOKAHEAD = 200;
+
+/**
+ * The segments of `text` by Unicode's sentence rules, handed to the segmenter a window at a time:
+ * V8's segment iterator takes time proportional to the text for each segment (64,000 newlines,
+ * 2.3 s), so a window holds `SEGMENT_WINDOW` characters. A window ends after a line break where it
+ * can (the rules always break there: the segments are those of the whole text); a line longer
+ * than a window keeps the segments that end `SEGMENT_LOOKAHEAD` characters before the window's
+ * end (the rules look past a full stop only over spaces, closing marks and punctuation). A
+ * sentence longer than that gets a window twice as large, up to `SEGMENT_WINDOW_MAX`, where it is
+ * cut.
+ */
+export function* segmentsOf(text: string, lang: string): Generator<string> {
+  for (let start = 0, size = SEGMENT_WINDOW; start < text.length; ) {
+    let end = Math.min(text.length, start + size);
+    const lineEnd = end < text.length ? text.lastIndexOf('\n', end - 1) : -1;
+    if (lineEnd >= start) end = lineEnd + 1;
+    const segments = Array.from(segmenter(lang).segment(text.slice(start, end)), (s) => s.segment);
+    if (end === text.length || text[end - 1] === '\n') {
+      yield* segments;
+      start = end;
+      size = SEGMENT_WINDOW;
+      continue;
+    }
+    const reach = end - start - SEGMENT_LOOKAHEAD;
+    if (segments[0]!.length > reach && size < SEGMENT_WINDOW_MAX) {
+      size *= 2;
+      continue;
+    }
+    let used = 0;
+    for (const segment of segments) {
+      if (used > 0 && used + segment.length > reach) break;
+      yield segment;
+      used += segment.length;
+    }
+    start += used;
+    size = SEGMENT_WINDOW;
+  }
+}
+
+/**
+ * The sentences of a run of prose, by Unicode's sentence rules for the page's language
+ * (`Intl.Segmenter`), then kept whole where the rules would cut a code span or a bold run ("**Does
+ * it expire? Will I lose my data?**" is one sentence), or after an abbreviation.
+ */
+export function splitSentences(text: string, lang = ''): string[] {
+  // The segments as written, spaces kept, so pieces joined again read as the page does.
+  const pieces: string[] = [];
+  for (const segment of segmentsOf(text, lang)) {
+    let from = 0;
+    for (const match of segment.matchAll(LOWERCASE_START)) {
+      pieces.push(segment.slice(from, match.index + match[0].length));
+      from = match.index + match[0].length;
+    }
+    pieces.push(segment.slice(from));
+  }
+  const out: string[] = [];
+  let open = '';
+  // The bold marks and backticks of the pieces joined so far, counted piece by piece.
+  let bold = 0;
+  let ticks = 0;
+  for (const piece of pieces) {
+    open += piece;
+    bold += piece.split('**').length - 1;
+    ticks += piece.split('`').length - 1;
+    if (bold % 2 === 0 && ticks % 2 === 0 && !ABBREVIATED.test(piece.trimEnd().slice(-8))) {
+      if (open.trim()) out.push(open.trim());
+      open = '';
+      bold = ticks = 0;
+    }
+  }
+  if (open.trim()) out.push(open.trim());
+  return out;
+}
+
+/** A block with its plain text's terms. */
+export function withTerms(block: Omit<PassageBlock, 'terms'>): PassageBlock {
+  return { ...block, terms: tokenize(block.plain) };
+}
+
+/** Every term of a passage, in order. */
+export function passageTerms(passage: Passage): string[] {
+  return passage.blocks.flatMap((block) => block.terms);
+}
+
+/** A passage's plain text, its blocks apart by a blank: what an excerpt is taken from. */
+export function passagePlain(passage: Passage, kinds?: ReadonlySet<BlockKind>): string {
+  return passage.blocks
+    .filter((block) => !kinds || kinds.has(block.kind))
+    .map((block) => block.plain)
+    .filter(Boolean)
+    .join(' ');
+}
+
+/** Markdown text as a blockquote: each line after `> `, an empty line as `>` (the quote goes on). */
+export function blockquote(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => (line ? `> ${line}` : '>'))
+    .join('\n');
+}

@@ -1,0 +1,114 @@
+/**
+ * Property over every Markdown page of the test fixtures: whatever a question asks of a section,
+ * what the reply quotes of it is the page's own text in the page's order, a list or numbered steps
+ * whole or not at all, and a sentence that points back never without the one before it.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { bestPassage } from '../../../src/server/answers/compose.js';
+import { parseMarkdown } from '../../../src/server/knowledge/ingest/markdown.js';
+import { tokenize } from '../../../src/server/knowledge/index.js';
+import { splitSentences } from '../../../src/server/knowledge/text/passage.js';
+import { passageOfMarkdown } from '../../../src/server/knowledge/index.js';
+import { checkUnit } from '../../helpers/quoted-as-written.js';
+
+const FIXTURES = join(import.meta.dirname, '../../fixtures');
+
+function pages(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return pages(path);
+    return /\.mdx?$/.test(name) ? [path] : [];
+  });
+}
+
+describe('a reply quotes a section as written', () => {
+  const files = pages(FIXTURES);
+  const sections = files.flatMap((file) => parseMarkdown(readFileSync(file, 'utf8'), { url: `https://docs.example/${file.slice(FIXTURES.length)}`, fallbackTitle: 'page', mdx: file.endsWith('.mdx') }).sections);
+  // Every section's heading asked of every section of its page and of the others: the questions a reader may ask.
+  const questions = [...new Set(sections.map((s) => s.title))];
+
+  it('quotes sentences in page order, lists and steps whole, and no pointing-back sentence alone', () => {
+    expect(files.length).toBeGreaterThan(10);
+    let quotedUnits = 0;
+    for (const section of sections) {
+      for (const question of questions) {
+        const { units } = bestPassage(section.passage!, new Set(tokenize(question)), 3);
+        let at = -1;
+        for (const unit of units) {
+          quotedUnits++;
+          const check = checkUnit(unit, section.passage!, at);
+          expect(check.ok ? '' : check.why, section.url).toBe('');
+          if (check.ok) at = check.end;
+        }
+      }
+    }
+    expect(quotedUnits).toBeGreaterThan(100);
+  });
+});
+
+describe('sentences of the passage model', () => {
+  it("are split by the page's language, a lowercase command after a full stop starting a sentence, code spans and bold runs kept whole", () => {
+    expect(splitSentences('Run the command. npm install starts it.')).toEqual(['Run the command.', 'npm install starts it.']);
+    expect(splitSentences('It serves the demo at <http://localhost:3000/>. `npm start -- --port 4000` picks another port. Run `npm test`. `npm start` is next.')).toEqual([
+      'It serves the demo at <http://localhost:3000/>.',
+      '`npm start -- --port 4000` picks another port.',
+      'Run `npm test`.',
+      '`npm start` is next.',
+    ]);
+    expect(splitSentences('مرحبا بك. كيف حالك؟ أنا بخير.', 'ar')).toEqual(['مرحبا بك.', 'كيف حالك؟', 'أنا بخير.']);
+    expect(splitSentences('**Does it expire? Will I lose my data?** No. Type `a. B` here, e.g. now.')).toEqual(['**Does it expire? Will I lose my data?** No.', 'Type `a. B` here, e.g. now.']);
+  });
+});
+
+describe('callouts in the passage model', () => {
+  const page = [
+    'We refund these services:',
+    '',
+    '- Publish',
+    '- Sync',
+    '',
+    '> [!Warning] Non-refundable purchases',
+    '> Some purchases are **not** refundable:',
+    '>',
+    '> - [[Catalyst license|Catalyst licenses]] are not refundable.',
+    '> - Credit is not refundable.',
+    '',
+    '> [!tip]',
+    '> If you have any trouble, contact support.',
+    '',
+    '> A plain quote stays one block.',
+  ].join('\n');
+
+  it('are read as containers: the title a bold line, the content blocks of their own', () => {
+    expect(passageOfMarkdown(page).blocks.map((b) => [b.kind, b.text])).toEqual([
+      ['paragraph', 'We refund these services:'],
+      ['list', '- Publish\n- Sync'],
+      ['paragraph', '**Non-refundable purchases**'],
+      ['paragraph', 'Some purchases are **not** refundable:'],
+      ['list', '- Catalyst licenses are not refundable.\n- Credit is not refundable.'],
+      ['paragraph', 'If you have any trouble, contact support.'],
+      ['quote', 'A plain quote stays one block.'],
+    ]);
+  });
+
+  it("quote a callout's list whole, with the sentence that introduces it, never as part of the list before it", () => {
+    const quoted = bestPassage(passageOfMarkdown(page), new Set(tokenize('is a catalyst license refundable')), 2).units;
+    expect(quoted).toContain('Some purchases are **not** refundable:\n\n- Catalyst licenses are not refundable.\n- Credit is not refundable.');
+  });
+});
+
+describe('a list of labelled entries in the passage model', () => {
+  const page = ['- **Rendering.** Answers are Markdown.', '- **Composer.** Enter sends a message.', '- **Accessibility.** The launcher is labelled for screen readers.', '- **CSP.** Works under a strict policy.'].join('\n');
+
+  it('is a glossary: each entry a block of its own, quoted whole without the others', () => {
+    expect(passageOfMarkdown(page).blocks.map((b) => [b.kind, b.text])).toEqual(page.split('\n').map((line) => ['list', line]));
+    expect(bestPassage(passageOfMarkdown(page), new Set(tokenize('is the launcher labelled for screen readers')), 1).units).toEqual(['- **Accessibility.** The launcher is labelled for screen readers.']);
+  });
+
+  it('stays one list when it is short, or when an entry has no label', () => {
+    expect(passageOfMarkdown(page.split('\n').slice(0, 3).join('\n')).blocks).toHaveLength(1);
+    expect(passageOfMarkdown(`${page}\n- Plain entry.`).blocks).toHaveLength(1);
+  });
+});

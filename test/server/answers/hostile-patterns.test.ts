@@ -47,6 +47,8 @@ const TEXTS: Record<string, string> = {
   '"them" inside words and alone': repeat('themthem them'),
   'a callout marker never closed': `> [!${repeat('a', N - 10)}`,
   'callout markers in a quote': repeat('> [!note]- \n'),
+  'parentheses never closed, between sentences': repeat('(a. B. '),
+  'parentheses opened far before sentences': `${repeat('(', N / 2)}${repeat('Ab. ', N / 2)}`,
 };
 
 const CODE: Record<string, string> = {

@@ -58,6 +58,15 @@ describe('sentences of the passage model', () => {
       '`npm start` is next.',
     ]);
     expect(splitSentences('مرحبا بك. كيف حالك؟ أنا بخير.', 'ar')).toEqual(['مرحبا بك.', 'كيف حالك؟', 'أنا بخير.']);
+    expect(splitSentences('It is condensed first ("and on Windows?" → "How do I install Acme Sync on Windows?"), which is searched. Then go on.')).toEqual([
+      'It is condensed first ("and on Windows?" → "How do I install Acme Sync on Windows?"), which is searched.',
+      'Then go on.',
+    ]);
+    // A parenthesis that never closes holds its sentence together only so far.
+    const smile = `It works :( ${'Try again. '.repeat(50)}`;
+    expect(splitSentences(smile)).toHaveLength(50);
+    expect(splitSentences(smile)[1]).toBe('Try again.');
+    expect(splitSentences('Item 1) is first. Item 2) is second.')).toEqual(['Item 1) is first.', 'Item 2) is second.']);
     expect(splitSentences('**Does it expire? Will I lose my data?** No. Type `a. B` here, e.g. now.')).toEqual(['**Does it expire? Will I lose my data?** No.', 'Type `a. B` here, e.g. now.']);
   });
 });

@@ -110,10 +110,25 @@ export function* segmentsOf(text: string, lang: string): Generator<string> {
   }
 }
 
+/** How long a sentence held open by a parenthesis may grow before the rules' cuts stand (":(" or "1)" never close). */
+const PARENTHESIS_REACH = 400;
+
+/** A piece's parentheses: opened less closed. */
+function parenthesisDepth(piece: string): number {
+  let depth = 0;
+  for (const c of piece) {
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+  }
+  return depth;
+}
+
 /**
  * The sentences of a run of prose, by Unicode's sentence rules for the page's language
- * (`Intl.Segmenter`), then kept whole where the rules would cut a code span or a bold run ("**Does
- * it expire? Will I lose my data?**" is one sentence), or after an abbreviation.
+ * (`Intl.Segmenter`), then kept whole where the rules would cut a code span, a bold run ("**Does
+ * it expire? Will I lose my data?**" is one sentence) or a parenthesis ("(…"How do I install it?"),
+ * which is…" is one), or after an abbreviation. A parenthesis left open holds at most
+ * `PARENTHESIS_REACH` characters; past that, the cuts the other rules allow stand.
  */
 export function splitSentences(text: string, lang = ''): string[] {
   // The segments as written, spaces kept, so pieces joined again read as the page does.
@@ -127,21 +142,36 @@ export function splitSentences(text: string, lang = ''): string[] {
     pieces.push(segment.slice(from));
   }
   const out: string[] = [];
+  const push = (sentence: string) => {
+    if (sentence.trim()) out.push(sentence.trim());
+  };
   let open = '';
-  // The bold marks and backticks of the pieces joined so far, counted piece by piece.
+  // Where `open` could end but for an open parenthesis: the cuts that stand when it never closes.
+  let cuts: number[] = [];
+  // The bold marks, backticks and parentheses of the pieces joined so far, counted piece by piece.
   let bold = 0;
   let ticks = 0;
+  let depth = 0;
   for (const piece of pieces) {
     open += piece;
     bold += piece.split('**').length - 1;
     ticks += piece.split('`').length - 1;
-    if (bold % 2 === 0 && ticks % 2 === 0 && !ABBREVIATED.test(piece.trimEnd().slice(-8))) {
-      if (open.trim()) out.push(open.trim());
-      open = '';
-      bold = ticks = 0;
+    depth = Math.max(0, depth + parenthesisDepth(piece));
+    if (bold % 2 !== 0 || ticks % 2 !== 0 || ABBREVIATED.test(piece.trimEnd().slice(-8))) continue;
+    if (depth > 0 && open.length <= PARENTHESIS_REACH) {
+      cuts.push(open.length);
+      continue;
     }
+    let from = 0;
+    if (depth > 0) for (const cut of cuts) push(open.slice(from, (from = cut)));
+    push(open.slice(from));
+    open = '';
+    cuts = [];
+    bold = ticks = depth = 0;
   }
-  if (open.trim()) out.push(open.trim());
+  let from = 0;
+  if (depth > 0) for (const cut of cuts) push(open.slice(from, (from = cut)));
+  push(open.slice(from));
   return out;
 }
 

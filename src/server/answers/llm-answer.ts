@@ -7,7 +7,8 @@ import { NOT_ANSWERED, StreamedReply } from './streamed-reply.js';
 import { RELATED_INTRO } from './compose.js';
 import { complete, LlmError, streamCompletion, type ChatMessage, type LlmConfig } from './llm.js';
 import { toSource } from './sources.js';
-import type { SearchHit } from '../knowledge/index.js';
+import type { Passage, SearchHit } from '../knowledge/index.js';
+import { fence } from './code-excerpt.js';
 import type { Answer, AnswerRequest } from './types.js';
 
 const SYSTEM_PROMPT = `You are the support assistant of a software product. Answer the customer's question using only the numbered sources below.
@@ -18,15 +19,45 @@ Keep the answer short: a few sentences, a list or a code block when it helps. Us
 
 const CONDENSE_PROMPT = `Rewrite the customer's last message as one standalone question that can be understood without the conversation, in the customer's language. Reply with the question alone.`;
 
+/** How much of a source the LLM reads: its blocks up to this many characters, and at least its first. */
+const SOURCE_CHARACTERS = 1_500;
+/** How many lines of a code block the LLM reads. */
+const SOURCE_CODE_LINES = 40;
+
+/**
+ * A source as the LLM reads it: its passage's blocks as written, in page order, code fenced with
+ * its language, cut at a block boundary after `SOURCE_CHARACTERS` (a longer first block at a
+ * sentence or a line), with "…" where something was left out.
+ */
+function sourceText(passage: Passage): string {
+  const parts: string[] = [];
+  let length = 0;
+  for (const block of passage.blocks) {
+    let text = block.text;
+    if (block.kind === 'code') {
+      const lines = text.split('\n');
+      text = fence(lines.slice(0, SOURCE_CODE_LINES).join('\n') + (lines.length > SOURCE_CODE_LINES ? '\n…' : ''), block.lang ?? '');
+    }
+    if (parts.length > 0 && length + text.length > SOURCE_CHARACTERS) return `${parts.join('\n\n')}\n\n…`;
+    if (parts.length === 0 && block.kind !== 'code' && text.length > SOURCE_CHARACTERS) {
+      // Prose at its sentences; a list, table or quote at its lines.
+      const prose = block.kind === 'paragraph' || block.kind === 'heading';
+      const pieces = prose ? block.sentences : text.split('\n');
+      const kept: string[] = [];
+      for (let used = 0; kept.length < pieces.length && (kept.length === 0 || used + pieces[kept.length]!.length <= SOURCE_CHARACTERS); ) {
+        used += pieces[kept.length]!.length + 1;
+        kept.push(pieces[kept.length]!);
+      }
+      return `${kept.join(prose ? ' ' : '\n')}\n…`;
+    }
+    parts.push(text);
+    length += text.length + 2;
+  }
+  return parts.join('\n\n');
+}
+
 function sourceBlock(hits: SearchHit[]): string {
-  return hits
-    .map((hit, i) => {
-      const s = hit.under ?? hit.section;
-      const body = s.body.length > 1500 ? `${s.body.slice(0, 1500)}…` : s.body;
-      const code = s.code ? `\n\`\`\`${s.lang}\n${s.code.split('\n').slice(0, 40).join('\n')}\n\`\`\`` : '';
-      return `[${i + 1}] ${toSource(hit).title} (${hit.section.url})\n${body}${code}`;
-    })
-    .join('\n\n');
+  return hits.map((hit, i) => `[${i + 1}] ${toSource(hit).title} (${hit.section.url})\n${sourceText((hit.under ?? hit.section).passage)}`).join('\n\n');
 }
 
 /** What the LLM is told of where the last question was asked: the page, and the text the visitor selected there (for this question only). */

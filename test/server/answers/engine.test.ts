@@ -199,6 +199,27 @@ describe('answers with an LLM', () => {
     expect(answer.sources).toHaveLength(1);
   });
 
+  it('gives the model each source as its blocks, as written, cut at a block boundary', async () => {
+    const filler = (n: number) => Array.from({ length: 12 }, (_, i) => `Paragraph ${n} sentence ${i} says something more about quotas.`).join(' ');
+    writeFileSync(
+      join(work, 'docs', 'quotas.md'),
+      ['# Quotas', '', '## Raise your quota', '', 'Raise the quota in three steps:', '', '1. Open **Settings**.', '2. Choose *Quotas*.', '3. Press Raise.', '', '```ts', "import { raise } from '@acme/sync';", 'await raise(10);', '```', '', filler(1), '', filler(2), '', filler(3), ''].join('\n'),
+    );
+    llm = await fakeLlm();
+    llm.script = ['Open Settings, choose Quotas, then press Raise [1].'];
+    const e = await ingested({ llm });
+    await ask(e, 'How do I raise my quota?');
+    const prompt = llm.requests[0]!.messages[0]!.content;
+    const source = prompt.slice(prompt.indexOf('\n[1] '));
+    expect(source).toContain('Raise the quota in three steps:\n\n1. Open **Settings**.\n2. Choose Quotas.\n3. Press Raise.');
+    expect(source).toContain("```ts\nimport { raise } from '@acme/sync';\nawait raise(10);\n```");
+    // Whole paragraphs up to about 1,500 characters, then "…": never a paragraph cut in two.
+    expect(source).toContain(filler(1));
+    expect(source).not.toContain('Paragraph 3');
+    expect(source.split('\n\n[2] ')[0]!.trimEnd()).toMatch(/(?:quotas\.|…)$/);
+    expect(source).toContain('…');
+  });
+
   it('retries a failing provider and falls back to the local answer when it keeps failing', async () => {
     llm = await fakeLlm();
     llm.script = [500, 'hang'];

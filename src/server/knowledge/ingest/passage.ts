@@ -10,9 +10,11 @@ import { blockText, container, listText, phrasing, tableText, titleBlock, type B
 
 /**
  * A long run of words with no sentence end is a menu, a table flattened to text or a list of links
- * (docs exported from a site keep their navigation): read apart from the prose around it.
+ * (docs exported from a site keep their navigation): read apart from the prose around it. A long
+ * line with sentence ends inside it is prose whose last sentence goes on past the line (a doc
+ * comment that a window of its file cuts mid-sentence), read as sentences.
  */
-const isRunOn = (line: string) => line.length > 200 && !/[.!?:;)]["'”’]?$/.test(line);
+const isRunOn = (line: string, lang: string) => line.length > 200 && !/[.!?:;)]["'”’]?$/.test(line) && splitSentences(line, lang).length === 1;
 
 /** A doc comment's tag line (`@default 10000`, `@param x`): notes for tools, not sentences for people. */
 const DOC_TAG = /^@[a-z]+\b/i;
@@ -80,7 +82,7 @@ function paragraphBlock(text: string, lang: string, plain: string | null, kind: 
     run = [];
   };
   for (const line of lines) {
-    if (isRunOn(line)) {
+    if (isRunOn(line, lang)) {
       flush();
       sentences.push(line);
     } else run.push(line);

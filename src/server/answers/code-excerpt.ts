@@ -1,5 +1,5 @@
 /** @module Code as a reply quotes it: a source file's excerpt around what the question names, fenced. */
-import { specificity, tokenize } from '../knowledge/index.js';
+import { specificity, termsByLine, withTerms, type PassageBlock } from '../knowledge/index.js';
 
 /** An import line. No two neighbouring repeats match the same characters (`use\s+[\w, ]+` did): linear in the line. */
 const IMPORT_LINE = /^\s*(?:import\b|export\s+\*|export\s+\{[^}]*\}\s+from\b|from\s+\S+\s+import\b|use\s[\s\w:{},*]*;|#include\b|require\b|package\s|using\s+[\w.]+;|extern\s+crate\b|mod\s+\w+;)|^\s*(?:const|let|var)\s.*=\s*require\(/;
@@ -12,7 +12,9 @@ const depthChange = (line: string) => (line.match(/[({[]/g)?.length ?? 0) - (lin
  * block, starting where a statement starts and ending where the brackets opened inside it close,
  * with nothing left out in between (what is shown is what "Copy code" copies).
  */
-export function codeExcerpt(code: string, lines: number, terms: Set<string>): string {
+export function codeExcerpt(source: PassageBlock | string, lines: number, terms: Set<string>): string {
+  const block = typeof source === 'string' ? withTerms({ kind: 'code', text: source, plain: source, sentences: [] }) : source;
+  const code = block.text;
   const all = code.split('\n');
   if (all.length <= lines && !all.some((l) => IMPORT_LINE.test(l))) return code;
   const body = all.map((line, i) => ({ line, i })).filter(({ line }) => !IMPORT_LINE.test(line));
@@ -20,8 +22,9 @@ export function codeExcerpt(code: string, lines: number, terms: Set<string>): st
   // The best line: the most specific question words; the first code line when none match.
   let best = body.find(({ line }) => line.trim())?.i ?? 0;
   let bestScore = 0;
-  for (const { line, i } of body) {
-    const words = new Set(tokenize(line));
+  const byLine = termsByLine(block);
+  for (const { i } of body) {
+    const words = new Set(byLine[i]);
     let score = 0;
     for (const t of terms) if (words.has(t)) score += specificity(t);
     if (score > bestScore) [best, bestScore] = [i, score];

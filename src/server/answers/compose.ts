@@ -49,7 +49,8 @@ const LONGEST_EXAMPLE_LINES = 60;
  */
 function codeToShow(section: SearchHit['section'], introduced: PassageBlock | null, lines: number, terms: Set<string>): { code: string; lang: string; tooLong: boolean } {
   if (section.kind === 'code') {
-    const code = codeExcerpt(section.code, lines, terms);
+    const block = section.passage.blocks.findLast((b) => b.kind === 'code');
+    const code = block ? codeExcerpt(block, lines, terms) : '';
     return { code: answersAsCode(code) ? code : '', lang: section.lang, tooLong: false };
   }
   const block = introduced ?? section.passage.blocks.find((b) => b.kind === 'code');

@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { answersAsCode, bestSentences, codeExcerpt, RELATED_INTRO, relatedReply } from '../../../src/server/answers/compose.js';
 import { parseMarkdown } from '../../../src/server/knowledge/ingest/markdown.js';
+import { passageOfText } from '../../../src/server/knowledge/ingest/passage.js';
 import { openTestEngine } from '../../helpers/answer-engine.js';
 import { asksForCode, onlyLinks, onlyPoints } from '../../../src/server/answers/reply-shape.js';
 import { tokenize } from '../../../src/server/knowledge/text/text.js';
+import { termsByLine, withTerms } from '../../../src/server/knowledge/text/passage.js';
 
 const terms = (question: string) => new Set(tokenize(question));
 
@@ -30,6 +32,21 @@ describe('quoted sentences', () => {
     expect(bestSentences(body, terms('How do I install the sheets add-on?'), 2)).toEqual(['To install the add-on, open the marketplace and choose Install.']);
     // With nothing else to quote, the run-on is still better than nothing.
     expect(bestSentences(menu, terms('How do I install the sheets add-on?'), 2)).toEqual([menu]);
+  });
+
+  it('reads a long line with sentence ends inside it as sentences, though its last goes on past the line (a doc comment a window cuts)', () => {
+    const comment = [
+      'Death tests run in a sub-process.',
+      'On other platforms (e.g. Windows or Mac), we only support a simple regex syntax implemented as part of the framework.',
+      'This limited implementation should be enough most of the time.',
+      'Known caveats: a threadsafe style death test obtains the path to the test program and re-executes it.',
+      'For simplicity, the current implementation does not search the PATH',
+    ].join(' ');
+    const question = terms('What regex syntax is supported on Windows and Mac for death tests?');
+    expect(bestSentences(passageOfText(comment), question, 1)).toEqual(['On other platforms (e.g. Windows or Mac), we only support a simple regex syntax implemented as part of the framework.']);
+    // A line with no sentence end is still one run.
+    const menu = Array.from({ length: 12 }, (_, i) => `Death tests on Windows and Mac ${i}`).join(' ');
+    expect(passageOfText(menu).blocks[0]!.sentences).toEqual([menu]);
   });
 });
 
@@ -190,6 +207,18 @@ describe('the rules a quoted reply keeps', () => {
     expect(codeExcerpt(documented, 3, terms('how are words reordered')).split('\n')[0]).toBe('/**');
     const tagged = ['/**', ...Array.from({ length: 30 }, (_, i) => ` * @cssproperty --accent-${i} - Accent color ${i}.`), ' */', 'export class Chat {', '  color = 1;', '}'].join('\n');
     expect(codeExcerpt(tagged, 3, terms('how do I change the accent color 20'))).toBe('export class Chat {\n  color = 1;\n}');
+  });
+
+  it('chooses the excerpt by the terms its passage stored for each line at ingest, not by reading the code again', () => {
+    const lines = Array.from({ length: 40 }, (_, i) => `export const value${i} = ${i};`);
+    const block = withTerms({ kind: 'code', text: lines.join('\n'), plain: lines.join(' '), sentences: [] });
+    // The terms line by line are those of the whole block, in order.
+    expect(block.terms).toEqual(tokenize(block.plain));
+    expect(termsByLine(block)).toEqual(lines.map((line) => tokenize(line)));
+    expect(codeExcerpt(block, 1, terms('value30'))).toBe('export const value30 = 30;');
+    // The excerpt reads the stored terms: a term stored for line 12 alone finds line 12.
+    const stored = { ...block, terms: block.terms.map((t, i) => (i === block.lineStarts![12] ? 'zebra' : t)) };
+    expect(codeExcerpt(stored, 1, terms('zebra'))).toBe('export const value12 = 12;');
   });
 
   it('takes a sentence that points back with the sentences it points back to, and never alone', () => {

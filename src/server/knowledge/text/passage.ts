@@ -26,6 +26,8 @@ export interface PassageBlock {
   lang?: string;
   /** The retrieval terms of `plain` (see text.ts `tokenize`), in order. */
   terms: string[];
+  /** A code block's lines: where each line's terms start in `terms` (a reply's excerpt is chosen by line). */
+  lineStarts?: number[];
 }
 
 /** A section's text as its blocks, in page order. */
@@ -176,8 +178,24 @@ export function splitSentences(text: string, lang = ''): string[] {
 }
 
 /** A block with its plain text's terms. */
-export function withTerms(block: Omit<PassageBlock, 'terms'>): PassageBlock {
-  return { ...block, terms: tokenize(block.plain) };
+export function withTerms(block: Omit<PassageBlock, 'terms' | 'lineStarts'>): PassageBlock {
+  if (block.kind !== 'code') return { ...block, terms: tokenize(block.plain) };
+  // A code block's terms line by line (no term spans a line break), with where each line's start.
+  const terms: string[] = [];
+  const lineStarts: number[] = [];
+  for (const line of block.text.split('\n')) {
+    lineStarts.push(terms.length);
+    for (const term of tokenize(line)) terms.push(term);
+  }
+  return { ...block, terms, lineStarts };
+}
+
+/** The terms of each line of a code block, in order (from `lineStarts`; its text tokenized when a passage stored before them has none). */
+export function termsByLine(block: PassageBlock): string[][] {
+  const lines = block.text.split('\n');
+  const starts = block.lineStarts;
+  if (!starts || starts.length !== lines.length) return lines.map((line) => tokenize(line));
+  return starts.map((start, i) => block.terms.slice(start, starts[i + 1] ?? block.terms.length));
 }
 
 /** Every term of a passage, in order. */

@@ -19,7 +19,7 @@ import { passageFor } from '../../src/server/knowledge/store/sections.js';
 import { migrations } from '../../src/server/schema.js';
 import { migrate } from '../../src/server/store/migrate.js';
 import { openSql } from '../../src/server/store/sql.js';
-import { answerSignals, type AnswerSignals } from '../../src/server/answers/decision.js';
+import type { AnswerSignals } from '../../src/server/answers/decision.js';
 import { fitDecision, FEATURES, scoreDecision, shippedDecision, SHIPPED_FIT, writeDecision, type Example } from './decision-fit.js';
 import type { Message } from '../../src/protocol/index.js';
 import { printTable, quantile, type BenchTable } from './table.js';
@@ -255,7 +255,8 @@ export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies
       if (set.name === 'docs') latencies.push(performance.now() - started);
       const history = q.first ? [q.first] : [];
       const hits = await engine.search(set.name, q.question, { history, limit });
-      const signals = answerSignals(q.question, hits.slice(0, 10), await engine.vocabulary(set.name), history);
+      // The decision's signals as the reply read them: retrieved as the engine retrieves (its question always embedded).
+      const { signals } = await engine.explain({ orgId: set.name, messages, signal });
       return {
         ranked: distinct(hits.map((h) => set.level(h.section.url))),
         cited: distinct(answer.sources.map((s) => set.level(s.url))),

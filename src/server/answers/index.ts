@@ -5,7 +5,7 @@
 import { setImmediate } from 'node:timers/promises';
 import type { Sql } from '../store/sql.js';
 import { composeAnswer, extractiveSummary, extractiveTitle, NO_ANSWER, NOTHING_RELATED } from './compose.js';
-import { answerSignals, THRESHOLDS } from './decision.js';
+import { answerSignals, THRESHOLDS, type AnswerSignals } from './decision.js';
 import { createKnowledgeBase, type Embedder, type KnowledgeBase, type KnowledgeSnapshot, type SearchHit } from '../knowledge/index.js';
 import { llmConfigFromEnv, type LlmConfig } from './llm.js';
 import { condensed, llmAnswer, llmSummary } from './llm-answer.js';
@@ -51,7 +51,13 @@ interface Retrieved {
  * The local answer engine over a knowledge base. It is the knowledge base too (its methods, and
  * `knowledge`, which the server uses for ticket indexing and background embedding).
  */
-export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine & KnowledgeBase & { knowledge: KnowledgeBase } {
+/** What a reply is decided from: the sections ranked for the question as the engine retrieved them, and the decision's signals over them. */
+export interface Explained {
+  hits: SearchHit[];
+  signals: AnswerSignals | null;
+}
+
+export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine & KnowledgeBase & { knowledge: KnowledgeBase; explain(request: AnswerRequest): Promise<Explained> } {
   const knowledge = options.knowledge ?? createKnowledgeBase({ sql: options.sql, embedder: options.embedder });
   const llm = options.llm !== undefined ? options.llm : llmConfigFromEnv(options.env ?? process.env, options.fetch);
 
@@ -111,6 +117,12 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
       const reply = await answerOnce(request);
       // A follow-up that found nothing is not asked to be rephrased (see follow-up.ts).
       return earlier.length > 0 && reply.content === NO_ANSWER ? { ...reply, content: FOLLOW_UP_NO_ANSWER } : reply;
+    },
+
+    /** What the reply to the conversation's last question is decided from, retrieved as `answer` retrieves it (the bench fits the decision on these signals). */
+    async explain(request: AnswerRequest): Promise<Explained> {
+      const { kb, query, context, hits } = await retrieve(request);
+      return { hits, signals: answerSignals(query, hits, kb.vocabulary, context) };
     },
 
     async summarize(request: SummaryRequest): Promise<string> {

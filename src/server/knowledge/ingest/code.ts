@@ -35,6 +35,32 @@ const MAX_LINES = 80;
  */
 const MAX_DECLARATION_LINE = 300;
 
+/** Languages whose comments may start with `#` (elsewhere `#` starts an attribute or a preprocessor line: `#[derive]`, `#include`). */
+const HASH_COMMENTS = new Set(['python', 'ruby', 'php']);
+const COMMENT = /^\s*(?:\/\/[/!]?|\*|\/\*\*?|""")\s?(.*)$/;
+const COMMENT_OR_HASH = /^\s*(?:\/\/[/!]?|#(?![[!])|\*|\/\*\*?|""")\s?(.*)$/;
+/** A licence or copyright header: notes for lawyers, not what the code does. */
+const LICENCE = /copyright|\(c\)\s*\d{4}|spdx-license|licen[cs]ed (?:to|under)|licen[cs]e agreements?|permission is hereby granted|all rights reserved|apache\.org\/licenses|general public licen[cs]e/i;
+
+/**
+ * A piece's comments as prose: each run of comment lines a paragraph, its lines as written (a blank
+ * comment line or code between two runs ends one), with comment markers, closing markers and JSDoc
+ * tags (@module, @default…) dropped, and licence headers left out.
+ */
+function commentText(lines: string[], lang: string): string {
+  const marker = HASH_COMMENTS.has(lang) ? COMMENT_OR_HASH : COMMENT;
+  const paragraphs: string[][] = [[]];
+  for (const line of lines) {
+    const text = marker.exec(line)?.[1]?.replace(/\*\/\s*$/, '').replace(/^@(module|param|returns?|default|example|type|see)\b\s*/, '').trim() ?? '';
+    if (text && !/^[-=*/]+$/.test(text)) paragraphs.at(-1)!.push(text);
+    else if (paragraphs.at(-1)!.length > 0) paragraphs.push([]);
+  }
+  return paragraphs
+    .filter((paragraph) => paragraph.length > 0 && !LICENCE.test(paragraph.join(' ')))
+    .map((paragraph) => paragraph.join('\n'))
+    .join('\n\n');
+}
+
 export function parseCode(text: string, options: { url: string; path: string; lang: string }): ParsedFile {
   const lines = text.replace(/\r\n/g, '\n').split('\n');
   const pattern = DECLARATION[options.lang];
@@ -66,13 +92,7 @@ export function parseCode(text: string, options: { url: string; path: string; la
       while (last > first && !lines[last]!.trim()) last--;
       const code = lines.slice(first, last + 1).join('\n');
       if (!code.trim()) continue;
-      const comments = lines
-        .slice(first, last + 1)
-        .map((l) => /^\s*(?:\/\/[/!]?|#(?!\[)|\*|\/\*\*?|""")\s?(.*)$/.exec(l)?.[1] ?? '')
-        // Comment text reads as prose: closing markers and JSDoc tags (@module, @default…) are dropped.
-        .map((c) => c.replace(/\*\/\s*$/, '').replace(/^@(module|param|returns?|default|example|type|see)\b\s*/, '').trim())
-        .filter((c) => c && !/^[-=*/]+$/.test(c))
-        .join(' ');
+      const comments = commentText(lines.slice(first, last + 1), options.lang);
       const name = piece.name ? `${piece.name}${from > piece.from ? ' (continued)' : ''}` : fileName;
       sections.push({
         title: name,

@@ -45,19 +45,27 @@ const LICENCE = /copyright|\(c\)\s*\d{4}|spdx-license|licen[cs]ed (?:to|under)|l
 /**
  * A piece's comments as prose: each run of comment lines a paragraph, its lines as written (a blank
  * comment line or code between two runs ends one), with comment markers, closing markers and JSDoc
- * tags (@module, @default…) dropped, and licence headers left out.
+ * tags (@module, @default…) dropped. A comment block (its lines up to code or an empty line) that
+ * holds a licence header is left out whole: its paragraphs ("Unless required by applicable law…")
+ * say nothing of the code.
  */
 function commentText(lines: string[], lang: string): string {
   const marker = HASH_COMMENTS.has(lang) ? COMMENT_OR_HASH : COMMENT;
-  const paragraphs: string[][] = [[]];
+  const blocks: string[][][] = [[[]]];
   for (const line of lines) {
-    const text = marker.exec(line)?.[1]?.replace(/\*\/\s*$/, '').replace(/^@(module|param|returns?|default|example|type|see)\b\s*/, '').trim() ?? '';
-    if (text && !/^[-=*/]+$/.test(text)) paragraphs.at(-1)!.push(text);
-    else if (paragraphs.at(-1)!.length > 0) paragraphs.push([]);
+    const comment = marker.exec(line)?.[1];
+    const block = blocks.at(-1)!;
+    if (comment === undefined) {
+      if (block.some((paragraph) => paragraph.length > 0)) blocks.push([[]]);
+      continue;
+    }
+    const text = comment.replace(/\*\/\s*$/, '').replace(/^@(module|param|returns?|default|example|type|see)\b\s*/, '').trim();
+    if (text && !/^[-=*/]+$/.test(text)) block.at(-1)!.push(text);
+    else if (block.at(-1)!.length > 0) block.push([]);
   }
-  return paragraphs
-    .filter((paragraph) => paragraph.length > 0 && !LICENCE.test(paragraph.join(' ')))
-    .map((paragraph) => paragraph.join('\n'))
+  return blocks
+    .filter((block) => !block.some((paragraph) => LICENCE.test(paragraph.join(' '))))
+    .flatMap((block) => block.filter((paragraph) => paragraph.length > 0).map((paragraph) => paragraph.join('\n')))
     .join('\n\n');
 }
 

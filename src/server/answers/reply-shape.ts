@@ -154,10 +154,26 @@ export function saysNothing(markdown: string): boolean {
   return outside < 12 || (inside > 0 && outside <= inside * 0.25);
 }
 
-/** The prose of a reply part: its length without its code blocks (what the budget counts). */
+/** The characters a node spans in the Markdown it was parsed from. */
+const span = (node: Nodes | undefined) => (node?.position?.end.offset ?? 0) - (node?.position?.start.offset ?? 0);
+
+/**
+ * The prose of a reply part, as a visitor reads it (what the budget counts): its length without
+ * its code blocks, and a link by its label, not its address.
+ */
 export function proseLength(markdown: string): number {
-  let code = 0;
-  for (const node of parse(markdown).children) if (node.type === 'code') code += (node.position?.end.offset ?? 0) - (node.position?.start.offset ?? 0);
+  let hidden = 0;
+  // A stack, not recursion: quotes nest as deep as the text has `>`s.
+  const stack: Nodes[] = [parse(markdown)];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (node.type === 'code') hidden += span(node);
+    else if (node.type === 'link') {
+      const first = node.children[0];
+      const last = node.children.at(-1);
+      const label = first && last ? (last.position?.end.offset ?? 0) - (first.position?.start.offset ?? 0) : 0;
+      hidden += span(node) - label;
+    } else if ('children' in node) for (const child of node.children as Nodes[]) stack.push(child);
+  }
   // Past what is parsed, all counts as prose: a longer part is over the budget either way.
-  return markdown.length - code;
+  return markdown.length - hidden;
 }

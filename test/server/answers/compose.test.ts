@@ -6,7 +6,7 @@ import { answersAsCode, bestSentences, codeExcerpt, RELATED_INTRO, relatedReply 
 import { parseMarkdown } from '../../../src/server/knowledge/ingest/markdown.js';
 import { passageOfText } from '../../../src/server/knowledge/ingest/passage.js';
 import { openTestEngine } from '../../helpers/answer-engine.js';
-import { asksForCode, onlyLinks, onlyPoints } from '../../../src/server/answers/reply-shape.js';
+import { asksForCode, onlyLinks, onlyPoints, proseLength } from '../../../src/server/answers/reply-shape.js';
 import { tokenize } from '../../../src/server/knowledge/text/text.js';
 import { termsByLine, withTerms } from '../../../src/server/knowledge/text/passage.js';
 
@@ -47,6 +47,18 @@ describe('quoted sentences', () => {
     // A line with no sentence end is still one run.
     const menu = Array.from({ length: 12 }, (_, i) => `Death tests on Windows and Mac ${i}`).join(' ');
     expect(passageOfText(menu).blocks[0]!.sentences).toEqual([menu]);
+  });
+});
+
+describe('the prose a reply counts', () => {
+  it('is what a visitor reads: a link by its label, code blocks not at all', () => {
+    const sentence = 'Email [support](mailto:support@example.test?subject=I%20lost%20my%202FA%20codes) for help.';
+    expect(proseLength(sentence)).toBe('Email support for help.'.length);
+    expect(proseLength(`Run this:\n\n\`\`\`sh\nnpm test\n\`\`\``)).toBe('Run this:\n\n'.length);
+    expect(proseLength('See <https://example.test/a>.')).toBe('See https://example.test/a.'.length);
+    // Quotes nested as deep as the text goes are read without recursion.
+    const deep = `${'> '.repeat(20_000)}[a](https://example.test/)`;
+    expect(proseLength(deep)).toBeLessThanOrEqual(deep.length);
   });
 });
 

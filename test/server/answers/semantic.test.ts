@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAnswerEngine } from '../../../src/server/answers/index.js';
 import { cosine, fromBytes, quantize, sectionText, sentenceEncoder, toBytes, type Embedder } from '../../../src/server/knowledge/ranking/embeddings.js';
-import { answerOdds, answerSignals, decide, MEANING_NEUTRAL, shouldAnswer, THRESHOLDS, type AnswerSignals } from '../../../src/server/answers/decision.js';
+import { answerOdds, answerSignals, decide, DECISION, MEANING_NEUTRAL, shouldAnswer, THRESHOLDS, type AnswerSignals } from '../../../src/server/answers/decision.js';
 import { openTestSql } from '../../helpers/database.js';
 import { turnsDuring } from '../../helpers/event-loop.js';
 
@@ -235,6 +235,8 @@ describe('without a working model', () => {
 
 describe('the answer/no-answer decision', () => {
   const signals: AnswerSignals = { general: 0.8, heading: 0.5, known: 1, top3: 0.8, coverage: 0.6, evidence: 1, agreement: 0, margin: 0.2, meaning: 0, embedded: true, nearest: 0 };
+  /** `base` with the share of the question's words the best section holds set so that its log-odds are `odds` (whatever the fitted weights). */
+  const atOdds = (base: AnswerSignals, odds: number): AnswerSignals => ({ ...base, general: base.general + (odds - answerOdds(base)) / DECISION.general });
 
   it("weighs how close the best section's meaning is to the question, neutral without embeddings", async () => {
     const dir = helpCenter();
@@ -254,19 +256,20 @@ describe('the answer/no-answer decision', () => {
   });
 
   it('answers a borderline question whose best section means what it asks, and refuses one whose best section means something else', () => {
-    const borderline = { ...signals, general: 0.24 };
+    // At the threshold by its words alone; a quarter nearer or farther in meaning than neutral decides.
+    const borderline = atOdds(signals, THRESHOLDS.answer);
     expect(shouldAnswer({ ...borderline, meaning: 0.25 })).toBe(true);
     expect(shouldAnswer({ ...borderline, meaning: -0.25 })).toBe(false);
   });
 
   it('parts three outcomes: an answer, related pages below the answer, nothing related below those or when the meaning is far', () => {
     const z = (s: AnswerSignals) => answerOdds(s);
-    const answer = { ...signals, general: 0.3 };
+    const answer = atOdds(signals, THRESHOLDS.answer + 0.5);
     expect(z(answer)).toBeGreaterThan(THRESHOLDS.answer);
     expect(decide(answer)).toBe('answer');
     // Held back by the evidence floor, it still shows the pages.
     expect(decide({ ...answer, evidence: 0.2 })).toBe('related');
-    const loose = { ...signals, general: 0.1, heading: 0 };
+    const loose = atOdds({ ...signals, heading: 0 }, (THRESHOLDS.answer + THRESHOLDS.related) / 2);
     expect(z(loose)).toBeLessThan(THRESHOLDS.answer);
     expect(z(loose)).toBeGreaterThan(THRESHOLDS.related);
     expect(decide(loose)).toBe('related');

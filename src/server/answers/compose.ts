@@ -207,7 +207,8 @@ export function relatedReply(hits: SearchHit[], terms: Set<string>): Answer {
     const found = bestPassage(section.passage, terms, EXCERPT_UNITS);
     const units = found.units;
     let passage = units.length > 1 && units.join('\n').split('\n').length <= EXCERPT_LINES ? joinUnits(units) : units[found.answer];
-    if (!passage || passage.split('\n').length > INTRODUCED_ROWS + 3) return [];
+    // An excerpt, not a page: a list or table too long to read at a glance is left to its link.
+    if (!passage || passage.split('\n').length > INTRODUCED_ROWS + 3 || proseLength(passage) > PROSE_BUDGET) return [];
     // A passage that introduces the section's code ("Add this:") comes with it.
     const example = found.code && /:\s*$/.test(passage) ? codeToShow(section, found.code, 10, terms) : null;
     if (example?.code) passage = `${passage}\n\n${fence(example.code, example.lang)}`;

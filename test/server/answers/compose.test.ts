@@ -411,6 +411,24 @@ describe('a reply that is not sure', () => {
     expect(reversed.content).toContain('“Free up space — Storage limits” says:');
     expect(reversed.sources[0]!.title).toBe('Free up space — Storage limits');
   });
+
+  it('quotes no list too long to read at a glance: the page is linked instead', async () => {
+    const item = (i: number) => `- Step ${i} of freeing vault storage space: ${'open the sync settings, look at the largest files, and remove what you no longer need '.repeat(2)}`;
+    const { engine } = await knowledgeBase(
+      { 'storage.md': `# Storage limits
+
+## Free up space
+
+${Array.from({ length: 10 }, (_, i) => item(i)).join('\n')}
+` },
+      'https://help.acme.test/',
+    );
+    const question = 'sync says my vault is too big for storage, how do i make room';
+    const reply = relatedReply(await engine.search('acme', question, { limit: 10 }), new Set((await engine.vocabulary('acme')).terms(question)));
+    expect(reply.isUncertain).toBe(true);
+    expect(reply.content).toBe(RELATED_INTRO);
+    expect(reply.sources.map((source) => source.title)).toEqual(['Free up space — Storage limits']);
+  });
 });
 
 describe('a reply sized for a chat panel', () => {

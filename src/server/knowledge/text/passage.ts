@@ -154,6 +154,12 @@ export function splitSentences(text: string, lang = ''): string[] {
   let bold = 0;
   let ticks = 0;
   let depth = 0;
+  // `open` as sentences: whole, or at the cuts when its parenthesis never closed.
+  const flush = () => {
+    let from = 0;
+    if (depth > 0) for (const cut of cuts) push(open.slice(from, (from = cut)));
+    push(open.slice(from));
+  };
   for (const piece of pieces) {
     open += piece;
     bold += piece.split('**').length - 1;
@@ -164,16 +170,12 @@ export function splitSentences(text: string, lang = ''): string[] {
       cuts.push(open.length);
       continue;
     }
-    let from = 0;
-    if (depth > 0) for (const cut of cuts) push(open.slice(from, (from = cut)));
-    push(open.slice(from));
+    flush();
     open = '';
     cuts = [];
     bold = ticks = depth = 0;
   }
-  let from = 0;
-  if (depth > 0) for (const cut of cuts) push(open.slice(from, (from = cut)));
-  push(open.slice(from));
+  flush();
   return out;
 }
 

@@ -7,6 +7,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { buildWidget } from '../../helpers/build-widget.js';
 import { repoRoot } from './stack.js';
 
@@ -93,7 +94,12 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-/** Starts a command in its own process group and waits until `ready` matches its output. */
+/**
+ * Starts a command in its own process group and waits until `ready` matches its output as read
+ * (colour codes taken out: a dev server colours "Local:" when FORCE_COLOR is set, as on CI). A
+ * command that does not start is stopped before the error is thrown, so nothing keeps writing into
+ * the folder the test removes.
+ */
 export async function startProcess(command: string, args: string[], cwd: string, ready: RegExp, env: NodeJS.ProcessEnv = cleanEnv(), timeoutMs = 240_000): Promise<Running> {
   const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
@@ -104,9 +110,13 @@ export async function startProcess(command: string, args: string[], cwd: string,
       process.kill(-child.pid!, 'SIGTERM');
     });
   await new Promise<void>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`${command} ${args.join(' ')} did not start:\n${output}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      const error = new Error(`${command} ${args.join(' ')} did not start:\n${output}`);
+      child.removeAllListeners('exit');
+      void stop().then(() => fail(error));
+    }, timeoutMs);
     const check = () => {
-      if (ready.test(output)) {
+      if (ready.test(stripVTControlCharacters(output))) {
         clearTimeout(timer);
         done();
       }

@@ -102,7 +102,7 @@ export function useDocsSite(generator: Generator): DocsSitePlugin {
     await browser?.close();
     await dev?.stop();
     await api?.stop();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
+    if (tmp) rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
   });
 
   beforeEach(async () => {

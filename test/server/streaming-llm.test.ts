@@ -26,9 +26,22 @@ afterEach(async () => {
   llm = undefined;
 });
 
-async function serve(options: ServerOptions = {}) {
+/** The provider's response as one read: the body the stand-in sent, read whole before it is passed on. */
+const inOneRead: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const body = new Uint8Array(await response.arrayBuffer());
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(body);
+      controller.close();
+    },
+  });
+  return new Response(stream, { status: response.status, headers: response.headers });
+};
+
+async function serve(options: ServerOptions = {}, llmFetch?: typeof fetch) {
   llm = await fakeLlm();
-  const config = { baseUrl: llm.baseUrl, apiKey: 'test-key', model: 'test-model', timeoutMs: 2_000, retries: 2 };
+  const config = { baseUrl: llm.baseUrl, apiKey: 'test-key', model: 'test-model', timeoutMs: 2_000, retries: 2, fetch: llmFetch };
   api = await startServer({
     dataDir: ':memory:',
     databaseUrl: freshDatabaseUrl(),
@@ -143,15 +156,20 @@ describe('streamed LLM answers', () => {
     expect(joinedDeltas(stream.events)).toBe(content);
   });
 
-  it('refuses a provider event over its size limit (one request, then the local answer)', async () => {
-    const s = await serve();
+  // Read as the network cuts it, the event outgrows the parser's buffer; read in one piece, it
+  // arrives whole, and only a check of each event refuses it.
+  it.each([
+    ['as the network cuts it', undefined],
+    ['in one read', inOneRead],
+  ])('refuses a provider event over its size limit, %s (one request, then the local answer)', async (_, llmFetch) => {
+    const s = await serve({}, llmFetch);
     s.llm.chunkChars = 400_000;
     s.llm.script = ['x'.repeat(300_000)];
     const id = await s.send();
     const stream = await s.events(id);
     const terminal = await stream.until((e) => e.event === 'completed');
     const content = JSON.parse(terminal.data).messages.at(-1).content as string;
-    expect(content).not.toContain('xxxx');
+    expect(content.includes('xxxx'), 'the oversized event was passed on').toBe(false);
     expect(content).toContain('120');
     expect(s.llm.requests).toHaveLength(1);
     expect(joinedDeltas(stream.events)).toBe(content);

@@ -32,8 +32,14 @@ export function llmConfigFromEnv(env: NodeJS.ProcessEnv, fetchImpl?: typeof fetc
   return { baseUrl, apiKey: env.SUPPORT_CHAT_LLM_API_KEY ?? '', model, fetch: fetchImpl };
 }
 
-/** Largest SSE event the provider may send (one chunk is a few hundred bytes). */
-const MAX_EVENT_BYTES = 256 * 1024;
+/**
+ * Largest SSE event the provider may send, in characters (one chunk is a few hundred). The parser
+ * checks what it holds between reads, which an event that arrives whole in one read never reaches;
+ * `onEvent` checks each event itself, so the limit does not depend on how the network cut the body.
+ */
+const MAX_EVENT_CHARS = 256 * 1024;
+
+const tooLarge = () => new LlmError(`provider sent an event over ${MAX_EVENT_CHARS} characters`);
 
 interface CompletionOptions {
   signal?: AbortSignal;
@@ -73,9 +79,10 @@ export async function streamCompletion(config: LlmConfig, messages: ChatMessage[
     let text = '';
     let done = false;
     const parser = createParser({
-      maxBufferSize: MAX_EVENT_BYTES,
+      maxBufferSize: MAX_EVENT_CHARS,
       onEvent(event) {
         if (done) return;
+        if (event.data.length > MAX_EVENT_CHARS) throw tooLarge();
         if (event.data === '[DONE]') {
           done = true;
           return;
@@ -90,7 +97,7 @@ export async function streamCompletion(config: LlmConfig, messages: ChatMessage[
       },
       onError(error) {
         // Unknown fields and bad `retry` values are ignored, as the SSE spec says; an event past the size limit is not.
-        if (error.type === 'max-buffer-size-exceeded') throw new LlmError(`provider sent an event over ${MAX_EVENT_BYTES} bytes`);
+        if (error.type === 'max-buffer-size-exceeded') throw tooLarge();
       },
     });
     const decoder = new TextDecoder();

@@ -4,21 +4,13 @@
  * most of the question, in page order, never a list in part, never a sentence that points back
  * without the one it points back to.
  */
-import { passageOfMarkdown, specificity, tokenize, type Passage, type PassageBlock } from '../knowledge/index.js';
+import { DOC_TAG, isRunOn, LONGEST_SENTENCE, passageOfMarkdown, specificity, tokenize, type Passage, type PassageBlock } from '../knowledge/index.js';
 import { onlyLinks, onlyPoints } from './reply-shape.js';
 
 /** How much a question word already quoted counts when choosing the next unit to quote. */
 const COVERED_WEIGHT = 0.3;
 
-/**
- * A long run of words with no sentence end is a menu, a table flattened to text or a list of links
- * (docs exported from a site keep their navigation): no sentence to quote.
- */
-export const isRunOn = (s: string) => s.length > 200 && !/[.!?:;)]["'”’]?$/.test(s);
-
 const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/;
-/** A doc comment's tag line (`@default 10000`, `@param x`): notes for tools, not sentences for people. */
-const DOC_TAG = /^@[a-z]+\b/i;
 /**
  * A sentence whose subject points back ("It serves…", "This one…", "Each of the four…") or that
  * goes on from the one before ("However, …", "Also, …", "Otherwise, …"): quoted only with the
@@ -84,9 +76,6 @@ function withAnswers(said: string[], lines: Set<string>): string[] {
 
 /** The most rows of a list or table a sentence ending in a colon takes with it (see `units`). */
 export const INTRODUCED_ROWS = 15;
-
-/** Longer than this, a sentence is too long to quote (see `bestPassage`). */
-const LONGEST_SENTENCE = 600;
 
 /**
  * The quotable units of a passage, in page order: each paragraph's sentences (a question the text

@@ -4,23 +4,17 @@
  * tree (plain text, a code piece's doc comment, a ticket) are read as paragraphs.
  */
 import type { Nodes, RootContent } from 'mdast';
-import { splitSentences, withTerms, type Passage, type PassageBlock } from '../text/passage.js';
+import { DOC_TAG, isRunOn, LONGEST_SENTENCE, splitSentences, withTerms, type Passage, type PassageBlock } from '../text/passage.js';
 import { htmlText } from './html-text.js';
 import { blockText, container, listText, phrasing, tableText, titleBlock, type BlockText } from './mdast-text.js';
 
 /**
- * A long run of words with no sentence end is a menu, a table flattened to text or a list of links
- * (docs exported from a site keep their navigation): read apart from the prose around it. A long
- * line with sentence ends inside it is prose whose last sentence goes on past the line (a doc
- * comment that a window of its file cuts mid-sentence), read as sentences.
+ * A run-on line (see text/passage.ts) is read apart from the prose around it. A long line with
+ * sentence ends inside it is prose whose last sentence goes on past the line (a doc comment that a
+ * window of its file cuts mid-sentence), read as sentences.
  */
-const isRunOn = (line: string, lang: string) => line.length > 200 && !/[.!?:;)]["'”’]?$/.test(line) && splitSentences(line, lang).length === 1;
+const runsOn = (line: string, lang: string) => isRunOn(line) && splitSentences(line, lang).length === 1;
 
-/** A doc comment's tag line (`@default 10000`, `@param x`): notes for tools, not sentences for people. */
-const DOC_TAG = /^@[a-z]+\b/i;
-
-/** Longer than this, a sentence is cut where a site export glued two together (see `unglued`). */
-const LONGEST_SENTENCE = 600;
 /** A sentence end whose space a site export lost ("product teams.Content Generation"). */
 const GLUED_END = /(?<=\p{Ll}[.!?])(?=\p{Lu}\p{Ll})/u;
 
@@ -82,7 +76,7 @@ function paragraphBlock(text: string, lang: string, plain: string | null, kind: 
     run = [];
   };
   for (const line of lines) {
-    if (isRunOn(line, lang)) {
+    if (runsOn(line, lang)) {
       flush();
       sentences.push(line);
     } else run.push(line);

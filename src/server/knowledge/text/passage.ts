@@ -125,6 +125,18 @@ function parenthesisDepth(piece: string): number {
   return depth;
 }
 
+/** A doc comment's tag line (`@default 10000`, `@param x`): notes for tools, not sentences for people. */
+export const DOC_TAG = /^@[a-z]+\b/i;
+
+/** Longer than this, a sentence is too long to quote; at ingest, it is cut where a site export glued two together. */
+export const LONGEST_SENTENCE = 600;
+
+/**
+ * A long run of words with no sentence end: a menu, a table flattened to text or a list of links
+ * (docs exported from a site keep their navigation), no sentence to quote.
+ */
+export const isRunOn = (text: string) => text.length > 200 && !/[.!?:;)]["'”’]?$/.test(text);
+
 /**
  * The sentences of a run of prose, by Unicode's sentence rules for the page's language
  * (`Intl.Segmenter`), then kept whole where the rules would cut a code span, a bold run ("**Does

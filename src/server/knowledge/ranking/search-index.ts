@@ -6,6 +6,7 @@ import { setImmediate } from 'node:timers/promises';
 import { isEverydayWord, specificity } from '../text/specificity.js';
 import { LRUCache } from 'lru-cache';
 import { isQuestionFraming, stem, tokenize, words } from '../text/text.js';
+import { Int32Chunks } from './int32-chunks.js';
 import { drain, stepped } from './steps.js';
 import { TypoIndex } from './typos.js';
 
@@ -83,14 +84,14 @@ class PostingsBuilder {
   readonly #lengths: Float32Array[];
   readonly #totals = FIELDS.map(() => 0);
   readonly #docStart: Int32Array;
-  #rowTerms = new Int32Array(1 << 16);
-  #rowCounts = new Int32Array(4 << 16);
+  readonly #rowTerms = new Int32Chunks();
+  readonly #rowCounts = new Int32Chunks();
   #rows = 0;
   /** Per term, the last section it was seen in and its row there. */
   #lastDoc = new Int32Array(1 << 12).fill(-1);
   #slotOf = new Int32Array(1 << 12);
   readonly #pairStarts: Int32Array;
-  #pairs = new Int32Array(1 << 16);
+  readonly #pairs = new Int32Chunks();
   #pairCount = 0;
 
   constructor(
@@ -123,13 +124,11 @@ class PostingsBuilder {
         if (this.#lastDoc[id] !== doc) {
           this.#lastDoc[id] = doc;
           this.#slotOf[id] = this.#rows;
-          if (this.#rows >= this.#rowTerms.length) {
-            this.#rowTerms = grow(this.#rowTerms, this.#rows + 1, 0);
-            this.#rowCounts = grow(this.#rowCounts, 4 * (this.#rows + 1), 0);
-          }
-          this.#rowTerms[this.#rows++] = id;
+          this.#rowTerms.reserve(this.#rows + 1);
+          this.#rowCounts.reserve(4 * (this.#rows + 1));
+          this.#rowTerms.set(this.#rows++, id);
         }
-        this.#rowCounts[4 * this.#slotOf[id]! + f]!++;
+        this.#rowCounts.increment(4 * this.#slotOf[id]! + f);
         if (this.phrases && (field === 'title' || field === 'body')) sequence.push(id);
       }
     });
@@ -143,8 +142,8 @@ class PostingsBuilder {
     const keys = new Int32Array(sequence.length - 1);
     for (let i = 0; i + 1 < sequence.length; i++) keys[i] = pairKey(sequence[i]!, sequence[i + 1]!);
     keys.sort();
-    if (this.#pairCount + keys.length > this.#pairs.length) this.#pairs = grow(this.#pairs, this.#pairCount + keys.length, 0);
-    for (let i = 0; i < keys.length; i++) if (i === 0 || keys[i] !== keys[i - 1]) this.#pairs[this.#pairCount++] = keys[i]!;
+    this.#pairs.reserve(this.#pairCount + keys.length);
+    for (let i = 0; i < keys.length; i++) if (i === 0 || keys[i] !== keys[i - 1]) this.#pairs.set(this.#pairCount++, keys[i]!);
   }
 
   /** The postings, made at once. */
@@ -164,7 +163,7 @@ class PostingsBuilder {
     const terms = this.#termIds.size;
     const offsets = new Int32Array(terms + 1);
     for (let r = 0; r < rows; r++) {
-      offsets[rowTerms[r]! + 1]! += STRIDE;
+      offsets[rowTerms.get(r) + 1]! += STRIDE;
       if (r % ROWS_PER_TURN === ROWS_PER_TURN - 1) yield;
     }
     for (let t = 0; t < terms; t++) offsets[t + 1]! += offsets[t]!;
@@ -173,10 +172,11 @@ class PostingsBuilder {
     let stepStart = 0;
     for (let doc = 0; doc < this.size; doc++) {
       for (let r = docStart[doc]!; r < docStart[doc + 1]!; r++) {
-        const at = fill[rowTerms[r]!]!;
-        fill[rowTerms[r]!] = at + STRIDE;
+        const term = rowTerms.get(r);
+        const at = fill[term]!;
+        fill[term] = at + STRIDE;
         postings[at] = doc;
-        for (let f = 0; f < 4; f++) postings[at + 1 + f] = this.#rowCounts[4 * r + f]!;
+        for (let f = 0; f < 4; f++) postings[at + 1 + f] = this.#rowCounts.get(4 * r + f);
       }
       // A step ends after `FILLED_PER_TURN` records, however few documents hold them (a page index's are long).
       if (docStart[doc + 1]! - stepStart >= FILLED_PER_TURN) {
@@ -186,7 +186,8 @@ class PostingsBuilder {
     }
     const avg = this.#totals.map((t) => (this.size ? t / this.size || 1 : 1));
     this.#pairStarts[this.size] = this.#pairCount;
-    return { termIds: this.#termIds, offsets, postings, lengths: this.#lengths, avg, pairStarts: this.#pairStarts, pairs: this.#pairs.slice(0, this.#pairCount) };
+    const pairs = yield* this.#pairs.joined(this.#pairCount);
+    return { termIds: this.#termIds, offsets, postings, lengths: this.#lengths, avg, pairStarts: this.#pairStarts, pairs };
   }
 }
 

@@ -53,7 +53,8 @@ describe('the packed package', () => {
       const { token } = await server.tokens.create({ orgId: 'acme', name: 'site', scopes: ['chat:read', 'chat:write'] });
       const proxy = createSupportProxy({ apiBaseUrl: 'http://api.invalid', token, secret: 'a'.repeat(32), fetch: (input, init) => server.fetch(new Request(input, init)) });
       const res = await proxy(new Request('http://site.test/api/support/chat', { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://site.test' }, body: JSON.stringify({ message: 'hello' }) }));
-      console.log(res.status, typeof createSupportProxy, typeof createServer);
+      // One string: a number passed to console.log is coloured when FORCE_COLOR is set.
+      console.log([res.status, typeof createSupportProxy, typeof createServer].join(' '));
       await server.close();
     `;
     const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });

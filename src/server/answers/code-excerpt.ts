@@ -1,5 +1,5 @@
 /** @module Code as a reply quotes it: a source file's excerpt around what the question names, fenced. */
-import { specificity, termsByLine, withTerms, type PassageBlock } from '../knowledge/index.js';
+import { specificity, termsByLine, type PassageBlock } from '../knowledge/index.js';
 
 /** An import line. No two neighbouring repeats match the same characters (`use\s+[\w, ]+` did): linear in the line. */
 const IMPORT_LINE = /^\s*(?:import\b|export\s+\*|export\s+\{[^}]*\}\s+from\b|from\s+\S+\s+import\b|use\s[\s\w:{},*]*;|#include\b|require\b|package\s|using\s+[\w.]+;|extern\s+crate\b|mod\s+\w+;)|^\s*(?:const|let|var)\s.*=\s*require\(/;
@@ -12,8 +12,7 @@ const depthChange = (line: string) => (line.match(/[({[]/g)?.length ?? 0) - (lin
  * block, starting where a statement starts and ending where the brackets opened inside it close,
  * with nothing left out in between (what is shown is what "Copy code" copies).
  */
-export function codeExcerpt(source: PassageBlock | string, lines: number, terms: Set<string>): string {
-  const block = typeof source === 'string' ? withTerms({ kind: 'code', text: source, plain: source, sentences: [] }) : source;
+export function codeExcerpt(block: PassageBlock, lines: number, terms: Set<string>): string {
   const code = block.text;
   const all = code.split('\n');
   if (all.length <= lines && !all.some((l) => IMPORT_LINE.test(l))) return code;

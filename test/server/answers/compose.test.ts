@@ -8,7 +8,7 @@ import { passageOfText } from '../../../src/server/knowledge/ingest/passage.js';
 import { openTestEngine } from '../../helpers/answer-engine.js';
 import { asksForCode, onlyLinks, onlyPoints, proseLength } from '../../../src/server/answers/reply-shape.js';
 import { tokenize } from '../../../src/server/knowledge/text/text.js';
-import { termsByLine, withTerms } from '../../../src/server/knowledge/text/passage.js';
+import { codeBlock, termsByLine, withTerms } from '../../../src/server/knowledge/text/passage.js';
 
 const terms = (question: string) => new Set(tokenize(question));
 
@@ -151,7 +151,7 @@ describe('how the local answer reads', () => {
       '  return handler(limiter);',
       '}',
     ].join('\n');
-    const excerpt = codeExcerpt(code, 4, terms('how do I set the proxy rate limit per minute?'));
+    const excerpt = codeExcerpt(codeBlock(code), 4, terms('how do I set the proxy rate limit per minute?'));
     expect(excerpt).not.toContain('import');
     expect(excerpt).not.toContain('…');
     expect(excerpt).toContain('perMinute: options.perMinute,');
@@ -213,12 +213,12 @@ describe('the rules a quoted reply keeps', () => {
     expect(answersAsCode('export function clamp(x: number) {\n  return Math.min(1, x);\n}')).toBe(true);
     // An excerpt ends before an import block that follows the code.
     const code = ['export const TIMEOUT = 10;', '', "import { a } from './a';", "import { b } from './b';"].join('\n');
-    expect(codeExcerpt(code, 1, terms('timeout'))).toBe('export const TIMEOUT = 10;');
+    expect(codeExcerpt(codeBlock(code), 1, terms('timeout'))).toBe('export const TIMEOUT = 10;');
     // Nor from the middle of a block comment: from the line that opens it.
     const documented = ['/**', ' * The semantic rerank.', ' * Words are reordered by score and cosine.', ' */', 'const RERANK = { candidates: 50 };'].join('\n');
-    expect(codeExcerpt(documented, 3, terms('how are words reordered')).split('\n')[0]).toBe('/**');
+    expect(codeExcerpt(codeBlock(documented), 3, terms('how are words reordered')).split('\n')[0]).toBe('/**');
     const tagged = ['/**', ...Array.from({ length: 30 }, (_, i) => ` * @cssproperty --accent-${i} - Accent color ${i}.`), ' */', 'export class Chat {', '  color = 1;', '}'].join('\n');
-    expect(codeExcerpt(tagged, 3, terms('how do I change the accent color 20'))).toBe('export class Chat {\n  color = 1;\n}');
+    expect(codeExcerpt(codeBlock(tagged), 3, terms('how do I change the accent color 20'))).toBe('export class Chat {\n  color = 1;\n}');
   });
 
   it('chooses the excerpt by the terms its passage stored for each line at ingest, not by reading the code again', () => {

@@ -15,7 +15,7 @@ import { docSummary } from '../../../src/server/answers/sources.js';
 import { loadSpecificity } from '../../../src/server/knowledge/text/specificity.js';
 import { sentences, slugify, tokenize } from '../../../src/server/knowledge/text/text.js';
 import { passageOfMarkdown } from '../../../src/server/knowledge/index.js';
-import { splitSentences } from '../../../src/server/knowledge/text/passage.js';
+import { codeBlock, splitSentences } from '../../../src/server/knowledge/text/passage.js';
 import { mainThreadCpuMs } from '../../helpers/main-thread-cpu.js';
 
 const N = 64_000;
@@ -94,7 +94,7 @@ describe('the worst input for each pattern', () => {
   });
 
   it.each(Object.entries(CODE))('%s: a code excerpt in linear time', (_, code) => {
-    expect(cpuOf(() => codeExcerpt(code, 10, new Set(['x'])))).toBeLessThan(400);
+    expect(cpuOf(() => codeExcerpt(codeBlock(code), 10, new Set(['x'])))).toBeLessThan(400);
     expect(cpuOf(() => sectionText({ title: 'x', context: 'src/x.ts', body: '', code, kind: 'code' }))).toBeLessThan(400);
   });
 
@@ -107,7 +107,7 @@ describe('the worst input for each pattern', () => {
     expect(runInLabels('Intro\n\n- **CSP.** Works.\n  1. **Keys:** Rotate.\n-\n**Not.**')).toEqual(['CSP', 'Keys']);
     expect(sectionText({ title: 'T', context: 'P', body: 'Use [the proxy](https://x.test/p) here.\n\n| a | b |\n| --- | --- |\n```js\ncode()\n```\nend', code: '' })).toBe('P — T\nUse the proxy here. a b end');
     expect(mapCitations('Rotate keys [1] .', [{ title: 'K', url: 'https://k' }]).content).toBe('Rotate keys [1].');
-    expect(codeExcerpt('use std::io::{self, Read};\nconst a = require("a");\n\nfn main() {\n  run();\n}\n', 10, new Set(['run']))).toBe('  run();\n}');
+    expect(codeExcerpt(codeBlock('use std::io::{self, Read};\nconst a = require("a");\n\nfn main() {\n  run();\n}\n'), 10, new Set(['run']))).toBe('  run();\n}');
     expect(tokenize('parseHTTPResponse_v2 ABCdEFg')).toEqual(['parsehttpresponse_v2', 'pars', 'http', 'respons', 'v2', 'abcdefg', 'ab', 'cd', 'fg']);
   });
 });

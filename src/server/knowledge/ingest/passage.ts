@@ -4,7 +4,7 @@
  * tree (plain text, a code piece's doc comment, a ticket) are read as paragraphs.
  */
 import type { Nodes, RootContent } from 'mdast';
-import { DOC_TAG, isRunOn, LONGEST_SENTENCE, splitSentences, withTerms, type Passage, type PassageBlock } from '../text/passage.js';
+import { codeBlock, DOC_TAG, isRunOn, LONGEST_SENTENCE, splitSentences, withTerms, type Passage, type PassageBlock } from '../text/passage.js';
 import { htmlText } from './html-text.js';
 import { blockText, container, listText, phrasing, tableText, titleBlock, type BlockText } from './mdast-text.js';
 
@@ -109,7 +109,7 @@ function blocksOf(nodes: readonly RootContent[], base: string | undefined, lang:
         break;
       }
       case 'code':
-        if (node.value.trim()) out.push(withTerms({ kind: 'code', text: node.value, plain: node.value.replace(/\s+/g, ' ').trim(), sentences: [], ...(node.lang ? { lang: node.lang } : {}) }));
+        if (node.value.trim()) out.push(codeBlock(node.value, node.lang ?? undefined));
         break;
       case 'list': {
         const ignored: BlockText = { body: '', code: [], lang: '' };
@@ -223,7 +223,7 @@ export function passageOfText(body: string, code = '', lang = '', codeLang = '')
     .split(/\n[ \t]*\n/)
     .map((paragraph) => paragraphBlock(paragraph, lang, null))
     .filter((block): block is PassageBlock => block !== null);
-  if (code.trim()) blocks.push(withTerms({ kind: 'code', text: code, plain: code.replace(/\s+/g, ' ').trim(), sentences: [], ...(codeLang ? { lang: codeLang } : {}) }));
+  if (code.trim()) blocks.push(codeBlock(code, codeLang));
   return { lang, blocks };
 }
 

@@ -5,7 +5,7 @@
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
-import { withTerms, type Passage } from '../text/passage.js';
+import { codeBlock, type Passage } from '../text/passage.js';
 import { boundBlocks } from './markdown.js';
 import { passageOf, passageOfText } from './passage.js';
 
@@ -22,6 +22,6 @@ export function passageOfMarkdown(body: string, code = '', lang = '', codeLang =
     if (!(error instanceof RangeError)) throw error;
     passage = passageOfText(body, '', lang);
   }
-  if (code.trim()) passage.blocks.push(withTerms({ kind: 'code', text: code, plain: code.replace(/\s+/g, ' ').trim(), sentences: [], ...(codeLang ? { lang: codeLang } : {}) }));
+  if (code.trim()) passage.blocks.push(codeBlock(code, codeLang));
   return passage;
 }

@@ -191,6 +191,11 @@ export function splitSentences(text: string, lang = ''): string[] {
   return out;
 }
 
+/** A code block as written, in `lang` when the page names one, with its terms line by line. */
+export function codeBlock(code: string, lang?: string): PassageBlock {
+  return withTerms({ kind: 'code', text: code, plain: code.replace(/\s+/g, ' ').trim(), sentences: [], ...(lang ? { lang } : {}) });
+}
+
 /** A block with its plain text's terms. */
 export function withTerms(block: Omit<PassageBlock, 'terms' | 'lineStarts'>): PassageBlock {
   if (block.kind !== 'code') return { ...block, terms: tokenize(block.plain) };

@@ -7,7 +7,7 @@ import { NOT_ANSWERED, StreamedReply } from './streamed-reply.js';
 import { RELATED_INTRO } from './compose.js';
 import { complete, LlmError, streamCompletion, type ChatMessage, type LlmConfig } from './llm.js';
 import { toSource } from './sources.js';
-import type { Passage, SearchHit } from '../knowledge/index.js';
+import type { Passage, PassageBlock, SearchHit } from '../knowledge/index.js';
 import { fence } from './code-excerpt.js';
 import type { Answer, AnswerRequest } from './types.js';
 
@@ -39,21 +39,28 @@ function sourceText(passage: Passage): string {
       text = fence(lines.slice(0, SOURCE_CODE_LINES).join('\n') + (lines.length > SOURCE_CODE_LINES ? '\n…' : ''), block.lang ?? '');
     }
     if (parts.length > 0 && length + text.length > SOURCE_CHARACTERS) return `${parts.join('\n\n')}\n\n…`;
-    if (parts.length === 0 && block.kind !== 'code' && text.length > SOURCE_CHARACTERS) {
-      // Prose at its sentences; a list, table or quote at its lines.
-      const prose = block.kind === 'paragraph' || block.kind === 'heading';
-      const pieces = prose ? block.sentences : text.split('\n');
-      const kept: string[] = [];
-      for (let used = 0; kept.length < pieces.length && (kept.length === 0 || used + pieces[kept.length]!.length <= SOURCE_CHARACTERS); ) {
-        used += pieces[kept.length]!.length + 1;
-        kept.push(pieces[kept.length]!);
-      }
-      return `${kept.join(prose ? ' ' : '\n')}\n…`;
-    }
+    if (parts.length === 0 && block.kind !== 'code' && text.length > SOURCE_CHARACTERS) return `${firstPieces(block)}\n…`;
     parts.push(text);
     length += text.length + 2;
   }
   return parts.join('\n\n');
+}
+
+/**
+ * A first block too long for a source, cut where it may be: prose after its last whole sentence
+ * within `SOURCE_CHARACTERS`, a list, table or quote after its last whole line (at least one).
+ */
+function firstPieces(block: PassageBlock): string {
+  const prose = block.kind === 'paragraph' || block.kind === 'heading';
+  const pieces = prose ? block.sentences : block.text.split('\n');
+  const kept: string[] = [];
+  let used = 0;
+  for (const piece of pieces) {
+    if (kept.length > 0 && used + piece.length > SOURCE_CHARACTERS) break;
+    kept.push(piece);
+    used += piece.length + 1;
+  }
+  return kept.join(prose ? ' ' : '\n');
 }
 
 function sourceBlock(hits: SearchHit[]): string {

@@ -220,6 +220,24 @@ describe('answers with an LLM', () => {
     expect(source).toContain('…');
   });
 
+  it('gives the model a first paragraph longer than a source cut after a whole sentence', async () => {
+    const sentences = Array.from({ length: 40 }, (_, i) => `Sentence ${i} of the long paragraph says more about archive retention.`);
+    writeFileSync(join(work, 'docs', 'retention.md'), ['# Retention', '', '## Archive retention', '', sentences.join(' '), ''].join('\n'));
+    llm = await fakeLlm();
+    llm.script = ['Archives are kept [1].'];
+    const e = await ingested({ llm });
+    await ask(e, 'How long is archive retention?');
+    const prompt = llm.requests[0]!.messages[0]!.content;
+    const source = prompt.slice(prompt.indexOf('\n[1] ')).split('\n\n[2] ')[0]!;
+    expect(source).toContain(sentences[0]);
+    expect(source).not.toContain('Sentence 39');
+    // Whole sentences, about 1,500 characters of them, then "…".
+    const kept = source.slice(source.indexOf('Sentence 0'), source.lastIndexOf('\n…'));
+    expect(kept.endsWith('retention.')).toBe(true);
+    expect(kept.length).toBeGreaterThan(1_300);
+    expect(kept.length).toBeLessThanOrEqual(1_500);
+  });
+
   it('retries a failing provider and falls back to the local answer when it keeps failing', async () => {
     llm = await fakeLlm();
     llm.script = [500, 'hang'];

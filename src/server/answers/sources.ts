@@ -2,7 +2,7 @@
 import type { Source } from '../../protocol/index.js';
 import { termsOfSection } from './decision.js';
 import type { SearchHit } from '../knowledge/index.js';
-import { tokenize } from '../knowledge/index.js';
+import { splitSentences, tokenize, type Passage } from '../knowledge/index.js';
 
 /**
  * Another page's section is cited beside the answer's own page only when it matches at least this
@@ -77,17 +77,17 @@ const DOCSTRING = /^\s*(?:"""|''')/;
 const MAX_TITLE = 70;
 
 /**
- * What a code piece's doc comment says it is, as a short title: its first sentence, cut at its
- * first clause end (":", ";", " — ") or else at a word when long, with Markdown link brackets and
- * backticks dropped. Empty when the piece has no doc comment of its own (a later window of a long
- * piece starts mid-code), or when the comment is a note rather than a sentence.
+ * What a code piece's doc comment says it is, as a short title: the first sentence of its first
+ * paragraph as a reader reads it (links as their text, no code marks; ingest parsed the comment),
+ * cut at its first clause end (":", ";", " — ") or else at a word when long. Empty when the piece
+ * has no doc comment of its own (a later window of a long piece starts mid-code), or when the
+ * comment is a note rather than a sentence.
  */
-export function docSummary(section: { title: string; body: string; code: string }): string {
+export function docSummary(section: { title: string; code: string; passage: Passage }): string {
   const lines = section.code.split('\n').filter((l) => l.trim());
   if (section.title.endsWith(' (continued)') || (!DOC_COMMENT.test(lines[0] ?? '') && !DOCSTRING.test(lines[1] ?? ''))) return '';
-  // A label holds no bracket and a target no parenthesis: a run of `[` or `(` without a close is read once.
-  const first = section.body.replace(/\[`?([^[\]`]+)`?\](?:\([^()]*\))?/g, '$1').replace(/`/g, '').trim();
-  let summary = (first.split(/(?<=[.!?])\s/)[0] ?? '').replace(/[.:]$/, '').trim();
+  const first = section.passage.blocks.find((block) => block.kind === 'paragraph');
+  let summary = (first ? (splitSentences(first.plain, section.passage.lang)[0] ?? '') : '').replace(/[.:]$/, '').trim();
   if (summary.length > MAX_TITLE) {
     const head = summary.slice(0, MAX_TITLE);
     const clause = head.search(/(?<=.{15}): |; | — /);
@@ -95,7 +95,9 @@ export function docSummary(section: { title: string; body: string; code: string 
     else summary = `${outsideParenthesis(head, head.lastIndexOf(' '))}…`;
   }
   // A sentence, not a note ("update chain values", "THEN GIVEN WHEN") or a licence header.
-  const sentence = /^[A-Z`]/.test(summary) && /[a-z]/.test(summary) && summary.split(/\s+/).length >= 2;
+  // A sentence may open with a name in code marks ("`parse` reads…").
+  const opens = /^\p{Lu}/u.test(summary) || first?.sentences[0]?.startsWith('`');
+  const sentence = opens && /\p{Ll}/u.test(summary) && summary.split(/\s+/).length >= 2;
   return sentence && !NOT_A_SUMMARY.test(summary) ? summary : '';
 }
 

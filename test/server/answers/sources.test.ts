@@ -43,6 +43,8 @@ describe('source titles', () => {
     expect(titles('src/executors/differential.rs', rust)).toEqual(['A DiffExecutor wraps a primary executor, forwarding its methods, and… — src/executors/differential.rs']);
     const ts = ['/** Whether a section is embedded at all (prose: docs and tickets, not code). */', 'export function isEmbedded(section) {', '  return true;', '}'].join('\n');
     expect(titles('src/answers/embeddings.ts', ts)).toEqual(['Whether a section is embedded at all — src/answers/embeddings.ts']);
+    const linked = ['/** Reads a [robots.txt](https://www.rfc-editor.org/rfc/rfc9309) file as `robots-parser` does. */', 'export function robots(text) {', '  return text;', '}'].join('\n');
+    expect(titles('src/crawl/robots.ts', linked)).toEqual(['Reads a robots.txt file as robots-parser does — src/crawl/robots.ts']);
     const python = ['def refund(order):', '    """Refund an order in full. Partial refunds go through support."""', '    return order.refund()'].join('\n');
     expect(titles('shop/orders.py', python)).toEqual(['Refund an order in full — shop/orders.py']);
   });

@@ -1,5 +1,6 @@
 /** @module Source code: split at functions, classes and other declarations; each piece addressed by `#Lstart-Lend`. */
 import type { ParsedFile, Section } from './sections.js';
+import { passageOfMarkdown } from './stored-passage.js';
 
 export const CODE_LANGUAGES: Record<string, string> = {
   '.ts': 'typescript', '.tsx': 'typescript', '.mts': 'typescript', '.cts': 'typescript',
@@ -110,6 +111,9 @@ export function parseCode(text: string, options: { url: string; path: string; la
         code,
         lang: options.lang,
         kind: 'code',
+        // Doc comments are Markdown where a language has a convention for them (JSDoc, TSDoc,
+        // rustdoc): links read as their text, a fenced example as code.
+        passage: passageOfMarkdown(comments, code, '', options.lang),
       });
     }
   }

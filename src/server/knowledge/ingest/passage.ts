@@ -44,6 +44,22 @@ export const readable = (text: string) =>
 /** Blocks whose text ends where the next begins: a space goes between them. */
 const SPACED = new Set(['paragraph', 'heading', 'listItem', 'tableCell', 'blockquote', 'code', 'break']);
 
+/**
+ * Children with a reference to code that names no definition (rustdoc's and TSDoc's
+ * "[`Name`]") read as the name: CommonMark leaves the brackets as text around the code span.
+ */
+function unbracketed(children: Nodes[]): Nodes[] {
+  const opens = (i: number) => {
+    const [before, code, after] = [children[i], children[i + 1], children[i + 2]];
+    return before?.type === 'text' && before.value.endsWith('[') && code?.type === 'inlineCode' && after?.type === 'text' && after.value.startsWith(']');
+  };
+  return children.map((child, i) => {
+    if (child.type !== 'text') return child;
+    const value = child.value.slice(i > 1 && opens(i - 2) ? 1 : 0, opens(i) ? -1 : undefined);
+    return value === child.value ? child : { ...child, value };
+  });
+}
+
 /** What a reader reads of a node: its text, code and images' alt text, no marks, blanks collapsed. */
 function plainOf(nodes: readonly Nodes[]): string {
   const parts: string[] = [];
@@ -52,7 +68,7 @@ function plainOf(nodes: readonly Nodes[]): string {
     else if (node.type === 'inlineCode' || node.type === 'code') parts.push(node.value);
     else if (node.type === 'image' || node.type === 'imageReference') parts.push(node.alt ?? '');
     else if (node.type === 'html') parts.push(htmlText(node.value));
-    if ('children' in node) for (const child of node.children as Nodes[]) walk(child);
+    if ('children' in node) for (const child of unbracketed(node.children as Nodes[])) walk(child);
     if (SPACED.has(node.type)) parts.push(' ');
   };
   for (const node of nodes) walk(node);

@@ -73,6 +73,15 @@ export const sectionMigrations: Migration[] = [
     up: `ALTER TABLE kb_sections ADD COLUMN passage TEXT;
       UPDATE kb_documents SET hash = '';`,
   },
+  {
+    component: 'kb',
+    version: 5,
+    description: "code pieces' doc comments read as Markdown; each source file is parsed again by its next ingest or sync",
+    // Until then a code piece's passage is read from its stored comment and code, as Markdown.
+    up: `UPDATE kb_sections SET passage = NULL WHERE kind = 'code';
+      UPDATE kb_documents SET hash = '' WHERE EXISTS (
+        SELECT 1 FROM kb_sections s WHERE s.org_id = kb_documents.org_id AND s.doc_key = kb_documents.doc_key AND s.kind = 'code');`,
+  },
 ];
 
 /** A section's passage as written by its parser, else read from its text (a code piece's doc comment, a ticket, a plain-text page). */
@@ -81,7 +90,7 @@ export const passageFor = (section: Section): Passage => section.passage ?? pass
 /** The passage stored with a section, or, for a section stored before the model, read from its body (once per index build or page read). */
 export function storedPassage(json: string | null, section: Omit<Section, 'passage'>): Passage {
   if (json) return JSON.parse(json) as Passage;
-  return section.kind === 'doc' ? passageOfMarkdown(section.body, section.code, '', section.lang) : passageOfText(section.body, section.code, '', section.lang);
+  return section.kind === 'ticket' ? passageOfText(section.body, section.code, '', section.lang) : passageOfMarkdown(section.body, section.code, '', section.lang);
 }
 
 /** What is stored of a document beside its sections. */

@@ -136,6 +136,14 @@ describe('Markdown, read by micromark', () => {
     expect(page.sections[0]!.body).toBe('| Plan | Price |\n| --- | --- |\n| Pro | $10 |\n\n- one\n- two\n  1. nested');
   });
 
+  it('keeps a table longer than a block whole, its rows padded to one width as formatters write them', () => {
+    const rows = Array.from({ length: 30 }, (_, i) => `| \`op${i}:\` | Finds text in field ${i}.${' '.repeat(200)}|`);
+    const page = parse(`# Search\n\n| Operator | Description${' '.repeat(200)}|\n| --- | ---${' '.repeat(208)}|\n${rows.join('\n')}\n\nAfter the table.\n`);
+    const blocks = page.sections[0]!.passage!.blocks;
+    expect(blocks.map((b) => b.kind)).toEqual(['table', 'paragraph']);
+    expect(blocks[0]!.text.split('\n')).toHaveLength(32);
+  });
+
   it('makes GitHub’s anchors, repeated headings numbered', () => {
     const page = parse('# P\n\n## Set up `npx` — fast!\n\na\n\n## Set up `npx` — fast!\n\nb\n');
     expect(page.sections.map((s) => s.url.split('#')[1])).toEqual(['set-up-npx--fast', 'set-up-npx--fast-1']);
@@ -224,6 +232,9 @@ describe('hostile pages cost time linear in their length', () => {
     'nested quotes': (n) => `${'> '.repeat(n / 2)}x`,
     'nested lists': (n) => `${'- '.repeat(n / 2)}x`,
     'one long paragraph of words': (n) => `# T\n\n${'word '.repeat(n / 5)}`,
+    'a table of link labels, one a row': (n) => `# T\n\n| a |\n| - |\n${'|[a]\n'.repeat(n / 5)}`,
+    'a table of one long row of link labels': (n) => `# T\n\n| a |\n| - |\n|${'[a]'.repeat(n / 3)}`,
+    'table headers, one a run': (n) => `# T\n\n${'|[a\n|-\n\n'.repeat(n / 8)}`,
   };
   it.each(Object.keys(shapes))('%s', (name) => {
     const shape = shapes[name]!;
@@ -234,5 +245,15 @@ describe('hostile pages cost time linear in their length', () => {
       const large = time(read(32_000));
       expect(large, `${name}${asMdx ? ' (MDX)' : ''}: ${small.toFixed(0)} ms → ${large.toFixed(0)} ms`).toBeLessThan(Math.max(8 * small, 400));
     }
+  }, 120_000);
+
+  it('rows of link labels under a header that is no table: one paragraph, cut as any other', () => {
+    // micromark reads the lines as one paragraph (the delimiter row has one cell, the header two):
+    // read whole, 96,000 characters take seconds. Six times the size rather than four: at smaller sizes the growth hides.
+    const shape = (n: number) => `# T\n\n| a | b |\n| - |\n${'|[a] *b\n'.repeat(n / 8)}`;
+    const read = (n: number) => () => parseMarkdown(shape(n), { url: 'u', fallbackTitle: 'f' });
+    const small = time(read(16_000));
+    const large = time(read(96_000));
+    expect(large, `${small.toFixed(0)} ms → ${large.toFixed(0)} ms`).toBeLessThan(Math.max(8 * small, 400));
   }, 120_000);
 });

@@ -45,7 +45,9 @@ const CONTAINER_DIRECTIVE: Extension = {
  * labels and emphasis costs micromark more than linear time within one paragraph (`'[a]\n' ×
  * 10,000` took seconds), so a longer run is cut by a blank line (at a line end when there is one,
  * else at a space, else anywhere): each block's cost is bounded and a page's is linear in its
- * length. Real paragraphs and tables are far shorter; a code block that long gains a blank line.
+ * length. Real paragraphs are far shorter; a code block that long gains a blank line. A table is
+ * not cut between its rows (see `tableStart`): each row's cells are read apart, so each row is a
+ * run of its own, and a table whose rows a formatter padded to one width is read whole.
  */
 export const MAX_BLOCK_CHARS = 4_000;
 
@@ -67,10 +69,31 @@ export function boundBlocks(text: string, maxBlock = MAX_BLOCK_CHARS): string {
   let lastSpace = -1;
   let from = 0;
   let prefix = true;
+  /**
+   * Lines of the run so far; whether each opened with a pipe; whether the run was asked if it is a
+   * table (once, when it reaches `maxBlock`); whether it is one, each row since a run of its own.
+   */
+  let runLines = 0;
+  let pipes = text.charCodeAt(0) === PIPE;
+  let asked = false;
+  let table = false;
+  const newRun = (start: number) => {
+    runStart = start;
+    runLines = 0;
+    pipes = text.charCodeAt(start) === PIPE;
+    asked = false;
+    table = false;
+  };
   for (let i = 0; i < text.length; i++) {
     const char = text.charCodeAt(i);
     if (char === 10) {
-      if (i === lineStart || text.slice(lineStart, i).trim() === '') runStart = i + 1;
+      runLines++;
+      const next = text.charCodeAt(i + 1) === PIPE;
+      if (i === lineStart || text.slice(lineStart, i).trim() === '') newRun(i + 1);
+      // A table's next row is a run of its own; a line that opens without a pipe is counted afresh.
+      else if (table && next) runStart = i + 1;
+      else if (table) newRun(i + 1);
+      else pipes &&= next;
       lastBreak = i;
       lineStart = i + 1;
       prefix = true;
@@ -83,12 +106,19 @@ export function boundBlocks(text: string, maxBlock = MAX_BLOCK_CHARS): string {
       from = i;
       prefix = false;
     }
+    if (i - runStart >= maxBlock && pipes && !asked && runLines >= 2) {
+      asked = true;
+      const header = text.indexOf('\n', runStart);
+      table = tableStart(text.slice(runStart, text.indexOf('\n', header + 1)));
+      // The rows read so far are the table's: the line being read is the next run.
+      if (table) runStart = lineStart;
+    }
     if (i - runStart >= maxBlock) {
       const floor = Math.max(runStart, from);
       const cut = lastBreak > floor ? lastBreak : lastSpace > floor ? lastSpace : i;
       out.push(text.slice(from, cut), '\n\n');
       from = cut;
-      runStart = cut;
+      newRun(cut);
       lineStart = cut;
       lastBreak = -1;
       lastSpace = -1;
@@ -99,6 +129,21 @@ export function boundBlocks(text: string, maxBlock = MAX_BLOCK_CHARS): string {
   }
   out.push(text.slice(from));
   return out.join('');
+}
+
+const PIPE = 124;
+/** A delimiter row's characters: pipes, dashes, colons and blanks. */
+const DELIMITER_ROW = /^[|:\- \t]+$/;
+
+/**
+ * Whether two lines (a run's first two) start a table, as micromark reads them: the header opens
+ * with a pipe and the second line is a delimiter row whose cells match the header's. The two lines
+ * are within one run, and a run is asked once, when it reaches `MAX_BLOCK_CHARS`: the cost is linear.
+ */
+function tableStart(lines: string): boolean {
+  const second = lines.slice(lines.indexOf('\n') + 1);
+  if (lines.charCodeAt(0) !== PIPE || !DELIMITER_ROW.test(second) || !second.includes('-')) return false;
+  return fromMarkdown(lines, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }).children[0]?.type === 'table';
 }
 
 /**

@@ -79,6 +79,15 @@ describe("a code piece's doc comment as Markdown", () => {
     expect(code).toMatchObject({ kind: 'code', text: piece.code });
   });
 
+  it('is read apart from the other comments of its piece: numbered comments above different code are not one list', () => {
+    const test = ['TEST(Serializer, Block) {', '  // 1. Serialize an empty block.', '  check(empty);', '', '  // 2. Serialize a loop.', '  check(loop);', '}'].join('\n');
+    const piece = parseCode(test, { url: 'https://x.test/t.cpp', path: 't.cpp', lang: 'cpp' }).sections[0]!;
+    expect(piece.passage!.blocks.filter((b) => b.kind !== 'code').map((b) => [b.kind, b.text])).toEqual([
+      ['steps', '1. Serialize an empty block.'],
+      ['steps', '2. Serialize a loop.'],
+    ]);
+  });
+
   it('is read again after an upgrade (kb migration 5), and its files are parsed again by the next ingest; docs pages are not', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'code-comments-'));
     writeFileSync(join(folder, 'robots.ts'), TS_FILE);

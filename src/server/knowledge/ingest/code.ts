@@ -1,5 +1,6 @@
 /** @module Source code: split at functions, classes and other declarations; each piece addressed by `#Lstart-Lend`. */
 import type { ParsedFile, Section } from './sections.js';
+import { codeBlock, type Passage } from '../text/passage.js';
 import { passageOfMarkdown } from './stored-passage.js';
 
 export const CODE_LANGUAGES: Record<string, string> = {
@@ -44,13 +45,13 @@ const COMMENT_OR_HASH = /^\s*(?:\/\/[/!]?|#(?![[!])|\*|\/\*\*?|""")\s?(.*)$/;
 const LICENCE = /copyright|\(c\)\s*\d{4}|spdx-license|licen[cs]ed (?:to|under)|licen[cs]e agreements?|permission is hereby granted|all rights reserved|apache\.org\/licenses|general public licen[cs]e/i;
 
 /**
- * A piece's comments as prose: each run of comment lines a paragraph, its lines as written (a blank
- * comment line or code between two runs ends one), with comment markers, closing markers and JSDoc
- * tags (@module, @default…) dropped. A comment block (its lines up to code or an empty line) that
- * holds a licence header is left out whole: its paragraphs ("Unless required by applicable law…")
- * say nothing of the code.
+ * A piece's comments as prose, one text per comment block (its lines up to code or an empty line):
+ * each run of comment lines a paragraph, its lines as written (a blank comment line ends one), with
+ * comment markers, closing markers and JSDoc tags (@module, @default…) dropped. A comment block
+ * that holds a licence header is left out whole: its paragraphs ("Unless required by applicable
+ * law…") say nothing of the code.
  */
-function commentText(lines: string[], lang: string): string {
+function commentBlocks(lines: string[], lang: string): string[] {
   const marker = HASH_COMMENTS.has(lang) ? COMMENT_OR_HASH : COMMENT;
   const blocks: string[][][] = [[[]]];
   for (const line of lines) {
@@ -66,8 +67,18 @@ function commentText(lines: string[], lang: string): string {
   }
   return blocks
     .filter((block) => !block.some((paragraph) => LICENCE.test(paragraph.join(' '))))
-    .flatMap((block) => block.filter((paragraph) => paragraph.length > 0).map((paragraph) => paragraph.join('\n')))
-    .join('\n\n');
+    .map((block) => block.filter((paragraph) => paragraph.length > 0).map((paragraph) => paragraph.join('\n')).join('\n\n'))
+    .filter(Boolean);
+}
+
+/**
+ * A code piece's passage: each comment block read as Markdown where a language has a convention for
+ * it (JSDoc, TSDoc, rustdoc: links read as their text, a fenced example as code), apart from the
+ * others (numbered comments above different code are not one list), then its code.
+ */
+function codePassage(comments: string[], code: string, lang: string): Passage {
+  const blocks = comments.flatMap((comment) => passageOfMarkdown(comment).blocks);
+  return { lang: '', blocks: [...blocks, codeBlock(code, lang)] };
 }
 
 export function parseCode(text: string, options: { url: string; path: string; lang: string }): ParsedFile {
@@ -101,19 +112,17 @@ export function parseCode(text: string, options: { url: string; path: string; la
       while (last > first && !lines[last]!.trim()) last--;
       const code = lines.slice(first, last + 1).join('\n');
       if (!code.trim()) continue;
-      const comments = commentText(lines.slice(first, last + 1), options.lang);
+      const comments = commentBlocks(lines.slice(first, last + 1), options.lang);
       const name = piece.name ? `${piece.name}${from > piece.from ? ' (continued)' : ''}` : fileName;
       sections.push({
         title: name,
         context: options.path,
         url: `${options.url}#L${first + 1}-L${last + 1}`,
-        body: comments,
+        body: comments.join('\n\n'),
         code,
         lang: options.lang,
         kind: 'code',
-        // Doc comments are Markdown where a language has a convention for them (JSDoc, TSDoc,
-        // rustdoc): links read as their text, a fenced example as code.
-        passage: passageOfMarkdown(comments, code, '', options.lang),
+        passage: codePassage(comments, code, options.lang),
       });
     }
   }

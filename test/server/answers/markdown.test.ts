@@ -136,6 +136,13 @@ describe('Markdown, read by micromark', () => {
     expect(page.sections[0]!.body).toBe('| Plan | Price |\n| --- | --- |\n| Pro | $10 |\n\n- one\n- two\n  1. nested');
   });
 
+  it("reads a table cell's line-breaking tags as a space and its wiki links as their labels", () => {
+    const page = parse('# Search\n\n| Operator | Description |\n| --- | --- |\n| `task:` | Find a [[Basic syntax#Tasks\\|task]].<p/>Example: `task:call`.<br>Also <b>bold</b>er. |\n');
+    const [table] = page.sections[0]!.passage!.blocks;
+    expect(table!.text.split('\n')[2]).toBe('| `task:` | Find a task. Example: `task:call`. Also bolder. |');
+    expect(table!.plain).toContain('Find a task. Example: task:call. Also bolder.');
+  });
+
   it('keeps a table longer than a block whole, its rows padded to one width as formatters write them', () => {
     const rows = Array.from({ length: 30 }, (_, i) => `| \`op${i}:\` | Finds text in field ${i}.${' '.repeat(200)}|`);
     const page = parse(`# Search\n\n| Operator | Description${' '.repeat(200)}|\n| --- | ---${' '.repeat(208)}|\n${rows.join('\n')}\n\nAfter the table.\n`);
@@ -234,6 +241,7 @@ describe('hostile pages cost time linear in their length', () => {
     'one long paragraph of words': (n) => `# T\n\n${'word '.repeat(n / 5)}`,
     'a table of link labels, one a row': (n) => `# T\n\n| a |\n| - |\n${'|[a]\n'.repeat(n / 5)}`,
     'a table of one long row of link labels': (n) => `# T\n\n| a |\n| - |\n|${'[a]'.repeat(n / 3)}`,
+    'inline tags, one after each word': (n) => `# T\n\n${'a<p/>'.repeat(n / 5)}`,
     'table headers, one a run': (n) => `# T\n\n${'|[a\n|-\n\n'.repeat(n / 8)}`,
   };
   it.each(Object.keys(shapes))('%s', (name) => {

@@ -29,3 +29,18 @@ export function htmlText(html: string): string {
     .filter(Boolean)
     .join('\n');
 }
+
+/**
+ * Whether a tag of raw HTML inside a line of Markdown ("vault.<p/>Example", "one<br>two") starts a
+ * block or a line where a browser shows it: its words stand apart from those before it.
+ */
+export function breaksLine(html: string): boolean {
+  const stack: Node[] = [parseFragment(html)];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (BLOCKS.has(node.nodeName)) return true;
+    if ('childNodes' in node) stack.push(...node.childNodes);
+  }
+  return false;
+}
+

@@ -2,7 +2,7 @@
 import type { Link, Nodes, PhrasingContent, RootContent, List, Table } from 'mdast';
 import type { MdxJsxFlowElement, MdxJsxTextElement } from 'mdast-util-mdx-jsx';
 import type { ContainerDirective } from 'mdast-util-directive';
-import { htmlText } from './html-text.js';
+import { breaksLine, htmlText } from './html-text.js';
 
 /** A heading as the section builder reads it: its level, its text, and the anchor the page names itself, if any. */
 export interface HeadingPiece {
@@ -152,6 +152,9 @@ export function phrasing(nodes: readonly PhrasingContent[], base?: string): stri
         out += '\n';
         break;
       case 'html':
+        // A tag that starts a block or a line keeps the words on either side apart.
+        if (breaksLine(node.value)) out += ' ';
+        break;
       case 'footnoteReference':
         break;
       case 'mdxTextExpression':

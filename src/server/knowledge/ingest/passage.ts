@@ -5,7 +5,7 @@
  */
 import type { Nodes, RootContent } from 'mdast';
 import { codeBlock, DOC_TAG, isRunOn, LONGEST_SENTENCE, splitSentences, withTerms, type Passage, type PassageBlock } from '../text/passage.js';
-import { htmlText } from './html-text.js';
+import { breaksLine, htmlText } from './html-text.js';
 import { blockText, container, listText, phrasing, tableText, titleBlock, type BlockText } from './mdast-text.js';
 
 /**
@@ -67,7 +67,7 @@ function plainOf(nodes: readonly Nodes[]): string {
     if (node.type === 'text') parts.push(readable(node.value));
     else if (node.type === 'inlineCode' || node.type === 'code') parts.push(node.value);
     else if (node.type === 'image' || node.type === 'imageReference') parts.push(node.alt ?? '');
-    else if (node.type === 'html') parts.push(htmlText(node.value));
+    else if (node.type === 'html') parts.push(breaksLine(node.value) ? ` ${htmlText(node.value)} ` : htmlText(node.value));
     if ('children' in node) for (const child of unbracketed(node.children as Nodes[])) walk(child);
     if (SPACED.has(node.type)) parts.push(' ');
   };
@@ -142,7 +142,7 @@ function blocksOf(nodes: readonly RootContent[], base: string | undefined, lang:
         break;
       }
       case 'table': {
-        const text = tableText(node, base);
+        const text = readable(tableText(node, base));
         const plain = plainOf([node]);
         if (plain) out.push(withTerms({ kind: 'table', text, plain, sentences: [] }));
         break;

@@ -98,6 +98,8 @@ interface LoadedIndex {
   sections: StoredSection[];
   pages: SearchIndex;
   pageOf: Int32Array;
+  /** 1 for each synced ticket: dense retrieval skips them unless asked (read per candidate, so a typed array rather than 50,000 objects). */
+  tickets: Uint8Array;
   /** Each section's sentence embedding (null for code, and for sections stored without one). */
   vectors: (Int8Array | null)[];
   /** The same vectors, for dense retrieval. */
@@ -216,7 +218,7 @@ function byMeaning(loaded: LoadedIndex, merged: SearchHit[], options: SearchOpti
   if (!question) return merged.slice(0, limit).map(withText);
   // The sections nearest in meaning that the words did not find follow the words' candidates.
   const found = new Set(merged.map((hit) => hit.index));
-  const near = dense.nearest(question, DENSE_CANDIDATES + found.size, (i) => options.includeTickets || sections[i]!.kind !== 'ticket').filter((hit) => hit.cosine >= DENSE_MIN_COSINE);
+  const near = dense.nearest(question, DENSE_CANDIDATES + found.size, options.includeTickets ? undefined : (i) => loaded.tickets[i] === 0).filter((hit) => hit.cosine >= DENSE_MIN_COSINE);
   const asHit = (index: number) => ({ index, score: 0, coverage: 0, section: sections[index]! });
   const joining = near.filter((hit) => !found.has(hit.index)).slice(0, DENSE_CANDIDATES);
   let fused = semanticRerank([...merged, ...joining.map((hit) => asHit(hit.index))], question, vectors);
@@ -323,6 +325,7 @@ export class Ranking {
     // A second index over whole pages: a section on the right page ranks above a look-alike elsewhere.
     const pageIds = new Map<string, number>();
     const pageOf = new Int32Array(sections.length);
+    const tickets = new Uint8Array(sections.length);
     const pageTexts: { id: number; title: string; context: string; body: string; code: string }[] = [];
     // A heading is read with the headings above it: "Examples" under "Use XML tags" is about XML
     // tags. Doc sections are indexed with their heading path in the title field (code keeps its
@@ -341,13 +344,14 @@ export class Ranking {
       text.context += ` ${section.title}`;
       text.body += ` ${section.body}`;
       pageOf[i] = page;
+      if (section.kind === 'ticket') tickets[i] = 1;
       indexed.push(section.kind === 'code' ? section : { ...section, title: [section.title, section.context, ...runInLabels(section.body)].filter(Boolean).join(' ') });
       // Other requests go between slices of a large knowledge base (50,000 sections at once held the event loop a third of a second).
       if (i % SECTIONS_PER_TURN === SECTIONS_PER_TURN - 1) await setImmediate();
     }
     const index = await SearchIndex.build(indexed);
     const pages = await SearchIndex.build(pageTexts, { phrases: false });
-    return { version, index, sections, pages, pageOf, vectors, dense: await DenseIndex.build(vectors) };
+    return { version, index, sections, pages, pageOf, tickets, vectors, dense: await DenseIndex.build(vectors) };
   }
 }
 

@@ -6,7 +6,7 @@ import { answersAsCode, codeExcerpt, fence } from './code-excerpt.js';
 import { bestPassage, INTRODUCED_ROWS, joinUnits, normalized, Quoted, refersBack } from './passage.js';
 import { relatedHits, relevantHits, toSource } from './sources.js';
 import type { Answer } from './types.js';
-import { asksForCode, isNavigation, PROSE_BUDGET, proseLength, saysNothing } from './reply-shape.js';
+import { asksForCode, isNavigation, PROSE_BUDGET, proseLength, readPart, saysNothing, type PartShape } from './reply-shape.js';
 
 export { answersAsCode, codeExcerpt } from './code-excerpt.js';
 export { bestPassage, bestSentences } from './passage.js';
@@ -156,6 +156,8 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
   const docsFirst = HOW_TO.test(question) || !code;
   const ordered = docsFirst ? [...cited.filter((h) => h.section.kind !== 'code'), ...cited.filter((h) => h.section.kind === 'code')] : cited;
   const parts: string[] = [];
+  /** Each part as a visitor reads it: parsed once, for the budget and for whether the reply says anything. */
+  const read: PartShape[] = [];
   const sources: SearchHit[] = [];
   const quoted = new Quoted();
   let budget = PROSE_BUDGET;
@@ -165,19 +167,21 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
     if (!code && hit.section.kind === 'code' && parts.length > 0) continue;
     const part = quoteSection(hit, terms, sources.length, quoted, { code, howTo, budget });
     cut ||= part.cut;
-    if (part.text && parts.length > 0 && proseLength(part.text) > budget) {
+    const shape = part.text ? readPart(part.text) : null;
+    if (shape && parts.length > 0 && shape.prose > budget) {
       // Left out for space: still a source, where the visitor reads on.
       cut = true;
       sources.push(hit);
       continue;
     }
-    if (part.text) {
+    if (shape) {
       parts.push(part.text);
-      budget -= proseLength(part.text);
+      read.push(shape);
+      budget -= shape.prose;
     }
     if (part.cited) sources.push(hit);
   }
-  if (parts.length === 0 || saysNothing(parts.join('\n\n'))) return relatedReply(hits, terms);
+  if (parts.length === 0 || saysNothing(read)) return relatedReply(hits, terms);
   const best = toSource(sources[0]!);
   if (cut) parts.push(moreOn(best));
   return { content: parts.join('\n\n'), sources: sources.map(toSource), isUncertain: false };

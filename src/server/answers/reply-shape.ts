@@ -108,20 +108,42 @@ const letters = (text: string) => {
   return n;
 };
 
-/** The letters of Markdown inside links and outside them (code counts as outside: it says something). */
-function linkShare(markdown: string): { inside: number; outside: number } {
+/** What a visitor reads of a reply part (see `readPart`). */
+export interface PartShape {
+  /** Its prose (what the budget counts): its length without its code blocks, a link by its label, not its address. */
+  prose: number;
+  /** Letters inside links. */
+  inside: number;
+  /** Letters outside links (code counts as outside: it says something). */
+  outside: number;
+}
+
+/** The characters a node spans in the Markdown it was parsed from. */
+const span = (node: Nodes | undefined) => (node?.position?.end.offset ?? 0) - (node?.position?.start.offset ?? 0);
+
+/** A reply part read once: its prose length and the letters of its text inside and outside links. */
+export function readPart(markdown: string): PartShape {
   const count = { inside: 0, outside: 0 };
-  // An explicit stack rather than recursion: a deeply nested list cannot exhaust the call stack.
+  let hidden = 0;
+  // An explicit stack rather than recursion: a deeply nested list or quote cannot exhaust the call stack.
   const stack: { node: Nodes; link: boolean }[] = [{ node: parse(markdown), link: false }];
-  while (stack.length) {
-    const { node, link } = stack.pop()!;
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const { node, link } = next;
+    if (node.type === 'code') hidden += span(node);
     if (node.type === 'text' || node.type === 'inlineCode' || node.type === 'code') {
       count[link ? 'inside' : 'outside'] += letters(node.value);
       continue;
     }
+    if (node.type === 'link') {
+      const first = node.children[0];
+      const last = node.children.at(-1);
+      const label = first && last ? (last.position?.end.offset ?? 0) - (first.position?.start.offset ?? 0) : 0;
+      hidden += span(node) - label;
+    }
     if ('children' in node) for (const child of node.children) stack.push({ node: child as Nodes, link: link || node.type === 'link' || node.type === 'linkReference' });
   }
-  return count;
+  // Past what is parsed, all counts as prose: a longer part is over the budget either way.
+  return { prose: markdown.length - hidden, ...count };
 }
 
 /**
@@ -132,7 +154,7 @@ function linkShare(markdown: string): { inside: number; outside: number } {
 export function onlyLinks(markdown: string): boolean {
   // Without two links there is no list of them (and nothing to parse).
   if (markdown.split('](').length < 3 && markdown.split('[[').length < 3) return false;
-  const { inside, outside } = linkShare(markdown);
+  const { inside, outside } = readPart(markdown);
   return inside > 0 && outside <= Math.max(12, inside * 0.25);
 }
 
@@ -148,32 +170,12 @@ export function onlyPoints(sentence: string): boolean {
   return sentence.length <= 160 && !sentence.includes('\n') && POINTER.test(sentence.trim());
 }
 
-/** Whether a whole reply is links and nothing else worth reading (see `onlyLinks`), with no code. */
-export function saysNothing(markdown: string): boolean {
-  const { inside, outside } = linkShare(markdown);
+/** Whether a whole reply is links and nothing else worth reading (see `onlyLinks`), with no code: from its parts as `readPart` read them. */
+export function saysNothing(parts: PartShape[]): boolean {
+  const inside = parts.reduce((sum, part) => sum + part.inside, 0);
+  const outside = parts.reduce((sum, part) => sum + part.outside, 0);
   return outside < 12 || (inside > 0 && outside <= inside * 0.25);
 }
 
-/** The characters a node spans in the Markdown it was parsed from. */
-const span = (node: Nodes | undefined) => (node?.position?.end.offset ?? 0) - (node?.position?.start.offset ?? 0);
-
-/**
- * The prose of a reply part, as a visitor reads it (what the budget counts): its length without
- * its code blocks, and a link by its label, not its address.
- */
-export function proseLength(markdown: string): number {
-  let hidden = 0;
-  // A stack, not recursion: quotes nest as deep as the text has `>`s.
-  const stack: Nodes[] = [parse(markdown)];
-  for (let node = stack.pop(); node; node = stack.pop()) {
-    if (node.type === 'code') hidden += span(node);
-    else if (node.type === 'link') {
-      const first = node.children[0];
-      const last = node.children.at(-1);
-      const label = first && last ? (last.position?.end.offset ?? 0) - (first.position?.start.offset ?? 0) : 0;
-      hidden += span(node) - label;
-    } else if ('children' in node) for (const child of node.children as Nodes[]) stack.push(child);
-  }
-  // Past what is parsed, all counts as prose: a longer part is over the budget either way.
-  return markdown.length - hidden;
-}
+/** The prose of a reply part, as a visitor reads it (what the budget counts; see `readPart`). */
+export const proseLength = (markdown: string): number => readPart(markdown).prose;

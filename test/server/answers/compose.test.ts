@@ -6,7 +6,7 @@ import { answersAsCode, bestSentences, codeExcerpt, RELATED_INTRO, relatedReply 
 import { parseMarkdown } from '../../../src/server/knowledge/ingest/markdown.js';
 import { passageOfText } from '../../../src/server/knowledge/ingest/passage.js';
 import { openTestEngine } from '../../helpers/answer-engine.js';
-import { asksForCode, onlyLinks, onlyPoints, proseLength } from '../../../src/server/answers/reply-shape.js';
+import { asksForCode, onlyLinks, onlyPoints, proseLength, readPart, saysNothing } from '../../../src/server/answers/reply-shape.js';
 import { tokenize } from '../../../src/server/knowledge/text/text.js';
 import { codeBlock, termsByLine, withTerms } from '../../../src/server/knowledge/text/passage.js';
 
@@ -59,6 +59,15 @@ describe('the prose a reply counts', () => {
     // Quotes nested as deep as the text goes are read without recursion.
     const deep = `${'> '.repeat(20_000)}[a](https://example.test/)`;
     expect(proseLength(deep)).toBeLessThanOrEqual(deep.length);
+  });
+
+  it('is read once with the letters inside and outside its links, which say whether a reply says anything', () => {
+    const links = '- [Billing](https://example.test/billing)\n- [Refunds](https://example.test/refunds)';
+    expect(readPart(links)).toEqual({ prose: '- Billing\n- Refunds'.length, inside: 'BillingRefunds'.length, outside: 0 });
+    expect(saysNothing([readPart(links)])).toBe(true);
+    const said = readPart('Refunds are made within 14 days of a purchase: `npm run refund`.');
+    expect(said.inside).toBe(0);
+    expect(saysNothing([readPart(links), said])).toBe(false);
   });
 });
 

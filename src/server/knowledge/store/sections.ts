@@ -7,15 +7,57 @@ import { setImmediate } from 'node:timers/promises';
 import type { Migration } from '../../store/migrate.js';
 import type { Sql } from '../../store/sql.js';
 import { passageOfText } from '../ingest/passage.js';
-import type { Section, SectionRow } from '../ingest/sections.js';
+import type { Section, SectionRow, StoredSection } from '../ingest/sections.js';
 import { passageOfMarkdown } from '../ingest/stored-passage.js';
 import { toBytes } from '../ranking/embeddings.js';
 import type { Passage } from '../text/passage.js';
 
 export type { SectionRow, StoredSection } from '../ingest/sections.js';
 
-/** Rows whose passages `sections` parses between two turns of the event loop. */
+/** Rows `sections` reads between two turns of the event loop. */
 const ROWS_PER_TURN = 2_000;
+
+/** How many sections' passages stay parsed (see `IndexedSection`): a few hundred answers' hits. */
+const PARSED_PASSAGES = 2_000;
+/** The passages parsed lately, least recent first. */
+const parsedPassages = new Map<IndexedSection, Passage>();
+
+/**
+ * A section as the index holds it: its passage kept as the JSON it was stored as, and parsed when
+ * an answer, an excerpt or the decision reads it (the last `PARSED_PASSAGES` are kept parsed).
+ * Parsed up front, 50,000 sections' passages took half as much memory again as the whole index,
+ * millions of small objects that every collection of the heap walks, for the ten hits a question
+ * reads. A section stored before the passage model is read from its Markdown once, when loaded.
+ */
+class IndexedSection implements StoredSection {
+  readonly id: number;
+  readonly docKey: string;
+  readonly kind: Section['kind'];
+  readonly title: string;
+  readonly context: string;
+  readonly url: string;
+  readonly body: string;
+  readonly code: string;
+  readonly lang: string;
+  readonly #json: string | null;
+  readonly #read: Passage | null;
+
+  constructor(section: Omit<StoredSection, 'passage'>, json: string | null) {
+    ({ id: this.id, docKey: this.docKey, kind: this.kind, title: this.title, context: this.context, url: this.url, body: this.body, code: this.code, lang: this.lang } = section);
+    this.#json = json;
+    this.#read = json ? null : storedPassage(null, section);
+  }
+
+  get passage(): Passage {
+    if (this.#read) return this.#read;
+    let passage = parsedPassages.get(this);
+    if (passage) parsedPassages.delete(this);
+    else passage = JSON.parse(this.#json!) as Passage;
+    parsedPassages.set(this, passage);
+    if (parsedPassages.size > PARSED_PASSAGES) parsedPassages.delete(parsedPassages.keys().next().value!);
+    return passage;
+  }
+}
 
 /** The knowledge base's own tables (the sources' are in sources/source-registry.ts). */
 export const sectionMigrations: Migration[] = [
@@ -215,12 +257,12 @@ export class SectionStore {
        ORDER BY doc_key${this.sql.dialect === 'postgres' ? ' COLLATE "C"' : ''}, ord`,
       [orgId],
     );
-    // Each row's passage is parsed from its JSON: a few thousand at a time, letting other requests
-    // go between (50,000 at once would hold the event loop for a second or more).
+    // A few thousand rows at a time, letting other requests go between (a section stored before the
+    // passage model is parsed here: 50,000 at once would hold the event loop for a second or more).
     const out: SectionRow[] = [];
     for (const [i, r] of rows.entries()) {
       const section = { id: r.id, docKey: r.doc_key, kind: r.kind, title: r.title, context: r.context, url: r.url, body: r.body, code: r.code, lang: r.lang };
-      out.push({ section: { ...section, passage: storedPassage(r.passage, section) }, embedding: r.embedding, embeddingBy: r.embedding_by });
+      out.push({ section: new IndexedSection(section, r.passage), embedding: r.embedding, embeddingBy: r.embedding_by });
       if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await setImmediate();
     }
     return out;

@@ -146,6 +146,10 @@ export function bestPassage(passage: Passage | string, terms: Set<string>, max: 
   const seen = new Set<string>();
   const candidates = all.filter((u) => {
     if (u.text.length <= 20 || (!u.block && u.text.length >= LONGEST_SENTENCE) || DOC_TAG.test(u.text) || onlyLinks(u.text)) return false;
+    // A sentence that introduces what follows it ("To start a presentation:") is quoted with what it
+    // introduces: a list or table is one unit with it, code follows it (`codeAfter`); anything else
+    // (a bold label, another paragraph) is not quoted with it, and it says nothing alone.
+    if (!u.block && /:\s*$/.test(u.text) && !codeAfter.has(u.i)) return false;
     const key = normalized(u.text);
     if (seen.has(key)) return false;
     seen.add(key);

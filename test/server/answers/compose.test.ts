@@ -104,6 +104,11 @@ describe('how the local answer reads', () => {
     expect(bestSentences(body, terms('what does socket closed mean?'), 2)).toEqual(['Unable to connect to server: check your connection, then reconnect.', 'On iOS, this message displays as `socket closed`.']);
   });
 
+  it('never quotes a sentence that introduces what is not quoted with it ("To start a presentation:" before a bold label)', () => {
+    const body = 'Slides lets you create presentations from your notes. To start a presentation:\n\n**File menu:**\n\n- Right-click the tab and click **Begin**.';
+    expect(bestSentences(body, terms('can i make slides presentations from notes?'), 2)).toEqual(['Slides lets you create presentations from your notes.']);
+  });
+
   it("quotes a question the page asks with its answer, never alone or beside another question's answer", () => {
     const faq = [
       '**What happens if I cancel my plan?**',

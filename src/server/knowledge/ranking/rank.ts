@@ -9,7 +9,7 @@ import { loadSpecificity } from '../text/specificity.js';
 import { DenseIndex } from './dense-index.js';
 import { pageBoost, pagePlace } from './page-boost.js';
 import { cosine, fromBytes } from './embeddings.js';
-import { SearchIndex, type Hit } from './search-index.js';
+import { SearchIndex, type Hit, type IndexedSection } from './search-index.js';
 
 /** A ranked section. */
 export interface SearchHit extends Hit {
@@ -332,7 +332,8 @@ export class Ranking {
     // symbol names alone there); what is shown keeps the section's own title.
     // Bold run-in labels of a list ("- **CSP.** Works under…") name what their items are about, as
     // sub-headings would: they are read with the heading.
-    const indexed: StoredSection[] = [];
+    // What the words index reads of each section (its text, not its passage).
+    const indexed: IndexedSection[] = [];
     for (const [i, section] of sections.entries()) {
       let page = pageIds.get(section.docKey);
       if (page === undefined) {

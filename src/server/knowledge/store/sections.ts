@@ -17,10 +17,10 @@ export type { SectionRow, StoredSection } from '../ingest/sections.js';
 /** Rows `sections` reads between two turns of the event loop. */
 const ROWS_PER_TURN = 2_000;
 
-/** How many sections' passages stay parsed (see `IndexedSection`): a few hundred answers' hits. */
+/** How many sections' passages stay parsed (see `LoadedSection`): a few hundred answers' hits. */
 const PARSED_PASSAGES = 2_000;
 /** The passages parsed lately, least recent first. */
-const parsedPassages = new Map<IndexedSection, Passage>();
+const parsedPassages = new Map<LoadedSection, Passage>();
 
 /**
  * A section as the index holds it: its passage kept as the JSON it was stored as, and parsed when
@@ -28,8 +28,9 @@ const parsedPassages = new Map<IndexedSection, Passage>();
  * Parsed up front, 50,000 sections' passages took half as much memory again as the whole index,
  * millions of small objects that every collection of the heap walks, for the ten hits a question
  * reads. A section stored before the passage model is read from its Markdown once, when loaded.
+ * The passage is a getter: a copy made by spreading the section has none.
  */
-class IndexedSection implements StoredSection {
+class LoadedSection implements StoredSection {
   readonly id: number;
   readonly docKey: string;
   readonly kind: Section['kind'];
@@ -126,7 +127,7 @@ export const sectionMigrations: Migration[] = [
   },
 ];
 
-/** A section's passage as written by its parser, else read from its text (a code piece's doc comment, a ticket, a plain-text page). */
+/** A section's passage as written by its parser (doc pages and code pieces), else read from its text (a ticket, a plain-text page). */
 export const passageFor = (section: Section): Passage => section.passage ?? passageOfText(section.body, section.code, '', section.lang);
 
 /** The passage stored with a section, or, for a section stored before the model, read from its body (once per index build or page read). */
@@ -262,7 +263,7 @@ export class SectionStore {
     const out: SectionRow[] = [];
     for (const [i, r] of rows.entries()) {
       const section = { id: r.id, docKey: r.doc_key, kind: r.kind, title: r.title, context: r.context, url: r.url, body: r.body, code: r.code, lang: r.lang };
-      out.push({ section: new IndexedSection(section, r.passage), embedding: r.embedding, embeddingBy: r.embedding_by });
+      out.push({ section: new LoadedSection(section, r.passage), embedding: r.embedding, embeddingBy: r.embedding_by });
       if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await setImmediate();
     }
     return out;

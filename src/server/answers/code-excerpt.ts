@@ -88,9 +88,4 @@ export function answersAsCode(excerpt: string): boolean {
   return code.length > 0 && !isStringConstant(code);
 }
 
-export function fence(code: string, lang: string): string {
-  const longest = Math.max(2, ...[...code.matchAll(/`+/g)].map((m) => m[0].length));
-  const ticks = '`'.repeat(longest + 1);
-  return `${ticks}${lang}\n${code}\n${ticks}`;
-}
 

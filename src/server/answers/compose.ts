@@ -1,8 +1,8 @@
 /** @module Answers and summaries built only from the sources' own sentences: nothing the sources don't say. */
 import type { Message } from '../../protocol/index.js';
 import { answerSignals, decide } from './decision.js';
-import { blockquote, sentences, specificity, tokenize, type PassageBlock, type SearchHit, type Vocabulary } from '../knowledge/index.js';
-import { answersAsCode, codeExcerpt, fence } from './code-excerpt.js';
+import { blockquote, fence, sentences, specificity, tokenize, type PassageBlock, type SearchHit, type Vocabulary } from '../knowledge/index.js';
+import { answersAsCode, codeExcerpt } from './code-excerpt.js';
 import { bestPassage, INTRODUCED_ROWS, joinUnits, normalized, Quoted, refersBack } from './passage.js';
 import { relatedHits, relevantHits, toSource } from './sources.js';
 import type { Answer } from './types.js';

@@ -7,8 +7,7 @@ import { NOT_ANSWERED, StreamedReply } from './streamed-reply.js';
 import { RELATED_INTRO } from './compose.js';
 import { complete, LlmError, streamCompletion, type ChatMessage, type LlmConfig } from './llm.js';
 import { toSource } from './sources.js';
-import type { Passage, PassageBlock, SearchHit } from '../knowledge/index.js';
-import { fence } from './code-excerpt.js';
+import { fence, type Passage, type PassageBlock, type SearchHit } from '../knowledge/index.js';
 import type { Answer, AnswerRequest } from './types.js';
 
 const SYSTEM_PROMPT = `You are the support assistant of a software product. Answer the customer's question using only the numbered sources below.

@@ -32,7 +32,7 @@ export { MAX_QUERY_WORDS } from './ranking/search-index.js';
 export { runInLabels } from './ranking/rank.js';
 export { isQuestionFraming, sentences, tokenize } from './text/text.js';
 export { specificity } from './text/specificity.js';
-export { blockquote, codeBlock, DOC_TAG, isRunOn, LONGEST_SENTENCE, passagePlain, passageTerms, splitSentences, termsByLine, withTerms, type BlockKind, type Passage, type PassageBlock } from './text/passage.js';
+export { blockquote, codeBlock, DOC_TAG, fence, isRunOn, LONGEST_SENTENCE, passagePlain, passageTerms, splitSentences, termsByLine, withTerms, type BlockKind, type Passage, type PassageBlock } from './text/passage.js';
 export { passageOfMarkdown } from './ingest/stored-passage.js';
 export { searchDocs, type Ranking, type SearchDocsOptions, type SearchResult } from './search.js';
 export { indexedPage, type IndexedPage } from './store/pages.js';

@@ -121,3 +121,54 @@ describe('a list of labelled entries in the passage model', () => {
     expect(passageOfMarkdown(`${page}\n- Plain entry.`).blocks).toHaveLength(1);
   });
 });
+
+describe('code inside a list item in the passage model', () => {
+  const page = [
+    '1. Install the package:',
+    '',
+    '   ```sh',
+    '   npm install acme',
+    '   ```',
+    '',
+    '2. Start it. Without a key it answers from the docs alone:',
+    '',
+    '   ```js',
+    '   start({ key: process.env.KEY }); // [[not a wiki link]]',
+    '',
+    '   stop();',
+    '   ```',
+    '- Then open the page.',
+  ].join('\n');
+
+  it('stays in its item, fenced and indented as far as the item\'s text, as written', () => {
+    const [steps, list] = passageOfMarkdown(page).blocks;
+    expect(steps!.kind).toBe('steps');
+    expect(steps!.text).toBe(
+      [
+        '1. Install the package:',
+        '   ```sh',
+        '   npm install acme',
+        '   ```',
+        '2. Start it. Without a key it answers from the docs alone:',
+        '   ```js',
+        '   start({ key: process.env.KEY }); // [[not a wiki link]]',
+        '',
+        '   stop();',
+        '   ```',
+      ].join('\n'),
+    );
+    expect(steps!.sentences[1]).toContain('   stop();');
+    expect(list!.text).toBe('- Then open the page.');
+  });
+
+  it('is read back by a CommonMark parser as code inside the same list item', async () => {
+    const { fromMarkdown } = await import('mdast-util-from-markdown');
+    const [steps] = passageOfMarkdown(page).blocks;
+    const list = fromMarkdown(steps!.text).children[0]!;
+    expect(list.type).toBe('list');
+    const items = (list as { children: { children: { type: string; value?: string }[] }[] }).children;
+    expect(items).toHaveLength(2);
+    expect(items[1]!.children.map((c) => c.type)).toEqual(['paragraph', 'code']);
+    expect(items[1]!.children[1]!.value).toBe('start({ key: process.env.KEY }); // [[not a wiki link]]\n\nstop();');
+  });
+});

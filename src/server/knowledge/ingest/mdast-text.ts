@@ -1,5 +1,5 @@
 /** @module An mdast tree as the engine reads a section: headings apart, prose as readable Markdown-like text, code blocks apart with their language. */
-import type { Link, Nodes, PhrasingContent, RootContent, List, Table } from 'mdast';
+import type { Code, Link, Nodes, PhrasingContent, RootContent, List, Table } from 'mdast';
 import type { MdxJsxFlowElement, MdxJsxTextElement } from 'mdast-util-mdx-jsx';
 import type { ContainerDirective } from 'mdast-util-directive';
 import { breaksLine, htmlText } from './html-text.js';
@@ -20,6 +20,12 @@ export interface BlockText {
   body: string;
   code: string[];
   lang: string;
+  /**
+   * Where a code block stands, what is written in its place; without it the code goes to `code`
+   * and nothing is written (a section keeps its code apart from its prose, but a quoted list keeps
+   * the code inside its items).
+   */
+  inPlace?: (node: Code) => string;
 }
 
 /** Attributes of a component that name what it holds (`<Accordion title="Can I self-host?">`). */
@@ -212,9 +218,10 @@ const oneLine = (text: string) =>
  */
 export function listText(list: List, indent: string, code: BlockText, base: string | undefined): string {
   const lines: string[] = [];
-  const inner = `${indent}  `;
   list.children.forEach((item, i) => {
     const marker = list.ordered ? `${(list.start ?? 1) + i}. ` : '- ';
+    // An item's further blocks are indented as far as its text starts: the item's own content.
+    const inner = indent + ' '.repeat(marker.length);
     const parts = item.children
       .map((child) => (child.type === 'list' ? listText(child, inner, code, base) : child.type === 'paragraph' ? oneLine(blockText(child, code, inner, base)) : blockText(child, code, inner, base).replace(/\n/g, `\n${inner}`)))
       .filter(Boolean);
@@ -232,6 +239,7 @@ export function blockText(node: Nodes, code: BlockText, indent: string, base: st
     case 'heading':
       return phrasing(node.children, base).trim();
     case 'code':
+      if (code.inPlace) return code.inPlace(node);
       code.code.push(node.value);
       if (!code.lang && node.lang) code.lang = node.lang;
       return '';

@@ -4,7 +4,7 @@
  * tree (plain text, a code piece's doc comment, a ticket) are read as paragraphs.
  */
 import type { Nodes, RootContent } from 'mdast';
-import { codeBlock, DOC_TAG, isRunOn, LONGEST_SENTENCE, splitSentences, withTerms, type Passage, type PassageBlock } from '../text/passage.js';
+import { codeBlock, DOC_TAG, fence, isRunOn, LONGEST_SENTENCE, splitSentences, withTerms, type Passage, type PassageBlock } from '../text/passage.js';
 import { breaksLine, htmlText } from './html-text.js';
 import { blockText, container, listText, phrasing, tableText, titleBlock, type BlockText } from './mdast-text.js';
 
@@ -104,11 +104,40 @@ function paragraphBlock(text: string, lang: string, plain: string | null, kind: 
   return withTerms({ kind, text: quoted, plain: plain ?? lines.join(' '), sentences, ...(alone.length ? { alone } : {}) });
 }
 
-/** A list's items as readable Markdown, each with its own lines. */
-function listItems(node: Extract<Nodes, { type: 'list' }>, base: string | undefined): string[] {
-  const ignored: BlockText = { body: '', code: [], lang: '' };
-  return node.children.map((item, i) => listText({ ...node, start: (node.start ?? 1) + i, children: [item] }, '', ignored, base));
+type List = Extract<Nodes, { type: 'list' }>;
+
+/**
+ * Where a code block stood in a list's text before it was made readable (see `quotedList`): NUL,
+ * which no parsed page holds (CommonMark reads it as U+FFFD), around the code's number.
+ */
+// eslint-disable-next-line no-control-regex
+const HELD_CODE = /^([^\n\u0000]*)\u0000(\d+)\u0000/gm;
+
+/**
+ * A list as quoted: readable Markdown with its markers, and the code blocks inside its items kept
+ * where they stand, fenced and indented with their item. The code is held apart while the prose is
+ * made readable, so a wiki link's brackets in code stay as written.
+ */
+function quotedList(node: List, base: string | undefined): string {
+  const fences: string[] = [];
+  const held: BlockText = {
+    body: '',
+    code: [],
+    lang: '',
+    inPlace: (code) => {
+      fences.push(fence(code.value, code.lang ?? ''));
+      return `\u0000${fences.length - 1}\u0000`;
+    },
+  };
+  const text = readable(listText(node, '', held, base));
+  return text.replace(HELD_CODE, (_, lead: string, i: string) => {
+    const pad = ' '.repeat(lead.length);
+    return fences[Number(i)]!.split('\n').map((line, k) => (k === 0 ? lead : line ? pad : '') + line).join('\n');
+  });
 }
+
+/** A list's items as quoted (see `quotedList`), each with its own lines. */
+const listItems = (node: List, base: string | undefined): string[] => node.children.map((item, i) => quotedList({ ...node, start: (node.start ?? 1) + i, children: [item] }, base));
 
 /** The blocks of a run of mdast nodes, in page order (containers read as their content, their title as a bold line). */
 function blocksOf(nodes: readonly RootContent[], base: string | undefined, lang: string, out: PassageBlock[]): PassageBlock[] {
@@ -128,10 +157,9 @@ function blocksOf(nodes: readonly RootContent[], base: string | undefined, lang:
         if (node.value.trim()) out.push(codeBlock(node.value, node.lang ?? undefined));
         break;
       case 'list': {
-        const ignored: BlockText = { body: '', code: [], lang: '' };
-        const text = readable(listText(node, '', ignored, base));
+        const text = quotedList(node, base);
         if (!text.trim()) break;
-        const items = listItems(node, base).map(readable);
+        const items = listItems(node, base);
         // A list of labelled entries ("- **Accessibility.** …", "- **CSP.** …") is a glossary: each
         // entry stands alone, so each is a block of its own, quoted whole without the others.
         if (isGlossary(node)) {

@@ -196,6 +196,18 @@ export function codeBlock(code: string, lang?: string): PassageBlock {
   return withTerms({ kind: 'code', text: code, plain: code.replace(/\s+/g, ' ').trim(), sentences: [], ...(lang ? { lang } : {}) });
 }
 
+/** Code as a fenced block in `lang`, its fence one backtick longer than any run of backticks in it. */
+export function fence(code: string, lang = ''): string {
+  let longest = 2;
+  let run = 0;
+  for (const char of code) {
+    run = char === '`' ? run + 1 : 0;
+    if (run > longest) longest = run;
+  }
+  const ticks = '`'.repeat(longest + 1);
+  return `${ticks}${lang}\n${code}\n${ticks}`;
+}
+
 /** A block with its plain text's terms. */
 export function withTerms(block: Omit<PassageBlock, 'terms' | 'lineStarts'>): PassageBlock {
   if (block.kind !== 'code') return { ...block, terms: tokenize(block.plain) };

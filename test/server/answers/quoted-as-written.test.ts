@@ -68,6 +68,13 @@ describe('sentences of the passage model', () => {
     expect(splitSentences(smile)[1]).toBe('Try again.');
     expect(splitSentences('Item 1) is first. Item 2) is second.')).toEqual(['Item 1) is first.', 'Item 2) is second.']);
     expect(splitSentences('**Does it expire? Will I lose my data?** No. Type `a. B` here, e.g. now.')).toEqual(['**Does it expire? Will I lose my data?** No.', 'Type `a. B` here, e.g. now.']);
+    // A `!` or `?` with no space after it is a bang command or a query string, not a sentence end.
+    expect(splitSentences("!Bang commands search other sites. For example, you could enter '!a bags' into the box. Wow! It works?Yes.")).toEqual([
+      '!Bang commands search other sites.',
+      "For example, you could enter '!a bags' into the box.",
+      'Wow!',
+      'It works?Yes.',
+    ]);
   });
 });
 

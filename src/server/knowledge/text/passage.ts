@@ -112,6 +112,9 @@ export function* segmentsOf(text: string, lang: string): Generator<string> {
   }
 }
 
+/** A piece the rules cut right after a `!` or `?`, with no space before the next: a bang command, a query string. */
+const UNSPACED_MARK = /[!?]$/;
+
 /** How long a sentence held open by a parenthesis may grow before the rules' cuts stand (":(" or "1)" never close). */
 const PARENTHESIS_REACH = 400;
 
@@ -177,7 +180,8 @@ export function splitSentences(text: string, lang = ''): string[] {
     bold += piece.split('**').length - 1;
     ticks += piece.split('`').length - 1;
     depth = Math.max(0, depth + parenthesisDepth(piece));
-    if (bold % 2 !== 0 || ticks % 2 !== 0 || ABBREVIATED.test(piece.trimEnd().slice(-8))) continue;
+    // A `!` or `?` with no space after it ends no sentence: "enter '!a bags'", "!Bang commands", "?q=".
+    if (bold % 2 !== 0 || ticks % 2 !== 0 || ABBREVIATED.test(piece.trimEnd().slice(-8)) || UNSPACED_MARK.test(piece)) continue;
     if (depth > 0 && open.length <= PARENTHESIS_REACH) {
       cuts.push(open.length);
       continue;

@@ -175,7 +175,8 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
       continue;
     }
     if (shape) {
-      parts.push(part.text);
+      // A later section's words are captioned with where they come from: never read as more of the first's.
+      parts.push(parts.length > 0 ? `From ${linkTo(toSource(hit))}:\n\n${part.text}` : part.text);
       read.push(shape);
       budget -= shape.prose;
     }
@@ -187,8 +188,11 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
   return { content: parts.join('\n\n'), sources: sources.map(toSource), isUncertain: false };
 }
 
+/** A Markdown link to a source, named by its title: "[Refunds — Billing](…)". */
+const linkTo = (source: { title: string; url: string }) => `[${source.title.replace(/[[\]]/g, '')}](${source.url.replace(/\(/g, '%28').replace(/\)/g, '%29')})`;
+
 /** The link to the rest of an answer's page: "More on [Refunds — Billing](…)". */
-const moreOn = (source: { title: string; url: string }) => `More on [${source.title.replace(/[[\]]/g, '')}](${source.url.replace(/\(/g, '%28').replace(/\)/g, '%29')}).`;
+const moreOn = (source: { title: string; url: string }) => `More on ${linkTo(source)}.`;
 
 /**
  * The reply that is not an answer: it says so, quotes what the best related page says, and its

@@ -18,7 +18,7 @@ const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/;
  * named, "Set them inside…", is `THEM`'s.)
  */
 const REFERS_BACK =
-  /^(?:once you(?:'ve| have)? (?:do|done|did) (?:so|this|that)|to do (?:so|this|that)|(?:follow|use|try|repeat) (?:these|those|the following)|after (?:that|this|doing so)|it|its|this|that|these|those|they|their|each of (?:the|them|these)|both|such|the latter|the former|however|also|otherwise|instead|additionally|in addition|similarly|likewise|therefore|thus|hence|as a result|moreover|furthermore|nevertheless|nonetheless|in (?:this|that|which) case|in both cases|besides|conversely|alternatively)\b/i;
+  /^(?:once you(?:'ve| have)? (?:do|done|did) (?:so|this|that)|to do (?:so|this|that)|(?:follow|use|try|repeat) (?:these|those|the following)|after (?:that|this|doing so)|it|its|this|that|these|those|they|their|each of (?:the|them|these)|both|such|the latter|the former|however|also|otherwise|instead|additionally|in addition|similarly|likewise|therefore|thus|hence|as a result|moreover|furthermore|nevertheless|nonetheless|in (?:this|that|which) case|in both cases|besides|conversely|alternatively|for (?:example|instance)|in other words|that said|even so|then|but)\b/i;
 const TABLE_ROW = /^\s*\|.*\|\s*$/;
 
 /**

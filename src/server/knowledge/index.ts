@@ -31,6 +31,7 @@ export type { Embedder } from './ranking/embeddings.js';
 export { MAX_QUERY_WORDS } from './ranking/search-index.js';
 export { runInLabels } from './ranking/rank.js';
 export { isQuestionFraming, sentences, tokenize } from './text/text.js';
+export { asksForCode } from './text/code-question.js';
 export { specificity } from './text/specificity.js';
 export { blockquote, codeBlock, DOC_TAG, fence, isRunOn, LONGEST_SENTENCE, passagePlain, passageTerms, splitSentences, termsByLine, withTerms, type BlockKind, type Passage, type PassageBlock } from './text/passage.js';
 export { passageOfMarkdown } from './ingest/stored-passage.js';

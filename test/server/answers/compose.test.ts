@@ -269,6 +269,12 @@ describe('the rules a quoted reply keeps', () => {
     expect(bestSentences('Set `ALLOW_LOCAL=true` to allow them (local development; the demo does).', terms('how do I run the demo'), 1)).toEqual([]);
     const prose = 'Snapshots are kept for seven days. However, a snapshot older than that is deleted.';
     expect(bestSentences(prose, terms('when is an old snapshot deleted'), 1)).toEqual(['Snapshots are kept for seven days.', 'However, a snapshot older than that is deleted.']);
+    // "For example", "Then", "But": each goes on from the sentence before it.
+    for (const opener of ['For example, the', 'For instance, the', 'Then the', 'But the']) {
+      const body = `The download parameter is set by our site. ${opener} download parameter names the paid campaign a visitor came from.`;
+      expect(bestSentences(body, terms('which paid campaign does the download parameter name'), 1), opener).toEqual(body.split(/(?<=\.) /));
+      expect(bestSentences(`${opener} download parameter names the paid campaign.`, terms('which paid campaign does the download parameter name'), 1), opener).toEqual([]);
+    }
   });
 
   it('never quotes a sentence that only sends the reader elsewhere', () => {
@@ -329,6 +335,21 @@ describe('the sources of a quoted answer', () => {
     for (const source of answer.sources) expect(answer.content, source.url).toContain(passages[source.url.split('/').pop()!] ?? source.url);
     expect(answer.content).not.toMatch(/SELECT|^import /m);
     for (const { title } of answer.sources) expect(title).not.toMatch(/\(continued\)|\.md\b/);
+    // What another section says is captioned with its link: never read as more of the first section.
+    const parts = answer.content.split('\n\n');
+    expect(parts[0]).not.toMatch(/^From /);
+    for (const source of answer.sources.slice(1)) expect(answer.content).toContain(`From [${source.title}](${source.url}):\n\n`);
+  });
+
+  it('ranks docs before code for a question in words, and code as much as docs for one that names code', async () => {
+    const kb = await knowledgeBase({
+      'tables.md': '# Tables\n\n## Empty cells\n\nThe parser keeps an empty table cell as an empty string.\n',
+      'cells.ts': ['/** The parser keeps an empty table cell as an empty string. */', 'export function keepEmptyCells(row: string[]): string[] {', "  return row.map((cell) => cell.trim());", '}'].join('\n'),
+    });
+    const first = async (query: string) => (await kb.engine.search('acme', query, { limit: 5 }))[0]!.section.url.split('/').pop();
+    expect(await first('does the parser keep an empty table cell')).toBe('tables#empty-cells');
+    // "function" names code: the code, which says it too, is not held back.
+    expect(await first('which function keeps an empty table cell')).toMatch(/^cells\.ts#L/);
   });
 
   it('lists a second page that says the very passage it quotes (quoted once)', async () => {

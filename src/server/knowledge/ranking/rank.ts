@@ -6,6 +6,7 @@
 import { setImmediate } from 'node:timers/promises';
 import type { SectionRow, StoredSection } from '../ingest/sections.js';
 import { loadSpecificity } from '../text/specificity.js';
+import { asksForCode } from '../text/code-question.js';
 import { DenseIndex } from './dense-index.js';
 import { pageBoost, pagePlace } from './page-boost.js';
 import { cosine, fromBytes } from './embeddings.js';
@@ -55,7 +56,7 @@ const SECTIONS_PER_TURN = 2_000;
 
 /** How much the page's relevance adds to a section's (both normalised to the best hit). */
 const PAGE_WEIGHT = 0.2;
-/** Support questions are answered from docs first; code wins when it is clearly the better match. */
+/** Support questions are answered from docs first; code wins when it is clearly the better match, or when the question names code. */
 const CODE_PRIOR = 0.5;
 /** A doc section matching as much of the question as a code section goes first from this share of its score on. */
 const DOCS_FIRST_RATIO = 0.2;
@@ -190,17 +191,20 @@ function byWords(loaded: LoadedIndex, query: string, options: SearchOptions): Se
   const bestPage = pageHits[0]?.score ?? 1;
   const pageScore = new Map(pageHits.map((h) => [h.index, h.score / bestPage]));
   const place = pagePlace(options.pageUrl);
+  // A question that names code (an identifier, "the Log class") is asked of the code as much as
+  // of the docs: neither goes first by kind.
+  const docsBeforeCode = !asksForCode(query);
   const ranked = hits
     .map((hit) => ({
       ...hit,
       score:
         (hit.score / bestSection + PAGE_WEIGHT * (pageScore.get(pageOf[hit.index]!) ?? 0) + (place ? pageBoost(sections[hit.index]!.url, place) : 0)) *
-        (sections[hit.index]!.kind === 'code' ? CODE_PRIOR : 1),
+        (docsBeforeCode && sections[hit.index]!.kind === 'code' ? CODE_PRIOR : 1),
     }))
     .sort((a, b) => b.score - a.score)
     .map((hit) => ({ ...hit, section: sections[hit.index]! }))
     .filter((hit) => options.includeTickets || hit.section.kind !== 'ticket');
-  return docsFirst(ranked);
+  return docsBeforeCode ? docsFirst(ranked) : ranked;
 }
 
 /** The second stage: what the question means (dense retrieval and the semantic rerank) over the words' ranking; the words' alone without a vector. */

@@ -179,3 +179,40 @@ describe('code inside a list item in the passage model', () => {
     expect(items[1]!.children[1]!.value).toBe('start({ key: process.env.KEY }); // [[not a wiki link]]\n\nstop();');
   });
 });
+
+describe('raw HTML blocks of a Markdown page in the passage model', () => {
+  const page = [
+    '# Safe search',
+    '',
+    '<p>',
+    '    Safe search removes adult content. You can',
+    '    control it in the following ways:',
+    '</p>',
+    '',
+    '<ul>',
+    '    <li>With the dropdown under the search box.</li>',
+    '    <li>By appending !safeoff to your search (this uses our',
+    '        <a href="https://example.test/bang">bang</a> syntax).</li>',
+    '</ul>',
+    '',
+    'Press <kbd>Enter</kbd> to search.',
+  ].join('\n');
+
+  it('are read as the blocks they stand for: a <p> a paragraph, a <ul> a list quoted whole; inline HTML stays in its sentence', () => {
+    const { sections } = parseMarkdown(page, { url: 'https://docs.example/safe-search', fallbackTitle: 'page' });
+    expect(sections[0]!.passage!.blocks.map((b) => [b.kind, b.text])).toEqual([
+      ['paragraph', 'Safe search removes adult content. You can control it in the following ways:'],
+      ['list', '- With the dropdown under the search box.\n- By appending !safeoff to your search (this uses our [bang](https://example.test/bang) syntax).'],
+      ['paragraph', 'Press Enter to search.'],
+    ]);
+    const quoted = bestPassage(sections[0]!.passage!, new Set(tokenize('how do i turn off safe search with safeoff')), 2).units;
+    expect(quoted.join('\n\n')).toContain('You can control it in the following ways:\n\n- With the dropdown under the search box.\n- By appending !safeoff');
+  });
+
+  it('stay text when they are over the element budget', () => {
+    const deep = `${'<div>'.repeat(600)}deep text${'</div>'.repeat(600)}`;
+    const { sections } = parseMarkdown(`# Deep\n\n${deep}\n`, { url: 'https://docs.example/deep', fallbackTitle: 'page' });
+    expect(sections[0]!.passage!.blocks.map((b) => b.plain).join(' ')).toBe('deep text');
+    expect(sections[0]!.passage!.blocks.every((b) => b.kind === 'paragraph')).toBe(true);
+  });
+});

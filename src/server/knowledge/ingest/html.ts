@@ -7,7 +7,7 @@ import { fromParse5 } from 'hast-util-from-parse5';
 import { selectAll } from 'hast-util-select';
 import { defaultHandlers, toMdast, type Handle } from 'hast-util-to-mdast';
 import type { Root, RootContent } from 'mdast';
-import { defaultTreeAdapter, parse, type DefaultTreeAdapterMap, type TreeAdapter } from 'parse5';
+import { defaultTreeAdapter, parse, parseFragment, type DefaultTreeAdapterMap, type TreeAdapter } from 'parse5';
 import { htmlText } from './html-text.js';
 import { blocksText, pieces, type HeadingPiece } from './mdast-text.js';
 import { pageName, type ParsedFile, type Section } from './sections.js';
@@ -412,6 +412,22 @@ function sectionsOf(root: HastRoot, landmarks: Landmarks, options: HtmlOptions):
     });
   }
   return { title, sections };
+}
+
+/**
+ * A Markdown page's block of raw HTML (`<p>…</p>`, `<ul><li>…</li></ul>`: pages of a Jekyll site
+ * are often written so) as the Markdown it stands for: parsed by parse5 as a fragment and read by
+ * hast-util-to-mdast, so its paragraphs, lists, tables and headings are blocks of their own, not
+ * one run of text. Null when it is over the element or depth budget (it is then read as its text).
+ */
+export function htmlBlocks(html: string): RootContent[] | null {
+  try {
+    const fragment = fromParse5(parseFragment(html, { treeAdapter: budgetedAdapter(MAX_ELEMENTS, MAX_DEPTH) })) as HastRoot;
+    return (toMdast(fragment, { handlers: HANDLERS }) as Root).children;
+  } catch (error) {
+    if (error instanceof PageBudgetError || error instanceof RangeError) return null;
+    throw error;
+  }
 }
 
 /**

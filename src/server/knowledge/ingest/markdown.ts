@@ -1,5 +1,5 @@
 /** @module Markdown and MDX pages, read by micromark into mdast (GFM, front matter, MDX, admonitions as container directives): one section per heading with GitHub-style anchors or `{#id}`. */
-import type { Root } from 'mdast';
+import type { Parent, Root } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { frontmatterFromMarkdown } from 'mdast-util-frontmatter';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
@@ -21,6 +21,7 @@ import { pageName, type ParsedFile, type Section } from './sections.js';
 import { parseText } from './text.js';
 import { Anchors } from './slug.js';
 import { passageOf } from './passage.js';
+import { htmlBlocks } from './html.js';
 
 /**
  * MDX as docs sites write it. `import`/`export` blocks are parsed as JavaScript (acorn), so a
@@ -278,7 +279,26 @@ export function parseMarkdown(text: string, options: { url: string; fallbackTitl
   }
 }
 
+/** Nodes that hold blocks: a raw HTML block among their children is read as the blocks it stands for. */
+const FLOW = new Set(['root', 'blockquote', 'listItem', 'footnoteDefinition', 'containerDirective', 'mdxJsxFlowElement']);
+
+/**
+ * The page with its raw HTML blocks read as the Markdown they stand for (see html.ts
+ * `htmlBlocks`): a `<ul>` a list, a `<p>` a paragraph. Inline HTML (`<kbd>`, `<br>`) stays as it is.
+ * Walks the containers with a stack of its own: a deep page costs no recursion.
+ */
+function withHtmlRead(root: Root): Root {
+  const stack: Parent[] = [root];
+  while (stack.length > 0) {
+    const parent = stack.pop()!;
+    parent.children = parent.children.flatMap((child) => (child.type === 'html' ? (htmlBlocks(child.value) ?? [child]) : [child])) as Parent['children'];
+    for (const child of parent.children) if (FLOW.has(child.type) || child.type === 'list') stack.push(child as Parent);
+  }
+  return root;
+}
+
 function sectionsOf(root: Root, options: { url: string; fallbackTitle: string }): ParsedFile {
+  withHtmlRead(root);
   const data = frontmatter(root);
   const pageUrl = stringOf(data.url) || options.url;
   let pageTitle = stringOf(data.title);

@@ -2,6 +2,7 @@
 import type { Code, Link, Nodes, PhrasingContent, RootContent, List, Table } from 'mdast';
 import type { MdxJsxFlowElement, MdxJsxTextElement } from 'mdast-util-mdx-jsx';
 import type { ContainerDirective } from 'mdast-util-directive';
+import { longestBacktickRun } from '../text/passage.js';
 import { breaksLine, htmlText } from './html-text.js';
 
 /** A heading as the section builder reads it: its level, its text, and the anchor the page names itself, if any. */
@@ -89,13 +90,7 @@ export function phrasingPlain(nodes: readonly PhrasingContent[]): string {
 
 /** A code span as written: fenced by one backtick more than the longest run inside it. */
 function codeSpan(value: string): string {
-  let longest = 0;
-  let run = 0;
-  for (const char of value) {
-    run = char === '`' ? run + 1 : 0;
-    if (run > longest) longest = run;
-  }
-  const fence = '`'.repeat(longest + 1);
+  const fence = '`'.repeat(longestBacktickRun(value) + 1);
   const pad = value.startsWith('`') || value.endsWith('`') ? ' ' : '';
   return `${fence}${pad}${value}${pad}${fence}`;
 }

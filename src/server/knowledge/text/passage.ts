@@ -200,15 +200,20 @@ export function codeBlock(code: string, lang?: string): PassageBlock {
   return withTerms({ kind: 'code', text: code, plain: code.replace(/\s+/g, ' ').trim(), sentences: [], ...(lang ? { lang } : {}) });
 }
 
-/** Code as a fenced block in `lang`, its fence one backtick longer than any run of backticks in it. */
-export function fence(code: string, lang = ''): string {
-  let longest = 2;
+/** The longest run of backticks in `text` (0 when it has none): a fence or a code span around it is one longer. */
+export function longestBacktickRun(text: string): number {
+  let longest = 0;
   let run = 0;
-  for (const char of code) {
+  for (const char of text) {
     run = char === '`' ? run + 1 : 0;
     if (run > longest) longest = run;
   }
-  const ticks = '`'.repeat(longest + 1);
+  return longest;
+}
+
+/** Code as a fenced block in `lang`, its fence (three backticks at least) longer than any run of backticks in it. */
+export function fence(code: string, lang = ''): string {
+  const ticks = '`'.repeat(Math.max(2, longestBacktickRun(code)) + 1);
   return `${ticks}${lang}\n${code}\n${ticks}`;
 }
 

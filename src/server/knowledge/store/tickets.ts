@@ -1,4 +1,6 @@
 /** @module Synced helpdesk tickets in the knowledge base: indexed for the organization's agents, forgotten when deleted. */
+import { setImmediate } from 'node:timers/promises';
+import { passageOfText } from '../ingest/passage.js';
 import type { Section } from '../ingest/sections.js';
 import type { SectionEmbeddings } from './embeddings.js';
 import type { SectionStore } from './sections.js';
@@ -38,7 +40,14 @@ export class TicketIndex {
   async index(orgId: string, ticket: TicketDocument): Promise<void> {
     const docKey = `ticket:${ticket.source}:${ticket.externalId}`;
     const title = clipText(ticket.title, TICKET_INDEXED_CHARS.title);
-    const section: Section = { title, context: `${ticket.source} ticket`, url: ticket.url ?? '', body: clipText(ticket.body ?? '', TICKET_INDEXED_CHARS.body), code: '', lang: '', kind: 'ticket' };
+    const body = clipText(ticket.body ?? '', TICKET_INDEXED_CHARS.body);
+    // Each step in a turn of the event loop of its own: the delivery that brought the ticket read
+    // its HTML in this one, and splitting 20,000 characters into sentences takes tens of
+    // milliseconds (more the first time in a process), which no other request should wait behind.
+    await setImmediate();
+    const section: Section = { title, context: `${ticket.source} ticket`, url: ticket.url ?? '', body, code: '', lang: '', kind: 'ticket' };
+    section.passage = passageOfText(body);
+    await setImmediate();
     const vectors = await this.#embeddings.sections([section], false, orgId);
     await this.#store.sql.transaction(async (tx) => {
       await this.#store.replace(tx, orgId, docKey, { root: `ticket:${ticket.source}`, relPath: ticket.externalId, hash: '', title }, [section], vectors);

@@ -87,5 +87,3 @@ export function answersAsCode(excerpt: string): boolean {
   const code = excerpt.split('\n').filter((line) => line.trim() && !COMMENT_LINE.test(line) && !IMPORT_LINE.test(line));
   return code.length > 0 && !isStringConstant(code);
 }
-
-

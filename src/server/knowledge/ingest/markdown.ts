@@ -279,8 +279,8 @@ export function parseMarkdown(text: string, options: { url: string; fallbackTitl
   }
 }
 
-/** Nodes that hold blocks: a raw HTML block among their children is read as the blocks it stands for. */
-const FLOW = new Set(['root', 'blockquote', 'listItem', 'footnoteDefinition', 'containerDirective', 'mdxJsxFlowElement']);
+/** Nodes that hold blocks (and lists, which hold items): a raw HTML block among their children is read as the blocks it stands for. */
+const FLOW = new Set(['root', 'blockquote', 'list', 'listItem', 'footnoteDefinition', 'containerDirective', 'mdxJsxFlowElement']);
 
 /**
  * The page with its raw HTML blocks read as the Markdown they stand for (see html.ts
@@ -292,7 +292,7 @@ function withHtmlRead(root: Root): Root {
   while (stack.length > 0) {
     const parent = stack.pop()!;
     parent.children = parent.children.flatMap((child) => (child.type === 'html' ? (htmlBlocks(child.value) ?? [child]) : [child])) as Parent['children'];
-    for (const child of parent.children) if (FLOW.has(child.type) || child.type === 'list') stack.push(child as Parent);
+    for (const child of parent.children) if (FLOW.has(child.type)) stack.push(child as Parent);
   }
   return root;
 }

@@ -1,9 +1,8 @@
 /** @module Synced helpdesk tickets in the knowledge base: indexed for the organization's agents, forgotten when deleted. */
 import { setImmediate } from 'node:timers/promises';
-import { passageOfText } from '../ingest/passage.js';
 import type { Section } from '../ingest/sections.js';
 import type { SectionEmbeddings } from './embeddings.js';
-import type { SectionStore } from './sections.js';
+import { passageFor, type SectionStore } from './sections.js';
 
 /** A synced ticket, as the knowledge base indexes it. */
 export interface TicketDocument {
@@ -46,7 +45,7 @@ export class TicketIndex {
     // milliseconds (more the first time in a process), which no other request should wait behind.
     await setImmediate();
     const section: Section = { title, context: `${ticket.source} ticket`, url: ticket.url ?? '', body, code: '', lang: '', kind: 'ticket' };
-    section.passage = passageOfText(body);
+    section.passage = passageFor(section);
     await setImmediate();
     const vectors = await this.#embeddings.sections([section], false, orgId);
     await this.#store.sql.transaction(async (tx) => {

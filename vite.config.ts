@@ -64,7 +64,9 @@ export default defineConfig(({ mode, command }) => ({
         test: {
           name: 'scale',
           environment: 'node',
-          // Real `serve` processes on PostgreSQL and Redis; skipped (and said so) when either does not answer.
+          // Load and scale, one file at a time (a latency bound times the server, not a neighbouring file):
+          // the exhaustion probe, and real `serve` processes on PostgreSQL and Redis (skipped, and said
+          // so, when either does not answer).
           include: ['test/scale/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,

@@ -132,6 +132,8 @@ export class FollowUpForwarder {
   #timer: NodeJS.Timeout | undefined;
   #started = false;
   #running: Promise<void> | undefined;
+  /** A follow-up was committed while a run was under way: the next run starts as soon as this one ends. */
+  #woken = false;
   #abort = new AbortController();
 
   constructor(options: FollowUpForwarderOptions) {
@@ -154,9 +156,14 @@ export class FollowUpForwarder {
     return (await tx.run(QUEUE, [this.#now(), conversationId, orgId])) === 1;
   }
 
-  /** Looks for ready follow-ups now (a message was stored and committed), unless already at work. */
+  /**
+   * Looks for ready follow-ups now (a message was stored and committed); when a run is under way,
+   * as soon as it ends (the run may have looked before the commit).
+   */
   wake(): void {
-    if (this.#started && !this.#running) this.#schedule(0);
+    if (!this.#started) return;
+    if (this.#running) this.#woken = true;
+    else this.#schedule(0);
   }
 
   start(): void {
@@ -202,7 +209,9 @@ export class FollowUpForwarder {
       )
       .finally(() => {
         this.#running = undefined;
-        if (this.#started) this.#schedule(this.#pollMs);
+        const woken = this.#woken;
+        this.#woken = false;
+        if (this.#started) this.#schedule(woken ? 0 : this.#pollMs);
       });
   }
 

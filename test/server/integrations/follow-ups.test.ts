@@ -10,6 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { linearCommentId } from '../../../src/server/helpdesks/linear/index.js';
 import { verifyWebhookSignature } from '../../../src/server/index.js';
+import { createIntegrationResolver } from '../../../src/server/escalation/index.js';
+import { FollowUpForwarder } from '../../../src/server/escalation/follow-ups.js';
+import { silentLogger } from '../../../src/server/log.js';
+import type { Sql } from '../../../src/server/store/sql-interface.js';
 import { fakeLinear } from '../../helpers/fake-linear.js';
 import { fakePlain } from '../../helpers/fake-plain.js';
 import { fakePylon } from '../../helpers/fake-pylon.js';
@@ -251,6 +255,46 @@ describe('webhook', () => {
     expect((await settled(id)).body.messages).toHaveLength(4);
   });
 
+  it('looks again as soon as a run ends when a follow-up was committed during it, not at the next poll', async () => {
+    const receiver = await webhookReceiver();
+    closers.push(() => receiver.close());
+    const env = { SUPPORT_CHAT_ALLOW_LOCAL_TARGETS: 'true', SUPPORT_CHAT_WEBHOOK_URL: receiver.url, SUPPORT_CHAT_WEBHOOK_SECRET: SECRET };
+    const t = await serverWith(env);
+    const token = await t.token();
+    const { id } = await escalated(t, token, 'webhook');
+    // A forwarder that polls once a minute, whose first look for work finds nothing and is then
+    // held, so that the follow-up is committed (and the forwarder woken) while that run is under way.
+    let looked!: () => void;
+    const looking = new Promise<void>((resolve) => (looked = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let first = true;
+    const sql = new Proxy(t.server.sql, {
+      get(target, key) {
+        const value = Reflect.get(target, key) as unknown;
+        if (key !== 'get' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+        return async (...args: unknown[]) => {
+          const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          if (first) {
+            first = false;
+            looked();
+            await held;
+          }
+          return result;
+        };
+      },
+    }) as Sql;
+    const forwarder = new FollowUpForwarder({ sql, integrations: createIntegrationResolver({ env, sql: t.server.sql }), logger: silentLogger, pollMs: 60_000 });
+    closers.push(() => forwarder.stop());
+    forwarder.start();
+    await looking;
+    expect((await t.call('POST', '/v0/chat', { token, body: { message: 'Anyone?', conversation_id: id } })).status).toBe(202);
+    forwarder.wake();
+    release();
+    await vi.waitFor(() => expect(receiver.deliveries).toHaveLength(2), { timeout: 10_000 });
+    expect(JSON.parse(receiver.deliveries[1]!.body).message.content).toBe('Anyone?');
+  });
+
   it('answers the POST at once while the helpdesk hangs: forwarding happens in the background', async () => {
     const plain = await fakePlain();
     closers.push(() => plain.close());
@@ -262,7 +306,7 @@ describe('webhook', () => {
     const res = await t.call('POST', '/v0/chat', { token, body: { message: 'Hello?', conversation_id: id } });
     expect(res.status).toBe(202);
     // The helpdesk call is under way (and will hang for 10 s), yet the POST was already answered.
-    await vi.waitFor(() => expect(plain.requests.some((r) => r.operation === 'createThreadEvent')).toBe(true));
+    await vi.waitFor(() => expect(plain.requests.some((r) => r.operation === 'createThreadEvent')).toBe(true), { timeout: 5_000 });
     expect((await rows(t))[0]).toMatchObject({ state: 'queued', attempts: 1, last_error: null });
     await t.server.followUps.stop();
   });

@@ -24,6 +24,8 @@ export interface ExtraSource {
   env: string;
   /** Whether the questions' gold names pages rather than sections: a source on a gold page counts. */
   goldPages?: boolean;
+  /** Files and folders beside `folder` that the site is built with (a Jekyll site's `_config.yml` and `_includes`), read with it. */
+  site?: string[];
 }
 
 /** A held-out set ready to ingest: its pages' folder and its questions. */
@@ -61,6 +63,8 @@ export const DUCKDUCKGO: ExtraSource = {
   baseUrl: 'https://ddg.test/',
   env: 'SUPPORT_CHAT_BENCH_DUCKDUCKGO',
   goldPages: true,
+  // A Jekyll site: its pages' Liquid includes `_includes`' files and reads `_config.yml`.
+  site: ['_config.yml', '_includes', '_layouts'],
 };
 
 const git = (args: string[], input?: Buffer) => execFileSync('git', args, { input, maxBuffer: 512 * 1024 * 1024, stdio: ['pipe', 'pipe', 'ignore'] });
@@ -84,7 +88,7 @@ function pagesOf(source: ExtraSource): { root: string } | { skipped: string } {
   const checkout = join(path, source.folder);
   if (gitDir !== path && existsSync(checkout) && statSync(checkout).isDirectory()) {
     const head = git(['--git-dir', gitDir, 'rev-parse', 'HEAD']).toString().trim();
-    const clean = git(['--git-dir', gitDir, '--work-tree', path, 'status', '--porcelain', '--', source.folder]).toString() === '';
+    const clean = git(['--git-dir', gitDir, '--work-tree', path, 'status', '--porcelain', '--', source.folder, ...(source.site ?? [])]).toString() === '';
     if (head === source.commit && clean) return { root: checkout };
   }
   // Beside a kept bench database (`BENCH_DATA_DIR`), at one path per commit: extracted anew under
@@ -94,7 +98,7 @@ function pagesOf(source: ExtraSource): { root: string } | { skipped: string } {
   if (kept && existsSync(join(dir, source.folder))) return { root: join(dir, source.folder) };
   if (kept) mkdirSync(dir, { recursive: true });
   else process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  const tar = git(['--git-dir', gitDir, 'archive', `--prefix=${source.folder}/`, `${source.commit}:${source.folder}`]);
+  const tar = git(['--git-dir', gitDir, 'archive', source.commit, '--', source.folder, ...(source.site ?? [])]);
   execFileSync('tar', ['-x', '-C', dir], { input: tar });
   return { root: join(dir, source.folder) };
 }

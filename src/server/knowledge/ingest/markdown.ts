@@ -16,6 +16,7 @@ import { mdxjsEsm } from 'micromark-extension-mdxjs-esm';
 import { combineExtensions } from 'micromark-util-combine-extensions';
 import type { Construct, Extension } from 'micromark-util-types';
 import { parse as parseYaml } from 'yaml';
+import remarkAttributeList from 'remark-attribute-list';
 import { blocksText, pieces, type HeadingPiece } from './mdast-text.js';
 import { pageName, type ParsedFile, type Section } from './sections.js';
 import { parseText } from './text.js';
@@ -232,9 +233,36 @@ export function directiveLines(text: string): string {
   return out.join('');
 }
 
-/** A page's mdast as ingest reads it (also what `renderDocPage` shows). */
-export function tree(source: string, mdx: boolean): Root {
+/**
+ * kramdown's attribute lists (Jekyll's Markdown): `{:target="_blank"}` after a link, `{:.note}` on a
+ * line after a block, `{:name: key="value"}` definitions. remark-attribute-list is a unified plugin;
+ * its micromark and mdast extensions are what it registers, and its transform moves the
+ * attributes onto their elements and removes the lists from the tree.
+ */
+function kramdownAttributeLists(): { extensions: Extension[]; mdastExtensions: NonNullable<Parameters<typeof fromMarkdown>[1]>['mdastExtensions']; transform: (root: Root) => void } {
+  const data: { micromarkExtensions?: Extension[]; fromMarkdownExtensions?: NonNullable<Parameters<typeof fromMarkdown>[1]>['mdastExtensions'] } = {};
+  const transform = (remarkAttributeList as unknown as (this: { data(): typeof data }) => (root: Root) => void).call({ data: () => data });
+  return { extensions: data.micromarkExtensions ?? [], mdastExtensions: data.fromMarkdownExtensions ?? [], transform };
+}
+
+/** A page's mdast as ingest reads it (also what `renderDocPage` shows); `kramdown` reads kramdown's attribute lists as syntax. */
+export function tree(source: string, mdx: boolean, kramdown = false): Root {
   const text = boundBlocks(directiveLines(source));
+  if (kramdown) {
+    const lists = kramdownAttributeLists();
+    try {
+      const root = fromMarkdown(text, {
+        extensions: [frontmatterSyntax(['yaml']), gfm(), CONTAINER_DIRECTIVE, ...lists.extensions],
+        mdastExtensions: [frontmatterFromMarkdown(['yaml']), gfmFromMarkdown(), directiveFromMarkdown(), ...(lists.mdastExtensions ?? [])],
+      });
+      lists.transform(root);
+      return root;
+    } catch (error) {
+      if (error instanceof RangeError) throw error;
+      // An attribute list left open at the end of a paragraph (`text {:a="`) is one the plugin cannot
+      // close: the page is read as CommonMark, its attribute lists as text.
+    }
+  }
   const extensions = [frontmatterSyntax(['yaml']), gfm(), CONTAINER_DIRECTIVE];
   const mdastExtensions = [frontmatterFromMarkdown(['yaml']), gfmFromMarkdown(), directiveFromMarkdown()];
   if (mdx) {
@@ -269,9 +297,9 @@ const stringOf = (value: unknown): string => (typeof value === 'string' ? value.
  * page title belongs to the page itself (its URL has no fragment). Once a titled page has H2
  * sections, a later `# line` is text of the current section, not a heading.
  */
-export function parseMarkdown(text: string, options: { url: string; fallbackTitle: string; mdx?: boolean }): ParsedFile {
+export function parseMarkdown(text: string, options: { url: string; fallbackTitle: string; mdx?: boolean; kramdown?: boolean }): ParsedFile {
   try {
-    return sectionsOf(tree(text, options.mdx ?? false), options);
+    return sectionsOf(tree(text, options.mdx ?? false, options.kramdown ?? false), options);
   } catch (error) {
     // Thousands of nested quotes or lists exhaust the stack: such a page is read as plain text.
     if (error instanceof RangeError) return parseText(text, options);

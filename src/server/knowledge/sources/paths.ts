@@ -1,11 +1,13 @@
 /** @module Ingesting files and folders: walked, each file parsed by its kind, stored when it changed, dropped when gone. */
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, dirname, relative, resolve, sep } from 'node:path';
+import { basename, dirname, extname, relative, resolve, sep } from 'node:path';
 import { BATCH } from '../ranking/embeddings.js';
 import { isIndexedFile, parseFile } from '../ingest/parse.js';
 import type { IngestOptions, IngestReport, IngestTarget } from './report.js';
 import { frontMatterOf, isSitePage, routeOf, siteUrl, skippedBy } from './site-routes.js';
+import { renderJekyll, type JekyllSite } from '../ingest/jekyll.js';
+import { inJekyllFolder, jekyllSiteOf } from './jekyll-site.js';
 
 const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'coverage', 'vendor', 'target', '__pycache__', '.support-chat', '.next', 'test-results']);
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -26,15 +28,20 @@ export async function ingestPaths({ store, embeddings }: IngestTarget, orgId: st
   const baseUrl = options.baseUrl ?? '';
   const routes = options.routes;
   const plan: { file: string; root: string; rel: string }[] = [];
+  /** The Jekyll site each folder ingested belongs to, if any: its pages are read as Jekyll renders them. */
+  const jekyll = new Map<string, JekyllSite>();
   for (const root of roots) {
     const info = await stat(root);
     if (info.isDirectory()) {
+      const site = await jekyllSiteOf(root);
+      if (site) jekyll.set(root, site);
       const files: string[] = [];
       await walk(root, files);
       for (const file of files) {
         // A docs site's content folder: its pages alone (not its static folder), by their path inside it.
         const inSite = relative(root, file).split(sep).join('/');
         if (routes && (!isSitePage(routes, inSite) || skippedBy(routes, inSite))) continue;
+        if (site?.inSite && inJekyllFolder(inSite)) continue;
         plan.push({ file, root, rel: routes ? inSite : relative(dirname(root), file).split(sep).join('/') });
       }
     } else plan.push({ file: root, root, rel: basename(root) });
@@ -75,17 +82,21 @@ export async function ingestPaths({ store, embeddings }: IngestTarget, orgId: st
       continue;
     }
     report.files++;
-    const text = buffer.toString('utf8');
+    const written = buffer.toString('utf8');
+    // A Jekyll page (a Markdown file with front matter in a Jekyll site): its Liquid rendered.
+    const site = jekyll.get(root);
+    const isJekyllPage = site !== undefined && ['.md', '.markdown'].includes(extname(file).toLowerCase()) && written.startsWith('---');
+    const text = isJekyllPage ? await renderJekyll(written, site, frontMatterOf(written)) : written;
     // On a docs site a page is stored at its route (which its front matter may set).
     const pageUrl = routes ? siteUrl(routeOf(routes, rel, frontMatterOf(text)), options.baseUrl) : undefined;
-    const hash = createHash('sha256').update(baseUrl).update('\0').update(pageUrl ?? rel).update('\0').update(text).digest('hex');
+    const hash = createHash('sha256').update(baseUrl).update('\0').update(pageUrl ?? rel).update('\0').update(isJekyllPage && site.kramdown ? 'kramdown\0' : '').update(text).digest('hex');
     const existing = await store.document(orgId, docKey);
     if (existing?.hash === hash) {
       report.unchanged++;
       if (await embeddings.fillDocument(orgId, docKey, options.embedCode)) embedded = true;
       continue;
     }
-    const parsed = parseFile(text, rel, baseUrl, pageUrl);
+    const parsed = parseFile(text, rel, baseUrl, pageUrl, { kramdown: isJekyllPage && site.kramdown });
     if (!parsed) continue;
     // Embedded before the transaction: the model takes tens of milliseconds per section.
     const vectors = embeddings.sections(parsed.sections, options.embedCode, orgId);

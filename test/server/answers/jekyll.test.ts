@@ -1,0 +1,111 @@
+/**
+ * A Jekyll site's pages are read as Jekyll renders them: Liquid rendered (includes from the site's
+ * `_includes`, `site` from `_config.yml`, `page` from the front matter) and kramdown's attribute
+ * lists read as syntax, so no reply quotes `{% include … %}` or `{:target="_blank"}`, and links
+ * that start with `{{ site.baseurl }}` lead somewhere.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAnswerEngine } from '../../../src/server/answers/index.js';
+import type { Passage } from '../../../src/server/knowledge/index.js';
+import { parseMarkdown } from '../../../src/server/knowledge/ingest/markdown.js';
+import { testDatabases } from '../../helpers/database.js';
+
+const database = testDatabases();
+const folders: string[] = [];
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+/** A site folder holding `files` (path → text). */
+function site(files: Record<string, string>): string {
+  const folder = mkdtempSync(join(tmpdir(), 'jekyll-'));
+  folders.push(folder);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(folder, path, '..'), { recursive: true });
+    writeFileSync(join(folder, path), text);
+  }
+  return folder;
+}
+
+const REFUNDS = [
+  '---',
+  'title: Refunds',
+  'category: Billing',
+  '---',
+  '# {{ page.title }}',
+  '',
+  'Refunds take five days. Get the [Mac app]({{ site.baseurl }}/mac){:target="_blank"}{:rel="noopener noreferrer"} to follow one.',
+  '{:.note}',
+  '',
+  '{% include contact.md %}',
+  '',
+  '{% include ../_config.yml %}',
+].join('\n');
+
+const JEKYLL = {
+  '_config.yml': 'title: Help\nbaseurl: /help\nmarkdown: kramdown\nsecret_token: not-for-pages\n',
+  '_layouts/default.html': '<html>{{ content }}</html>',
+  '_includes/contact.md': '## Still need help?\n\nWrite to [support](mailto:help@example.com) from the {{ page.category }} page.\n',
+  '_includes/loop.md': 'Again: {% include loop.md %}',
+  '_docs/refunds.md': REFUNDS,
+  '_docs/loop.md': '---\ntitle: Loop\n---\n# Loop\n\nThis page includes itself. {% include loop.md %}\n',
+};
+
+/** Each stored section: its title, address, plain text (`body`) and quoted Markdown (its passage's blocks). */
+async function sectionsOf(folder: string) {
+  const sql = await database();
+  const engine = createAnswerEngine({ sql, llm: null, embedder: null });
+  await engine.ingest('acme', [folder], { baseUrl: 'https://help.test/' });
+  const rows = await sql.all<{ title: string; body: string; url: string; passage: string }>('SELECT title, body, url, passage FROM kb_sections ORDER BY id');
+  return rows.map((row) => ({ ...row, quoted: (JSON.parse(row.passage) as Passage).blocks.map((b) => b.text).join('\n\n') }));
+}
+
+describe('a Jekyll site', () => {
+  it('is read as rendered: includes from _includes, site and page variables, no attribute list in the text', async () => {
+    const root = site(JEKYLL);
+    for (const folder of [root, join(root, '_docs')]) {
+      const sections = (await sectionsOf(folder)).filter((s) => s.url.includes('refunds'));
+      const text = sections.map((s) => `${s.title}\n${s.body}\n${s.quoted}`).join('\n');
+      expect(sections.map((s) => s.title)).toEqual(['Refunds', 'Still need help?']);
+      expect(text).toContain('[Mac app](https://help.test/help/mac) to follow one.');
+      expect(text).toContain('Write to [support](mailto:help@example.com) from the Billing page.');
+      expect(text).not.toMatch(/\{[:%{]/);
+      // An include names a file of _includes, never one beside it.
+      expect(text).not.toContain('not-for-pages');
+    }
+  });
+
+  it('shows a section that many pages include once in search and in the chat\'s sources', async () => {
+    const pages = Object.fromEntries(['refunds', 'invoices', 'taxes'].map((name) => [`_docs/${name}.md`, `---\ntitle: ${name}\n---\n# About ${name}\n\nHow ${name} work.\n\n{% include contact.md %}\n`]));
+    const sql = await database();
+    const engine = createAnswerEngine({ sql, llm: null, embedder: null });
+    await engine.ingest('acme', [site({ ...JEKYLL, ...pages })], { baseUrl: 'https://help.test/' });
+    const hits = await engine.search('acme', 'still need help write to support', { limit: 10 });
+    expect(hits.filter((h) => h.section.title === 'Still need help?')).toHaveLength(1);
+    const answer = await engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: 'I still need help, who do I write to?', sources: [] }], signal: new AbortController().signal });
+    expect(answer.sources.filter((s) => s.url.endsWith('#still-need-help'))).toHaveLength(1);
+  });
+
+  it('reads a page whose include includes itself as it is written, in bounded time', async () => {
+    const sections = (await sectionsOf(site(JEKYLL))).filter((s) => s.url.includes('loop'));
+    expect(sections.map((s) => s.body)).toEqual(['This page includes itself. {% include loop.md %}']);
+  });
+
+  it('is told from a folder that only has a _config.yml: other tools name their configuration so', async () => {
+    const sections = await sectionsOf(site({ '_config.yml': 'title: Book\n', 'intro.md': '---\ntitle: Intro\n---\n# Intro\n\nSee [the site](https://x.test){:target="_blank"} and {{ site.title }}.\n' }));
+    expect(sections[0]!.body).toBe('See [the site](https://x.test/){:target="_blank"} and {{ site.title }}.');
+  });
+
+  it('reads a page with an attribute list left open (as CommonMark) and 20,000 unclosed ones in seconds, not minutes', () => {
+    const open = parseMarkdown('# Page\n\nRefunds take five days {:a="', { url: 'https://x.test/p', fallbackTitle: 'p', kramdown: true });
+    expect(open.sections[0]!.body).toBe('Refunds take five days {:a="');
+    for (const page of ['{:a="'.repeat(20_000), '[x](y){:'.repeat(20_000), `{:${'.c '.repeat(20_000)}`, '{:\n'.repeat(20_000)]) {
+      const started = process.hrtime.bigint();
+      parseMarkdown(`# Page\n\n${page}`, { url: 'https://x.test/p', fallbackTitle: 'p', kramdown: true });
+      expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(10_000);
+    }
+  });
+});

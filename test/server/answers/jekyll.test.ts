@@ -78,15 +78,14 @@ describe('a Jekyll site', () => {
     }
   });
 
-  it('shows a section that many pages include once in search and in the chat\'s sources', async () => {
+  it('quotes a section that many pages include once, every page that says it a source', async () => {
     const pages = Object.fromEntries(['refunds', 'invoices', 'taxes'].map((name) => [`_docs/${name}.md`, `---\ntitle: ${name}\n---\n# About ${name}\n\nHow ${name} work.\n\n{% include contact.md %}\n`]));
     const sql = await database();
     const engine = createAnswerEngine({ sql, llm: null, embedder: null });
     await engine.ingest('acme', [site({ ...JEKYLL, ...pages })], { baseUrl: 'https://help.test/' });
-    const hits = await engine.search('acme', 'still need help write to support', { limit: 10 });
-    expect(hits.filter((h) => h.section.title === 'Still need help?')).toHaveLength(1);
     const answer = await engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: 'I still need help, who do I write to?', sources: [] }], signal: new AbortController().signal });
-    expect(answer.sources.filter((s) => s.url.endsWith('#still-need-help'))).toHaveLength(1);
+    expect(answer.content.split('Write to [support]')).toHaveLength(2);
+    expect(answer.sources.filter((s) => s.url.endsWith('#still-need-help')).length).toBeGreaterThan(1);
   });
 
   it('reads a page whose include includes itself as it is written, in bounded time', async () => {

@@ -207,22 +207,6 @@ function byWords(loaded: LoadedIndex, query: string, options: SearchOptions): Se
   return docsBeforeCode ? docsFirst(ranked) : ranked;
 }
 
-/**
- * The hits without a section that repeats one ranked above it, word for word (the same heading,
- * text and code: an include or a partial that many pages show), so that one text is one result.
- * Headings with no text of their own are kept: each is read with the section under it.
- */
-function once<T extends SearchHit>(hits: T[]): T[] {
-  const seen = new Set<string>();
-  return hits.filter(({ section }) => {
-    if (!section.body.trim() && !section.code.trim()) return true;
-    const key = `${section.title}\0${section.body}\0${section.code}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
 /** The second stage: what the question means (dense retrieval and the semantic rerank) over the words' ranking; the words' alone without a vector. */
 function byMeaning(loaded: LoadedIndex, merged: SearchHit[], options: SearchOptions, question: Int8Array | null | undefined): SearchHit[] {
   const { sections, vectors, dense } = loaded;
@@ -235,7 +219,7 @@ function byMeaning(loaded: LoadedIndex, merged: SearchHit[], options: SearchOpti
     const nested = next !== undefined && (next.context === hit.section.title || next.context.endsWith(` › ${hit.section.title}`));
     return hit.section.kind === 'doc' && !hit.section.body.trim() && !hit.section.code.trim() && nested && next.docKey === hit.section.docKey && next.kind === 'doc' ? { ...hit, under: next } : hit;
   };
-  if (!question) return once(merged).slice(0, limit).map(withText);
+  if (!question) return merged.slice(0, limit).map(withText);
   // The sections nearest in meaning that the words did not find follow the words' candidates.
   const found = new Set(merged.map((hit) => hit.index));
   const near = dense.nearest(question, DENSE_CANDIDATES + found.size, options.includeTickets ? undefined : (i) => loaded.tickets[i] === 0).filter((hit) => hit.cosine >= DENSE_MIN_COSINE);
@@ -247,7 +231,7 @@ function byMeaning(loaded: LoadedIndex, merged: SearchHit[], options: SearchOpti
     const nearest = near.filter((hit) => sections[hit.index]!.kind !== 'code').slice(0, NEAREST_SHOWN.count);
     fused = showNearest(fused, nearest.map((hit) => byIndex.get(hit.index) ?? asHit(hit.index)));
   }
-  return once(fused).slice(0, limit).map((hit) => {
+  return fused.slice(0, limit).map((hit) => {
     const vector = vectors[hit.index];
     return withText(vector ? { ...hit, similarity: cosine(question, vector) } : hit);
   });

@@ -94,9 +94,10 @@ function units(passage: Passage): { units: Unit[]; codeAfter: Map<number, Passag
     if (block.kind === 'list' || block.kind === 'steps' || block.kind === 'table') {
       const text = block.text;
       // A sentence that ends in a colon introduces what follows ("When several people sign:"): the
-      // list or table is its answer, so the two are one unit, quoted whole.
+      // list or table is its answer, so the two are one unit, quoted whole, however long the list
+      // ("available in the following regions:" before 33 of them).
       const intro = out.at(-1);
-      if (intro && !intro.block && intro.text.endsWith(':') && !codeAfter.has(intro.i) && text.split('\n').length <= INTRODUCED_ROWS) out[out.length - 1] = { text: `${intro.text}\n\n${text}`, i: intro.i, block: true };
+      if (intro && !intro.block && intro.text.endsWith(':') && !codeAfter.has(intro.i)) out[out.length - 1] = { text: `${intro.text}\n\n${text}`, i: intro.i, block: true };
       else out.push({ text, i: out.length, block: true });
       continue;
     }

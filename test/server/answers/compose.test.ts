@@ -26,6 +26,13 @@ describe('quoted sentences', () => {
     expect(quoted).toEqual(['Criteria Bad The model should classify sentiments well.', 'Our sentiment model should reach an F1 score of 0.85 on held-out posts.']);
   });
 
+  it('quotes a long list with the sentence that introduces it', () => {
+    const regions = ['Austria', 'Belgium', 'Bulgaria', 'Croatia', 'Cyprus', 'Denmark', 'Estonia', 'Finland', 'France', 'Germany', 'Greece', 'Hungary', 'Ireland', 'Italy', 'Latvia', 'Lithuania', 'Malta', 'Spain', 'Sweden'];
+    const body = ['Subscriptions are sold in many places.', '', 'The plan is currently available to subscribers in the following regions:', '', ...regions.map((r) => `- ${r}`)].join('\n');
+    const [quoted] = bestSentences(body, terms('I live in Germany, can I buy the plan?'), 1);
+    expect(quoted).toBe(['The plan is currently available to subscribers in the following regions:', '', ...regions.map((r) => `- ${r}`)].join('\n'));
+  });
+
   it('skips a long run of words with no sentence end (a menu or a list of links) when there is a sentence to quote', () => {
     const menu = Array.from({ length: 12 }, (_, i) => `Install the sheets add-on step ${i}`).join(' ');
     const body = `${menu}\nTo install the add-on, open the marketplace and choose Install.`;

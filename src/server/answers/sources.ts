@@ -1,6 +1,7 @@
 /** @module The sources an answer cites: which hits, and their titles as a person reads them. */
 import type { Source } from '../../protocol/index.js';
 import { termsOfSection } from './decision.js';
+import { isNavigation } from './reply-shape.js';
 import type { SearchHit } from '../knowledge/index.js';
 import { splitSentences, tokenize, type Passage } from '../knowledge/index.js';
 
@@ -52,13 +53,15 @@ export function relevantHits(hits: SearchHit[], question?: string): SearchHit[] 
 
 /**
  * The pages shown when the reply is not an answer: the best hits, best first, one per address (a
- * source file once, whichever of its pieces ranked), at most five.
+ * source file once, whichever of its pieces ranked), at most five. A section of navigation ("Learn
+ * More", "See also": links to other pages) is not one: its words are those of the pages it links to.
  */
 export function relatedHits(hits: SearchHit[]): SearchHit[] {
   const seen = new Set<string>();
   const out: SearchHit[] = [];
   for (const hit of hits) {
     const { url, kind } = hit.section;
+    if (isNavigation(hit.section.title)) continue;
     const key = kind === 'code' ? url.replace(/#L\d+(?:-L\d+)?$/, '') : url;
     if (!url || seen.has(key)) continue;
     seen.add(key);

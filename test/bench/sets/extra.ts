@@ -7,7 +7,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { jekyllRoute } from '../../../src/server/knowledge/sources/jekyll-site.js';
+import { frontMatterOf } from '../../../src/server/knowledge/sources/site-routes.js';
 
 /** Where a held-out set comes from and how the bench reads it. */
 export interface ExtraSource {
@@ -103,6 +106,23 @@ function pagesOf(source: ExtraSource): { root: string } | { skipped: string } {
   return { root: join(dir, source.folder) };
 }
 
+/**
+ * Where the site serves a gold page. The questions name their gold pages by file
+ * (`<baseUrl><folder>/<path>`, extension left out); a Jekyll site (a source with `site`) serves
+ * each at its route (its permalink, its collection's), which is where the engine stores it.
+ */
+function servedAt(source: ExtraSource, root: string): (gold: string) => string {
+  const prefix = `${source.baseUrl}${source.folder}/`;
+  const site = dirname(root);
+  if (!source.site || !existsSync(join(site, '_config.yml'))) return (gold) => gold;
+  const config = (parseYaml(readFileSync(join(site, '_config.yml'), 'utf8')) ?? {}) as Record<string, unknown>;
+  return (gold) => {
+    const path = `${source.folder}/${gold.slice(prefix.length)}.md`;
+    if (!gold.startsWith(prefix) || !existsSync(join(site, path))) return gold;
+    return new URL(jekyllRoute(config, path, frontMatterOf(readFileSync(join(site, path), 'utf8'))), source.baseUrl).href;
+  };
+}
+
 /** The held-out sets present on this machine; each absent one is reported on the console as skipped. */
 export function extraSets(sources: ExtraSource[] = [PLAUSIBLE, DUCKDUCKGO]): ExtraSet[] {
   return sources.flatMap((source) => {
@@ -111,7 +131,9 @@ export function extraSets(sources: ExtraSource[] = [PLAUSIBLE, DUCKDUCKGO]): Ext
       console.log(`engine: set ${source.name} skipped: ${pages.skipped}`);
       return [];
     }
-    const questions = JSON.parse(readFileSync(join(import.meta.dirname, `${source.name}.questions.json`), 'utf8')) as unknown[];
+    const questions = JSON.parse(readFileSync(join(import.meta.dirname, `${source.name}.questions.json`), 'utf8')) as { gold?: string[] }[];
+    const served = servedAt(source, pages.root);
+    for (const question of questions) if (question.gold) question.gold = question.gold.map(served);
     return [{ name: source.name, root: pages.root, baseUrl: source.baseUrl, questions, goldPages: source.goldPages ?? false }];
   });
 }

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAnswerEngine } from '../../../src/server/answers/index.js';
 import type { Passage } from '../../../src/server/knowledge/index.js';
 import { parseMarkdown } from '../../../src/server/knowledge/ingest/markdown.js';
+import { jekyllRoute } from '../../../src/server/knowledge/sources/jekyll-site.js';
 import { testDatabases } from '../../helpers/database.js';
 
 const database = testDatabases();
@@ -46,7 +47,8 @@ const REFUNDS = [
 ].join('\n');
 
 const JEKYLL = {
-  '_config.yml': 'title: Help\nbaseurl: /help\nmarkdown: kramdown\nsecret_token: not-for-pages\n',
+  '_config.yml': 'title: Help\nbaseurl: /help\nmarkdown: kramdown\nsecret_token: not-for-pages\ncollections:\n  docs:\n    permalink: /:path/\n',
+  '_docs/_defaults.md': '---\ntitle:\n---\nDefaults, not a page.\n',
   '_layouts/default.html': '<html>{{ content }}</html>',
   '_includes/contact.md': '## Still need help?\n\nWrite to [support](mailto:help@example.com) from the {{ page.category }} page.\n',
   '_includes/loop.md': 'Again: {% include loop.md %}',
@@ -86,6 +88,28 @@ describe('a Jekyll site', () => {
     const answer = await engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: 'I still need help, who do I write to?', sources: [] }], signal: new AbortController().signal });
     expect(answer.content.split('Write to [support]')).toHaveLength(2);
     expect(answer.sources.filter((s) => s.url.endsWith('#still-need-help')).length).toBeGreaterThan(1);
+  });
+
+  it('stores each page at the address Jekyll serves it, and no file Jekyll makes no page of', async () => {
+    for (const folder of [site(JEKYLL), join(site(JEKYLL), '_docs')]) {
+      const urls = [...new Set((await sectionsOf(folder)).map((s) => s.url.split('#')[0]))].sort();
+      expect(urls).toEqual(['https://help.test/help/loop/', 'https://help.test/help/refunds/']);
+    }
+  });
+
+  it('routes as Jekyll does: the page\'s permalink, its collection\'s, then the site\'s style', () => {
+    const docs = { baseurl: '/help', collections: { docs: { permalink: '/:path/' }, guides: { output: true } } };
+    expect(jekyllRoute(docs, '_docs/vpn/logs.md', {})).toBe('/help/vpn/logs/');
+    expect(jekyllRoute(docs, '_docs/privacy-pro/index.md', { permalink: '/privacy-pro/index.html' })).toBe('/help/privacy-pro/index.html');
+    expect(jekyllRoute(docs, '_guides/Start Here.md', {})).toBe('/help/guides/Start%20Here.html');
+    expect(jekyllRoute({ collections: ['guides'], permalink: 'pretty' }, '_guides/start.md', {})).toBe('/guides/start/');
+    expect(jekyllRoute({}, 'about.md', {})).toBe('/about.html');
+    expect(jekyllRoute({ permalink: 'pretty' }, 'team/about.md', {})).toBe('/team/about/');
+    expect(jekyllRoute({}, 'team/index.md', {})).toBe('/team/');
+    expect(jekyllRoute({}, 'index.md', {})).toBe('/');
+    expect(jekyllRoute({}, '_posts/2024-05-01-Hello World.md', { categories: 'news releases' })).toBe('/news/releases/2024/05/01/hello-world.html');
+    expect(jekyllRoute({ permalink: 'pretty' }, '_posts/2024-05-01-hello.md', {})).toBe('/2024/05/01/hello/');
+    expect(jekyllRoute({}, '_docs/faq.md', { permalink: '/:collection/:name/' })).toBe('/docs/faq/');
   });
 
   it('reads a page whose include includes itself as it is written, in bounded time', async () => {

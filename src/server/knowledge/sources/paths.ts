@@ -7,7 +7,7 @@ import { isIndexedFile, parseFile } from '../ingest/parse.js';
 import type { IngestOptions, IngestReport, IngestTarget } from './report.js';
 import { frontMatterOf, isSitePage, routeOf, siteUrl, skippedBy } from './site-routes.js';
 import { renderJekyll, type JekyllSite } from '../ingest/jekyll.js';
-import { inJekyllFolder, jekyllSiteOf } from './jekyll-site.js';
+import { jekyllPublishes, jekyllRoute, jekyllSiteOf } from './jekyll-site.js';
 
 const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'coverage', 'vendor', 'target', '__pycache__', '.support-chat', '.next', 'test-results']);
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -23,13 +23,16 @@ async function walk(root: string, out: string[]): Promise<void> {
   }
 }
 
+/** A file's path inside its Jekyll site's folder: the folder ingested is the site, or a collection of it. */
+const pathInSite = (site: { inSite: boolean }, root: string, file: string) => (site.inSite ? relative(root, file) : relative(dirname(root), file)).split(sep).join('/');
+
 /** Ingests files and folders; unchanged files are skipped, changed ones replaced, deleted ones dropped; true when anything changed. */
 export async function ingestPaths({ store, embeddings }: IngestTarget, orgId: string, roots: string[], options: IngestOptions, report: IngestReport): Promise<boolean> {
   const baseUrl = options.baseUrl ?? '';
   const routes = options.routes;
   const plan: { file: string; root: string; rel: string }[] = [];
   /** The Jekyll site each folder ingested belongs to, if any: its pages are read as Jekyll renders them. */
-  const jekyll = new Map<string, JekyllSite>();
+  const jekyll = new Map<string, JekyllSite & { inSite: boolean }>();
   for (const root of roots) {
     const info = await stat(root);
     if (info.isDirectory()) {
@@ -41,7 +44,7 @@ export async function ingestPaths({ store, embeddings }: IngestTarget, orgId: st
         // A docs site's content folder: its pages alone (not its static folder), by their path inside it.
         const inSite = relative(root, file).split(sep).join('/');
         if (routes && (!isSitePage(routes, inSite) || skippedBy(routes, inSite))) continue;
-        if (site?.inSite && inJekyllFolder(inSite)) continue;
+        if (site && !jekyllPublishes(site.config, pathInSite(site, root, file), !site.inSite)) continue;
         plan.push({ file, root, rel: routes ? inSite : relative(dirname(root), file).split(sep).join('/') });
       }
     } else plan.push({ file: root, root, rel: basename(root) });
@@ -87,8 +90,9 @@ export async function ingestPaths({ store, embeddings }: IngestTarget, orgId: st
     const site = jekyll.get(root);
     const isJekyllPage = site !== undefined && ['.md', '.markdown'].includes(extname(file).toLowerCase()) && written.startsWith('---');
     const text = isJekyllPage ? await renderJekyll(written, site, frontMatterOf(written)) : written;
-    // On a docs site a page is stored at its route (which its front matter may set).
-    const pageUrl = routes ? siteUrl(routeOf(routes, rel, frontMatterOf(text)), options.baseUrl) : undefined;
+    // On a docs site (a Jekyll site too) a page is stored at its route (which its front matter may set).
+    const route = routes ? routeOf(routes, rel, frontMatterOf(text)) : isJekyllPage ? jekyllRoute(site.config, pathInSite(site, root, file), frontMatterOf(text)) : undefined;
+    const pageUrl = route === undefined ? undefined : siteUrl(route, options.baseUrl);
     const hash = createHash('sha256').update(baseUrl).update('\0').update(pageUrl ?? rel).update('\0').update(isJekyllPage && site.kramdown ? 'kramdown\0' : '').update(text).digest('hex');
     const existing = await store.document(orgId, docKey);
     if (existing?.hash === hash) {

@@ -10,6 +10,7 @@
  * an include that includes itself, past the parse or render budget) is read as it is written.
  */
 import { Liquid, type FS } from 'liquidjs';
+import { frontMatterBlock } from './markdown.js';
 
 /** What a page of a Jekyll site is rendered with. */
 export interface JekyllSite {
@@ -42,17 +43,6 @@ function includesFs(includes: ReadonlyMap<string, string>): FS {
   };
 }
 
-/** Front matter (`---` … `---` at the very start): the page's Liquid is its body alone. */
-function splitFrontMatter(text: string): { head: string; body: string } {
-  const open = text.startsWith('---\r\n') ? 5 : text.startsWith('---\n') ? 4 : 0;
-  if (open === 0) return { head: '', body: text };
-  const close = text.indexOf('\n---', open - 1);
-  if (close < 0) return { head: '', body: text };
-  const lineEnd = text.indexOf('\n', close + 4);
-  const end = lineEnd < 0 ? text.length : lineEnd + 1;
-  return { head: text.slice(0, end), body: text.slice(end) };
-}
-
 /**
  * The page's text with its Liquid rendered; the text as written when it does not render.
  * `page` is its front matter (Liquid's `page`).
@@ -62,7 +52,9 @@ function splitFrontMatter(text: string): { head: string; body: string } {
  * // '[Mac](/help/mac)'
  */
 export async function renderJekyll(text: string, site: JekyllSite, page: Record<string, unknown>): Promise<string> {
-  const { head, body } = splitFrontMatter(text);
+  // The page's Liquid is its body alone, after its front matter.
+  const end = frontMatterBlock(text)?.end ?? 0;
+  const [head, body] = [text.slice(0, end), text.slice(end)];
   if (!body.includes('{%') && !body.includes('{{')) return text;
   const liquid = new Liquid({
     fs: includesFs(site.includes),

@@ -248,13 +248,12 @@ function kramdownAttributeLists(): { extensions: Extension[]; mdastExtensions: N
 /** A page's mdast as ingest reads it (also what `renderDocPage` shows); `kramdown` reads kramdown's attribute lists as syntax. */
 export function tree(source: string, mdx: boolean, kramdown = false): Root {
   const text = boundBlocks(directiveLines(source));
+  const extensions = [frontmatterSyntax(['yaml']), gfm(), CONTAINER_DIRECTIVE];
+  const mdastExtensions = [frontmatterFromMarkdown(['yaml']), gfmFromMarkdown(), directiveFromMarkdown()];
   if (kramdown) {
     const lists = kramdownAttributeLists();
     try {
-      const root = fromMarkdown(text, {
-        extensions: [frontmatterSyntax(['yaml']), gfm(), CONTAINER_DIRECTIVE, ...lists.extensions],
-        mdastExtensions: [frontmatterFromMarkdown(['yaml']), gfmFromMarkdown(), directiveFromMarkdown(), ...(lists.mdastExtensions ?? [])],
-      });
+      const root = fromMarkdown(text, { extensions: [...extensions, ...lists.extensions], mdastExtensions: [...mdastExtensions, ...(lists.mdastExtensions ?? [])] });
       lists.transform(root);
       return root;
     } catch (error) {
@@ -263,8 +262,6 @@ export function tree(source: string, mdx: boolean, kramdown = false): Root {
       // close: the page is read as CommonMark, its attribute lists as text.
     }
   }
-  const extensions = [frontmatterSyntax(['yaml']), gfm(), CONTAINER_DIRECTIVE];
-  const mdastExtensions = [frontmatterFromMarkdown(['yaml']), gfmFromMarkdown(), directiveFromMarkdown()];
   if (mdx) {
     try {
       return fromMarkdown(text, { extensions: [...extensions, MDX_SYNTAX], mdastExtensions: [...mdastExtensions, mdxFromMarkdown()] });
@@ -274,6 +271,19 @@ export function tree(source: string, mdx: boolean, kramdown = false): Root {
     }
   }
   return fromMarkdown(text, { extensions, mdastExtensions });
+}
+
+/**
+ * A Markdown text's front matter block, found without parsing the page (YAML between `---` lines at
+ * its very start): the YAML, and where the body after its closing line starts; null when it has none.
+ */
+export function frontMatterBlock(text: string): { yaml: string; end: number } | null {
+  const open = text.startsWith('---\r\n') ? 5 : text.startsWith('---\n') ? 4 : 0;
+  if (open === 0) return null;
+  const close = text.indexOf('\n---', open - 1);
+  if (close < 0) return null;
+  const lineEnd = text.indexOf('\n', close + 4);
+  return { yaml: text.slice(open, close + 1), end: lineEnd < 0 ? text.length : lineEnd + 1 };
 }
 
 /** The page's front matter (YAML), or nothing when it has none or it does not parse. */

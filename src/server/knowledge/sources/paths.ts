@@ -89,9 +89,11 @@ export async function ingestPaths({ store, embeddings }: IngestTarget, orgId: st
     // A Jekyll page (a Markdown file with front matter in a Jekyll site): its Liquid rendered.
     const site = jekyll.get(root);
     const isJekyllPage = site !== undefined && ['.md', '.markdown'].includes(extname(file).toLowerCase()) && written.startsWith('---');
-    const text = isJekyllPage ? await renderJekyll(written, site, frontMatterOf(written)) : written;
+    // Its front matter, read once: Liquid's `page`, and what a route may be set by (rendering keeps it as written).
+    const front = routes || isJekyllPage ? frontMatterOf(written) : {};
+    const text = isJekyllPage ? await renderJekyll(written, site, front) : written;
     // On a docs site (a Jekyll site too) a page is stored at its route (which its front matter may set).
-    const route = routes ? routeOf(routes, rel, frontMatterOf(text)) : isJekyllPage ? jekyllRoute(site.config, pathInSite(site, root, file), frontMatterOf(text)) : undefined;
+    const route = routes ? routeOf(routes, rel, front) : isJekyllPage ? jekyllRoute(site.config, pathInSite(site, root, file), front) : undefined;
     const pageUrl = route === undefined ? undefined : siteUrl(route, options.baseUrl);
     const hash = createHash('sha256').update(baseUrl).update('\0').update(pageUrl ?? rel).update('\0').update(isJekyllPage && site.kramdown ? 'kramdown\0' : '').update(text).digest('hex');
     const existing = await store.document(orgId, docKey);

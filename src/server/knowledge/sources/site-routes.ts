@@ -5,6 +5,7 @@
  */
 import { posix } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { frontMatterBlock } from '../ingest/markdown.js';
 import { slug } from '../ingest/slug.js';
 
 export type SiteGenerator = 'docusaurus' | 'vitepress' | 'starlight';
@@ -119,12 +120,10 @@ export function isSitePage(routes: SiteRoutes, rel: string): boolean {
  * page is parsed, since its route depends on it; nothing when it has none or it does not parse.
  */
 export function frontMatterOf(text: string): Record<string, unknown> {
-  const open = text.startsWith('---\r\n') ? 5 : text.startsWith('---\n') ? 4 : 0;
-  if (open === 0) return {};
-  const close = text.indexOf('\n---', open - 1);
-  if (close < 0) return {};
+  const block = frontMatterBlock(text);
+  if (!block) return {};
   try {
-    const data: unknown = parseYaml(text.slice(open, close + 1));
+    const data: unknown = parseYaml(block.yaml);
     return data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
   } catch {
     return {};

@@ -59,15 +59,19 @@ function originalPage(url: string): string {
   }
 }
 
-/** The first `n` distinct pages of ranked addresses: what a results list grouped by page shows first. */
+/**
+ * The first `n` distinct pages of ranked addresses (what a results list grouped by page shows
+ * first), each named as its original: a copy is a page of its own, so every engine shows `n`
+ * pages however many results it returns, and a copy of a gold page counts as the gold page.
+ */
 function firstPages(urls: string[], n: number): string[] {
   const pages: string[] = [];
   for (const u of urls) {
-    const page = originalPage(u);
+    const page = u.replace(/#.*$/, '');
     if (!pages.includes(page)) pages.push(page);
     if (pages.length === n) break;
   }
-  return pages;
+  return pages.map(originalPage);
 }
 
 const pageOfGold = (g: string) => g.replace(/#.*$/, '');

@@ -91,10 +91,12 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   if (isNavigation(section.title)) return { text: '', cited: false, cut: false };
   const max = rank === 0 ? 3 : rank < 3 ? 2 : 1;
   const passage = bestPassage(section.passage, terms, max);
-  // The answering unit, then the others in their order while the budget holds them.
-  let room = shape.budget - (passage.units[passage.answer]?.length ?? 0);
+  // The answering unit and the sentence that introduces a code block ("Set up once, in the site's
+  // folder:", said with its code), then the others in their order while the budget holds them.
+  const kept = (unit: string, i: number) => i === passage.answer || unit === passage.leadsIn;
+  let room = shape.budget - passage.units.reduce((sum, unit, i) => sum + (kept(unit, i) ? unit.length : 0), 0);
   const best = passage.units.filter((unit, i) => {
-    if (i === passage.answer) return true;
+    if (kept(unit, i)) return true;
     if (unit.length + 1 > room) return false;
     room -= unit.length + 1;
     return true;
@@ -126,7 +128,8 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   const matches = (text: string) => tokenize(text).some((t) => terms.has(t));
   if (rank > 0 && !said.some(matches) && !(excerpt && matches(excerpt))) return { text: '', cited: fresh.some((unit) => quoted.has(unit) && matches(unit)), cut: cut || shown.tooLong };
   const block: string[] = [];
-  const split = leadsIn ? said.indexOf(leadsIn) + 1 : said.length;
+  // The code goes right after the sentence that introduces it, or after the prose when that one is not said here.
+  const split = leadsIn && said.includes(leadsIn) ? said.indexOf(leadsIn) + 1 : said.length;
   if (split > 0) block.push(joinUnits(said.slice(0, split)));
   if (excerpt) block.push(fence(excerpt, shown.lang));
   if (split < said.length) block.push(joinUnits(said.slice(split)));

@@ -386,6 +386,22 @@ describe('the sources of a quoted answer', () => {
     expect(after).toBeGreaterThan(code);
   });
 
+  it('quotes the sentence that introduces the code it shows even when a long list before it fills the reply, and in page order', async () => {
+    const items = ['serves the widget files from the package under the base path of the site, in the dev server and in the build', 'mounts the proxy in the dev server of the generator with the settings of the env file that init wrote', 'puts the widget search in the navbar search place, on the keyboard shortcut', 'follows the light and dark toggle of the site and opens results through its router', 'writes the llms text files at build, an index with one link per page and every page in full'];
+    const list = items.map((item) => `- ${item}, so that the chat is put on the site for every visitor of every page and works as the site itself does.`).join('\n');
+    const kb = await knowledgeBase({
+      'sites.md': `# Docs sites\n\nOne line in the config is all it takes.\n\nThe plugin:\n\n${list}\n\nSet up once, in the folder of the site:\n\n\`\`\`sh\nnpm install acme-chat\nnpx acme-chat init\n\`\`\`\n\nThe init command finds the generator and writes the env file.\n`,
+    });
+    const answer = await kb.answer('how do i put the chat on my site');
+    expect(answer.isUncertain).toBe(false);
+    const list0 = answer.content.indexOf('serves the widget files');
+    const intro = answer.content.indexOf('Set up once, in the folder of the site:');
+    const code = answer.content.indexOf('npm install acme-chat');
+    expect(list0).toBeGreaterThanOrEqual(0);
+    expect(intro).toBeGreaterThan(list0);
+    expect(code).toBeGreaterThan(intro);
+  });
+
   it('never quotes a sentence pointing back to one it leaves out (a sentence introducing code that is not shown)', async () => {
     const kb = await knowledgeBase({
       'fonts.md':

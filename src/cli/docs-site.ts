@@ -137,11 +137,14 @@ function docusaurus(dir: string): DocsSite {
   const routeBasePath = docs ? config.string('routeBasePath', docs) : undefined;
   const content = (docs ? config.string('path', docs) : undefined) ?? 'docs';
   const trailingSlash = config.boolean('trailingSlash');
+  // `markdown.format`: `mdx` (the default) reads `.md` pages as MDX too; `md` and `detect` read them as Markdown.
+  const markdown = config.node('markdown');
+  const format = markdown ? config.string('format', markdown) : undefined;
   return {
     generator: 'docusaurus',
     name: GENERATOR_NAMES.docusaurus,
     content: posix.normalize(content),
-    routes: { generator: 'docusaurus', base: basePath(config.string('baseUrl'), routeBasePath ?? 'docs'), ending: trailingSlash ? 'slash' : 'clean' },
+    routes: { generator: 'docusaurus', base: basePath(config.string('baseUrl'), routeBasePath ?? 'docs'), ending: trailingSlash ? 'slash' : 'clean', ...(format === 'md' || format === 'detect' ? { mdx: false } : {}) },
     config: config.file,
     unread: config.unread,
   };

@@ -69,6 +69,18 @@ describe('detectDocsSite', () => {
       'docusaurus.config.js': "export default { baseUrl: '/proj/', trailingSlash: true, presets: [['classic', { blog: { routeBasePath: 'news' }, docs: { routeBasePath: '/', path: 'content' } }]] };\n",
     });
     expect(detectDocsSite(dir)).toMatchObject({ generator: 'docusaurus', content: 'content', routes: { base: '/proj/', ending: 'slash' }, unread: [] });
+    // Its `.md` pages are MDX unless `markdown.format` says otherwise.
+    expect(detectDocsSite(dir)!.routes.mdx).toBeUndefined();
+  });
+
+  it("reads a Docusaurus site's markdown.format: `detect` and `md` read .md pages as Markdown, `mdx` as MDX", () => {
+    for (const [format, mdx] of [['detect', false], ['md', false], ['mdx', undefined]] as const) {
+      const dir = folder({
+        'package.json': JSON.stringify({ dependencies: { '@docusaurus/core': '3.10.0' } }),
+        'docusaurus.config.js': `export default { baseUrl: '/', markdown: { format: '${format}' } };\n`,
+      });
+      expect(detectDocsSite(dir)!.routes.mdx).toBe(mdx);
+    }
   });
 
   it('says what it could not read: a TypeScript config with type annotations, a computed value', () => {

@@ -27,7 +27,7 @@ export interface ExtraSource {
   env: string;
   /** Whether the questions' gold names pages rather than sections: a source on a gold page counts. */
   goldPages?: boolean;
-  /** Files and folders beside `folder` that the site is built with (a Jekyll site's `_config.yml` and `_includes`), read with it. */
+  /** Files and folders beside `folder` that the site is built with (a Jekyll site's `_config.yml` and `_includes`, a Docusaurus site's configuration), read with it. */
   site?: string[];
 }
 
@@ -51,6 +51,8 @@ export const PLAUSIBLE: ExtraSource = {
   folder: 'docs',
   baseUrl: 'https://plausible.test/',
   env: 'SUPPORT_CHAT_BENCH_EXTRA',
+  // A Docusaurus site: its `.md` pages are MDX (their `import` lines and JSX are not text).
+  site: ['docusaurus.config.js'],
 };
 
 /**

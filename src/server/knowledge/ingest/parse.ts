@@ -34,15 +34,16 @@ const folderIndex = (page: string) => (page === 'index' ? '' : page.endsWith('/i
 
 /**
  * Parses one file by its kind; null for kinds we do not index. `pageUrl`, when given, is the page's
- * address (a docs site's route); `kramdown`, that its Markdown is kramdown (a Jekyll site's).
+ * address (a docs site's route); `kramdown`, that its Markdown is kramdown (a Jekyll site's);
+ * `mdx`, that its `.md` is MDX too (a Docusaurus site's).
  */
-export function parseFile(text: string, relPath: string, baseUrl: string, pageUrl?: string, options: { kramdown?: boolean } = {}): ParsedFile | null {
+export function parseFile(text: string, relPath: string, baseUrl: string, pageUrl?: string, options: { kramdown?: boolean; mdx?: boolean } = {}): ParsedFile | null {
   const ext = extname(relPath).toLowerCase();
   const fallbackTitle = basename(relPath, ext);
   if (ext === '.md' || ext === '.markdown' || ext === '.mdx') {
     // A docs site serves a folder's index page at the folder's own address (`guides/`, not `guides/index`).
     const page = servesFiles(baseUrl) ? relPath : folderIndex(relPath.slice(0, -ext.length));
-    return parseMarkdown(text, { url: pageUrl ?? joinUrl(baseUrl, page), fallbackTitle, mdx: ext === '.mdx', kramdown: options.kramdown ?? false });
+    return parseMarkdown(text, { url: pageUrl ?? joinUrl(baseUrl, page), fallbackTitle, mdx: ext === '.mdx' || (options.mdx === true && ext === '.md'), kramdown: options.kramdown ?? false });
   }
   if (ext === '.html' || ext === '.htm') return parseHtml(text, { url: joinUrl(baseUrl, relPath), fallbackTitle });
   if (ext === '.txt' || ext === '.rst') return parseText(text, { url: joinUrl(baseUrl, relPath), fallbackTitle });

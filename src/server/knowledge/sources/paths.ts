@@ -8,6 +8,7 @@ import type { IngestOptions, IngestReport, IngestTarget } from './report.js';
 import { frontMatterOf, isSitePage, routeOf, siteUrl, skippedBy } from './site-routes.js';
 import { renderJekyll, type JekyllSite } from '../ingest/jekyll.js';
 import { jekyllPublishes, jekyllRoute, jekyllSiteOf } from './jekyll-site.js';
+import { isDocusaurusContent } from './docusaurus-site.js';
 
 const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'coverage', 'vendor', 'target', '__pycache__', '.support-chat', '.next', 'test-results']);
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -33,11 +34,14 @@ export async function ingestPaths({ store, embeddings }: IngestTarget, orgId: st
   const plan: { file: string; root: string; rel: string }[] = [];
   /** The Jekyll site each folder ingested belongs to, if any: its pages are read as Jekyll renders them. */
   const jekyll = new Map<string, JekyllSite & { inSite: boolean }>();
+  /** The folders ingested that are a Docusaurus site's content: their `.md` pages are MDX, as Docusaurus reads them. */
+  const mdx = new Set<string>();
   for (const root of roots) {
     const info = await stat(root);
     if (info.isDirectory()) {
       const site = await jekyllSiteOf(root);
       if (site) jekyll.set(root, site);
+      if (routes ? routes.generator === 'docusaurus' && routes.mdx !== false : await isDocusaurusContent(root)) mdx.add(root);
       const files: string[] = [];
       await walk(root, files);
       for (const file of files) {
@@ -95,14 +99,15 @@ export async function ingestPaths({ store, embeddings }: IngestTarget, orgId: st
     // On a docs site (a Jekyll site too) a page is stored at its route (which its front matter may set).
     const route = routes ? routeOf(routes, rel, front) : isJekyllPage ? jekyllRoute(site.config, pathInSite(site, root, file), front) : undefined;
     const pageUrl = route === undefined ? undefined : siteUrl(route, options.baseUrl);
-    const hash = createHash('sha256').update(baseUrl).update('\0').update(pageUrl ?? rel).update('\0').update(isJekyllPage && site.kramdown ? 'kramdown\0' : '').update(text).digest('hex');
+    const asMdx = mdx.has(root);
+    const hash = createHash('sha256').update(baseUrl).update('\0').update(pageUrl ?? rel).update('\0').update(isJekyllPage && site.kramdown ? 'kramdown\0' : '').update(asMdx ? 'mdx\0' : '').update(text).digest('hex');
     const existing = await store.document(orgId, docKey);
     if (existing?.hash === hash) {
       report.unchanged++;
       if (await embeddings.fillDocument(orgId, docKey, options.embedCode)) embedded = true;
       continue;
     }
-    const parsed = parseFile(text, rel, baseUrl, pageUrl, { kramdown: isJekyllPage && site.kramdown });
+    const parsed = parseFile(text, rel, baseUrl, pageUrl, { kramdown: isJekyllPage && site.kramdown, mdx: asMdx });
     if (!parsed) continue;
     // Embedded before the transaction: the model takes tens of milliseconds per section.
     const vectors = embeddings.sections(parsed.sections, options.embedCode, orgId);

@@ -22,6 +22,8 @@ export interface SiteRoutes {
   ending: 'clean' | 'html' | 'slash';
   /** Folders of the content folder that hold no pages (VitePress's `public`), relative to it. */
   skip?: string[];
+  /** Docusaurus: whether its `.md` pages are MDX (its `markdown.format`, `mdx` by default; `md` and `detect` read them as Markdown). @default true */
+  mdx?: boolean;
 }
 
 const INDEX_NAMES = new Set(['index', 'readme']);

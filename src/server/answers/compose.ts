@@ -41,6 +41,24 @@ const SUBJECT_WORDS = 2;
 /** Longer than this, a docs page's code example is not quoted: the reply links to it (see `moreOn`). */
 const LONGEST_EXAMPLE_LINES = 60;
 
+/** The fewest box-drawing characters and arrows (`─`, `│`, `▶`, `→`) that make a code block a diagram. */
+const DIAGRAM_MARKS = 3;
+
+/**
+ * Whether a code block is a diagram drawn in text, not code: no language, or a plain-text one, and
+ * box-drawing characters or arrows (U+2190–U+21FF, U+2500–U+257F, U+25A0–U+25FF), counted in one
+ * pass and at most `DIAGRAM_MARKS` of them.
+ */
+export function isDiagram(block: Pick<PassageBlock, 'text' | 'lang'>): boolean {
+  if (block.lang && !['text', 'txt', 'plain', 'plaintext', 'ascii'].includes(block.lang)) return false;
+  let marks = 0;
+  for (let i = 0; i < block.text.length && marks < DIAGRAM_MARKS; i++) {
+    const c = block.text.charCodeAt(i);
+    if ((c >= 0x2190 && c <= 0x21ff) || (c >= 0x2500 && c <= 0x257f) || (c >= 0x25a0 && c <= 0x25ff)) marks++;
+  }
+  return marks >= DIAGRAM_MARKS;
+}
+
 /**
  * The code a reply shows of a section: a source file's excerpt around what the question names
  * (its imports left out), or a docs page's example whole as the page wrote it, imports included
@@ -53,7 +71,8 @@ function codeToShow(section: SearchHit['section'], introduced: PassageBlock | nu
     const code = block ? codeExcerpt(block, lines, terms) : '';
     return { code: answersAsCode(code) ? code : '', lang: section.lang, tooLong: false };
   }
-  const block = introduced ?? section.passage.blocks.find((b) => b.kind === 'code');
+  // Unasked, a diagram drawn in a code block is no example of how to do anything.
+  const block = introduced ?? section.passage.blocks.find((b) => b.kind === 'code' && !isDiagram(b));
   if (!block) return { code: '', lang: '', tooLong: false };
   if (block.text.split('\n').length > LONGEST_EXAMPLE_LINES) return { code: '', lang: '', tooLong: true };
   return { code: answersAsCode(block.text) ? block.text.replace(/\n+$/, '') : '', lang: block.lang ?? '', tooLong: false };

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { answersAsCode, bestSentences, codeExcerpt, RELATED_INTRO, relatedReply } from '../../../src/server/answers/compose.js';
+import { answersAsCode, bestSentences, codeExcerpt, isDiagram, RELATED_INTRO, relatedReply } from '../../../src/server/answers/compose.js';
 import { parseMarkdown } from '../../../src/server/knowledge/ingest/markdown.js';
 import { passageOfText } from '../../../src/server/knowledge/ingest/passage.js';
 import { openTestEngine } from '../../helpers/answer-engine.js';
@@ -384,6 +384,23 @@ describe('the sources of a quoted answer', () => {
     expect(intro).toBeGreaterThanOrEqual(0);
     expect(code).toBeGreaterThan(intro);
     expect(after).toBeGreaterThan(code);
+  });
+
+  it('never shows a diagram drawn in a code block as the example a how-to question asks for', async () => {
+    const kb = await knowledgeBase({
+      'intro.md': '# Acme chat\n\nAcme chat answers from your docs and hands the visitor to a human when the assistant is not enough.\n\n```\nbrowser ── <acme-chat> ──HTTP──▶ proxy ──HTTP──▶ API\n```\n\nEvery answer is followed by a form to reach a human.\n',
+    });
+    const answer = await kb.answer('how do I hand the visitor to a human?');
+    expect(answer.isUncertain).toBe(false);
+    expect(answer.content).toContain('hands the visitor to a human');
+    expect(answer.content).not.toContain('──▶');
+    // A diagram is told from code by its marks, in one pass over the block, however long.
+    expect(isDiagram({ text: 'a ──▶ b', lang: '' })).toBe(true);
+    expect(isDiagram({ text: 'const arrow = "→";', lang: 'ts' })).toBe(false);
+    expect(isDiagram({ text: 'x = 1 // → next', lang: '' })).toBe(false);
+    const started = performance.now();
+    expect(isDiagram({ text: `${'a'.repeat(5_000_000)}─→`, lang: '' })).toBe(false);
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it('quotes the sentence that introduces the code it shows even when a long list before it fills the reply, and in page order', async () => {

@@ -103,7 +103,16 @@ function pagesOf(source: ExtraSource): { root: string } | { skipped: string } {
   if (kept && existsSync(join(dir, source.folder))) return { root: join(dir, source.folder) };
   if (kept) mkdirSync(dir, { recursive: true });
   else process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  const tar = git(['--git-dir', gitDir, 'archive', source.commit, '--', source.folder, ...(source.site ?? [])]);
+  // The site's files that the pinned commit holds (an archive of a path it lacks fails).
+  const site = (source.site ?? []).filter((path) => {
+    try {
+      git(['--git-dir', gitDir, 'cat-file', '-e', `${source.commit}:${path}`]);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  const tar = git(['--git-dir', gitDir, 'archive', source.commit, '--', source.folder, ...site]);
   execFileSync('tar', ['-x', '-C', dir], { input: tar });
   return { root: join(dir, source.folder) };
 }

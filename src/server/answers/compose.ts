@@ -148,7 +148,8 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   if (rank > 0 && !said.some(matches) && !(excerpt && matches(excerpt))) return { text: '', cited: fresh.some((unit) => quoted.has(unit) && matches(unit)), cut: cut || shown.tooLong };
   const block: string[] = [];
   // The code goes right after the sentence that introduces it, or after the prose when that one is not said here.
-  const split = leadsIn && said.includes(leadsIn) ? said.indexOf(leadsIn) + 1 : said.length;
+  const introducedAt = leadsIn ? said.indexOf(leadsIn) : -1;
+  const split = introducedAt >= 0 ? introducedAt + 1 : said.length;
   if (split > 0) block.push(joinUnits(said.slice(0, split)));
   if (excerpt) block.push(fence(excerpt, shown.lang));
   if (split < said.length) block.push(joinUnits(said.slice(split)));

@@ -5,24 +5,16 @@
  * `docusaurus.config.*`), or a folder of it (`docs/`, `blog/`), whose site is the folder above.
  * A page that is not valid MDX is read as Markdown (see ingest/markdown.ts `tree`).
  */
-import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { exists } from './exists.js';
 
 /** The names Docusaurus looks for its configuration under. */
 const CONFIG_FILES = ['docusaurus.config.js', 'docusaurus.config.mjs', 'docusaurus.config.cjs', 'docusaurus.config.ts', 'docusaurus.config.mts', 'docusaurus.config.cts'];
 
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /** Whether `root` or the folder above it holds a Docusaurus configuration. */
 export async function isDocusaurusContent(root: string): Promise<boolean> {
   for (const site of [root, dirname(root)]) {
-    for (const name of CONFIG_FILES) if (await isFile(join(site, name))) return true;
+    for (const name of CONFIG_FILES) if (await exists(join(site, name), 'file')) return true;
   }
   return false;
 }

@@ -10,21 +10,13 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, posix } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { JekyllSite } from '../ingest/jekyll.js';
+import { exists } from './exists.js';
 
 /** Bounds on what is read: `_config.yml`'s size, and the count, size and depth of `_includes`' files. */
 const MAX_CONFIG_BYTES = 256 * 1024;
 const MAX_INCLUDES = 1_000;
 const MAX_INCLUDE_BYTES = 256 * 1024;
 const MAX_INCLUDE_DEPTH = 8;
-
-async function exists(path: string, kind: 'file' | 'directory'): Promise<boolean> {
-  try {
-    const info = await stat(path);
-    return kind === 'file' ? info.isFile() : info.isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 /** Whether `site` holds a Jekyll site's configuration and one of its other marks. */
 async function isJekyllSite(site: string): Promise<boolean> {

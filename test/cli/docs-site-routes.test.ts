@@ -2,28 +2,13 @@
  * Where each generator serves a content file (`routeOf`), and what `detectDocsSite` reads of a
  * site's config: the settings that move routes, and what it could not read.
  */
-import { afterAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { detectDocsSite } from '../../src/cli/docs-site.js';
 import { frontMatterOf, routeOf, type SiteRoutes } from '../../src/server/knowledge/sources/site-routes.js';
-
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+import { testFolders } from '../helpers/folders.js';
 
 /** A new folder holding these files. */
-function folder(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'sc-site-routes-'));
-  dirs.push(dir);
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, name)), { recursive: true });
-    writeFileSync(join(dir, name), text);
-  }
-  return dir;
-}
+const folder = testFolders('sc-site-routes-');
 
 describe('routeOf', () => {
   const vitepress: SiteRoutes = { generator: 'vitepress', base: '/', ending: 'html' };

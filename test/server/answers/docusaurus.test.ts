@@ -3,28 +3,15 @@
  * lines and JSX (`<img src={useBaseUrl(…)} />`) are syntax, never quoted as text. A folder that
  * is no Docusaurus site keeps CommonMark, and a page that is not valid MDX is read as Markdown.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAnswerEngine } from '../../../src/server/answers/index.js';
 import { testDatabases } from '../../helpers/database.js';
+import { testFolders } from '../../helpers/folders.js';
 
 const database = testDatabases();
-const folders: string[] = [];
-afterEach(() => {
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
-});
-
-function site(files: Record<string, string>): string {
-  const folder = mkdtempSync(join(tmpdir(), 'docusaurus-'));
-  folders.push(folder);
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(join(folder, path, '..'), { recursive: true });
-    writeFileSync(join(folder, path), text);
-  }
-  return folder;
-}
+/** A site folder holding `files` (path → text). */
+const site = testFolders('docusaurus-');
 
 const INVOICES = [
   '---',
@@ -42,8 +29,8 @@ const INVOICES = [
   'Each invoice can be downloaded from the list.',
 ].join('\n');
 
-/** The text of each stored section: what search and replies read. */
-async function textOf(folder: string, ingested = folder): Promise<string> {
+/** The text of each stored section of the folder `ingested`: what search and replies read. */
+async function textOf(ingested: string): Promise<string> {
   const sql = await database();
   const engine = createAnswerEngine({ sql, llm: null, embedder: null });
   await engine.ingest('acme', [ingested], { baseUrl: 'https://docs.test/' });
@@ -55,7 +42,7 @@ describe('a Docusaurus site', () => {
   it("reads its .md pages as MDX, ingested as the site or as its docs folder: no import line or JSX in the text", async () => {
     const root = site({ 'docusaurus.config.js': "export default { baseUrl: '/' };\n", 'docs/invoices.md': INVOICES });
     for (const ingested of [root, join(root, 'docs')]) {
-      const text = await textOf(root, ingested);
+      const text = await textOf(ingested);
       expect(text).toContain('Paddle sends an invoice by email after each payment.');
       expect(text).toContain('Each invoice can be downloaded from the list.');
       expect(text).not.toContain('import useBaseUrl');
@@ -65,8 +52,8 @@ describe('a Docusaurus site', () => {
 
   it('reads a page that is not valid MDX as Markdown, and a folder with no Docusaurus config as CommonMark', async () => {
     const broken = site({ 'docusaurus.config.js': 'export default {};\n', 'docs/limits.md': '# Limits\n\nA plan allows a < b {unclosed sites.\n' });
-    expect(await textOf(broken, join(broken, 'docs'))).toContain('A plan allows a < b {unclosed sites.');
+    expect(await textOf(join(broken, 'docs'))).toContain('A plan allows a < b {unclosed sites.');
     const plain = site({ 'docs/invoices.md': INVOICES });
-    expect(await textOf(plain, join(plain, 'docs'))).toContain("import useBaseUrl from '@docusaurus/useBaseUrl';");
+    expect(await textOf(join(plain, 'docs'))).toContain("import useBaseUrl from '@docusaurus/useBaseUrl';");
   });
 });

@@ -4,32 +4,18 @@
  * lists read as syntax, so no reply quotes `{% include … %}` or `{:target="_blank"}`, and links
  * that start with `{{ site.baseurl }}` lead somewhere.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAnswerEngine } from '../../../src/server/answers/index.js';
 import type { Passage } from '../../../src/server/knowledge/index.js';
 import { parseMarkdown } from '../../../src/server/knowledge/ingest/markdown.js';
 import { jekyllRoute } from '../../../src/server/knowledge/sources/jekyll-site.js';
 import { testDatabases } from '../../helpers/database.js';
+import { testFolders } from '../../helpers/folders.js';
 
 const database = testDatabases();
-const folders: string[] = [];
-afterEach(() => {
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
-});
-
 /** A site folder holding `files` (path → text). */
-function site(files: Record<string, string>): string {
-  const folder = mkdtempSync(join(tmpdir(), 'jekyll-'));
-  folders.push(folder);
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(join(folder, path, '..'), { recursive: true });
-    writeFileSync(join(folder, path), text);
-  }
-  return folder;
-}
+const site = testFolders('jekyll-');
 
 const REFUNDS = [
   '---',

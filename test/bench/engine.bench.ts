@@ -5,17 +5,18 @@
  * sections; then answer latency, index build time and memory on 50,000 synthetic sections.
  */
 import MiniSearch from 'minisearch';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve, dirname } from 'node:path';
+import { join, resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createAnswerEngine } from '../../src/server/answers/index.js';
 import { sentenceEncoder } from '../../src/server/knowledge/ranking/embeddings.js';
-import { parseFile } from '../../src/server/knowledge/ingest/parse.js';
 import type { Passage } from '../../src/server/knowledge/index.js';
-import { passageFor } from '../../src/server/knowledge/store/sections.js';
+import { storedPassage } from '../../src/server/knowledge/store/sections.js';
+import type { Section } from '../../src/server/knowledge/ingest/sections.js';
+import type { Sql } from '../../src/server/store/sql.js';
 import { migrations } from '../../src/server/schema.js';
 import { migrate } from '../../src/server/store/migrate.js';
 import { openSql } from '../../src/server/store/sql.js';
@@ -34,34 +35,40 @@ const bench = resolve(import.meta.dirname, '../../../shared/bench');
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = join(dir, name);
-    return statSync(full).isDirectory() ? files(full) : [full];
-  });
-}
-
 const ask = (question: string): Message[] => [{ role: 'user', content: question, sources: [] }];
 
+/**
+ * A set's sections as the engine stored them at ingest: at the addresses its site gives them (a
+ * Jekyll permalink, a Docusaurus route), read as its site reads them (MDX), each with its passage.
+ * The baseline, the quoted-as-written check and the follow-up pairs read these, so they see the
+ * pages the engine cites.
+ */
+export interface StoredRow {
+  url: string;
+  title: string;
+  context: string;
+  body: string;
+  code: string;
+  passage: Passage;
+}
+
+export async function storedRows(sql: Sql, orgId: string): Promise<StoredRow[]> {
+  const rows = await sql.all<Omit<Section, 'passage'> & { passage: string | null }>('SELECT title, context, url, body, code, lang, kind, passage FROM kb_sections WHERE org_id = ? ORDER BY doc_key, ord', [orgId]);
+  return rows.map((row) => ({ url: row.url, title: row.title, context: row.context, body: row.body, code: row.code, passage: storedPassage(row.passage, row) }));
+}
+
 /** Plain minisearch (default options, fields title + text) over the same sections the engine indexes. */
-function baseline(root: string, baseUrl: string) {
-  const docs = files(root).flatMap((file) => {
-    const parsed = parseFile(readFileSync(file, 'utf8'), relative(dirname(root), file), baseUrl);
-    return (parsed?.sections ?? []).map((s, i) => ({ id: `${file}#${i}`, title: s.title, text: `${s.body}\n${s.code}`, url: s.url }));
-  });
+function baseline(rows: StoredRow[]) {
+  const docs = rows.map((s, i) => ({ id: i, title: s.title, text: `${s.body}\n${s.code}`, url: s.url }));
   const index = new MiniSearch({ fields: ['title', 'text'], storeFields: ['url', 'text'] });
   index.addAll(docs);
   return (query: string, limit: number) => index.search(query).slice(0, limit).map((r) => ({ url: r.url as string, text: r.text as string }));
 }
 
-/** Each address of a set's sections (as the engine cites them) with the passages of the sections at it, as ingest makes them. */
-function sectionPassages(root: string, baseUrl: string): Map<string, Passage[]> {
+/** Each address of a set's sections (as the engine cites them) with the passages of the sections at it. */
+function sectionPassages(rows: StoredRow[]): Map<string, Passage[]> {
   const passages = new Map<string, Passage[]>();
-  for (const file of files(root)) {
-    for (const s of parseFile(readFileSync(file, 'utf8'), relative(dirname(root), file), baseUrl)?.sections ?? []) {
-      passages.set(s.url, [...(passages.get(s.url) ?? []), passageFor(s)]);
-    }
-  }
+  for (const s of rows) passages.set(s.url, [...(passages.get(s.url) ?? []), s.passage]);
   return passages;
 }
 
@@ -224,7 +231,8 @@ async function conversation(engine: ReturnType<typeof createAnswerEngine>, orgId
  * `BENCH_DATA_DIR=dir` keeps the ingested sets (and their embeddings) in `dir` between runs.
  */
 export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies: number[]; quoted: { replies: number; violations: string[]; skipping: number } }> {
-  const engine = await memoryEngine();
+  const sql = await memorySql(process.env.BENCH_DATA_DIR);
+  const engine = createAnswerEngine({ sql, llm: null });
   let quotedReplies = 0;
   let quotedSkipping = 0;
   const quotedViolations: string[] = [];
@@ -272,7 +280,8 @@ export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies
     for (const q of foreignQuestions) foreign.push(await ours({ question: q.question, gold: [] }));
     const offTopic: Reply[] = [];
     for (const q of OFF_TOPIC) offTopic.push(await ours(q));
-    const passages = sectionPassages(set.root, set.baseUrl ?? '');
+    const stored = await storedRows(sql, set.name);
+    const passages = sectionPassages(stored);
     for (const { question, r } of [...set.questions.map((q, i) => ({ question: q.question, r: replies[i]! })), ...foreignQuestions.map((q, i) => ({ question: q.question, r: foreign[i]! })), ...OFF_TOPIC.map((q, i) => ({ question: q.question, r: offTopic[i]! }))]) {
       if (r.uncertain || r.sources.length === 0) continue;
       quotedReplies++;
@@ -293,7 +302,7 @@ export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies
       ...foreignQuestions.map((q, i) => ({ question: q.question, kind: 'foreign', ...foreign[i] })),
       ...OFF_TOPIC.map((q, i) => ({ question: q.question, kind: 'off_topic', ...offTopic[i] })),
     ];
-    const mini = baseline(set.root, set.baseUrl ?? '');
+    const mini = baseline(stored);
     const plain = (q: BenchQuestion): Reply => {
       const hits = mini(q.question, limit);
       const ranked = distinct(hits.map((h) => set.level(h.url)));
@@ -310,7 +319,7 @@ export async function qualityTables(): Promise<{ tables: BenchTable[]; latencies
   const file = process.env.BENCH_DUMP;
   if (file) writeFileSync(file, JSON.stringify(dump, null, 1));
   const visitorRows: (string | number)[][] = [];
-  for (const set of DEV_SETS) visitorRows.push(await visitorWordsRow(engine, set));
+  for (const set of DEV_SETS) visitorRows.push(await visitorWordsRow(engine, set, await storedRows(sql, set.name)));
   const decisionRows = DEV_SETS.map(({ name }) => {
     const held = examples.filter((e) => e.set === name);
     const crossValidated = DECISION_L2.flatMap((l2) => {

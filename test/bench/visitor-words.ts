@@ -4,14 +4,11 @@
  * on the turn before. The typo and the follow-up are made from each question by a fixed rule, by
  * code that knows nothing of any question.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { parseFile } from '../../src/server/knowledge/ingest/parse.js';
 import { searchDocs } from '../../src/server/knowledge/search.js';
 import { tokenize, words } from '../../src/server/knowledge/text/text.js';
 import type { createAnswerEngine } from '../../src/server/answers/index.js';
 import type { Message } from '../../src/protocol/index.js';
-import type { BenchQuestion, DevSet } from './engine.bench.js';
+import type { BenchQuestion, DevSet, StoredRow } from './engine.bench.js';
 
 type Engine = ReturnType<typeof createAnswerEngine>;
 
@@ -65,16 +62,12 @@ export function followUpOf(question: string, pageTitle: string): { first: string
   return { first: pageTitle, question: text.replace(/ +([?.!,])/g, '$1').trim() };
 }
 
-/** The title of each page of a set (by its address without the fragment), as the engine reads them. */
-function pageTitles(set: DevSet): Map<string, string> {
+/** The title of each page of a set (by its address without the fragment), as the engine stored them. */
+function pageTitles(rows: StoredRow[]): Map<string, string> {
   const titles = new Map<string, string>();
-  const files = (dir: string): string[] => readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? files(join(dir, name)) : [join(dir, name)]));
-  for (const file of files(set.root)) {
-    const parsed = parseFile(readFileSync(file, 'utf8'), relative(dirname(set.root), file), set.baseUrl ?? '');
-    for (const s of parsed?.sections ?? []) {
-      const page = s.url.replace(/#.*$/, '');
-      if (!titles.has(page)) titles.set(page, s.context.split(' › ')[0] || s.title);
-    }
+  for (const s of rows) {
+    const page = s.url.replace(/#.*$/, '');
+    if (!titles.has(page)) titles.set(page, s.context.split(' › ')[0] || s.title);
   }
   return titles;
 }
@@ -86,13 +79,13 @@ const onGoldPage = (set: DevSet, q: BenchQuestion, urls: string[]) => urls.slice
 const ask = (question: string): Message[] => [{ role: 'user', content: question, sources: [] }];
 
 /** One set's row: search and chat Hit@5 (pages), clean and with a typo, and follow-up pairs. */
-export async function visitorWordsRow(engine: Engine, set: DevSet): Promise<(string | number)[]> {
+export async function visitorWordsRow(engine: Engine, set: DevSet, rows: StoredRow[]): Promise<(string | number)[]> {
   const signal = new AbortController().signal;
   const asked = set.questions.filter((q) => q.kind !== 'followup' && q.kind !== 'out_of_scope');
   const search = async (text: string) => (await searchDocs(engine, set.name, text.slice(0, 500), { limit: 5 })).map((r) => r.url);
   const chat = async (messages: Message[]) => (await engine.answer({ orgId: set.name, messages, signal })).sources.map((s) => s.url);
   let searchHits = 0, chatHits = 0, typoSearch = 0, typoChat = 0, typos = 0, pairs = 0, pairHits = 0;
-  const titles = set.name === 'code' ? new Map<string, string>() : pageTitles(set);
+  const titles = set.name === 'code' ? new Map<string, string>() : pageTitles(rows);
   for (const q of asked) {
     if (onGoldPage(set, q, await search(keyWords(q.question)))) searchHits++;
     if (onGoldPage(set, q, await chat(ask(q.question)))) chatHits++;

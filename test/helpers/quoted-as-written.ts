@@ -68,6 +68,8 @@ function quotedUnits(content: string): string[] {
     if (node.type === 'code' || node.type === 'table' || node.type === 'html' || node.type === 'thematicBreak') return [];
     // The link to the rest of the page that closes a reply cut for length: "More on [Title](url)."
     if (i === nodes.length - 1 && node.type === 'paragraph' && node.children[0]?.type === 'text' && node.children[0].value === 'More on ' && node.children[1]?.type === 'link') return [];
+    // The caption over what a later section says: "From [Section — Page](url):".
+    if (node.type === 'paragraph' && node.children.length === 3 && node.children[0]?.type === 'text' && node.children[0].value === 'From ' && node.children[1]?.type === 'link' && node.children[2]?.type === 'text' && node.children[2].value === ':') return [];
     return [slice(node)];
   });
 }

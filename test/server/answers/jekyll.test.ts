@@ -1,8 +1,9 @@
 /**
  * A Jekyll site's pages are read as Jekyll renders them: Liquid rendered (includes from the site's
  * `_includes`, `site` from `_config.yml`, `page` from the front matter) and kramdown's attribute
- * lists read as syntax, so no reply quotes `{% include … %}` or `{:target="_blank"}`, and links
- * that start with `{{ site.baseurl }}` lead somewhere.
+ * lists and extension tags read as syntax, so no reply quotes `{% include … %}`, `{:target="_blank"}`
+ * or `{::nomarkdown}`, a kramdown comment is no text, and links that start with `{{ site.baseurl }}`
+ * lead somewhere.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -112,6 +113,54 @@ describe('a Jekyll site', () => {
     const open = parseMarkdown('# Page\n\nRefunds take five days {:a="', { url: 'https://x.test/p', fallbackTitle: 'p', kramdown: true });
     expect(open.sections[0]!.body).toBe('Refunds take five days {:a="');
     for (const page of ['{:a="'.repeat(20_000), '[x](y){:'.repeat(20_000), `{:${'.c '.repeat(20_000)}`, '{:\n'.repeat(20_000)]) {
+      const started = process.hrtime.bigint();
+      parseMarkdown(`# Page\n\n${page}`, { url: 'https://x.test/p', fallbackTitle: 'p', kramdown: true });
+      expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(10_000);
+    }
+  });
+  it("reads kramdown's extension tags as syntax: nomarkdown's HTML as text, a comment and options not at all", async () => {
+    const page = [
+      '---',
+      'title: Parameters',
+      '---',
+      '# Parameters',
+      '',
+      '| Name | Parameter | Values |',
+      '| --- | --- | --- |',
+      '| Safe Search | kp | {::nomarkdown}<ul><li>1 for On</li><li>-1 for Off</li></ul>{:/} |',
+      '',
+      'Add the parameter to the address. {::comment}Draft: mention cookies.{:/comment} It lasts one search.',
+      '',
+      '{::comment}',
+      'Internal note: rewrite this page.',
+      '{:/comment}',
+      '',
+      '{::comment}',
+      '',
+      'A hidden paragraph about zeppelins.',
+      '',
+      '{:/}',
+      '',
+      '{::options parse_block_html="true" /}',
+      '',
+      'Settings stay until you clear them. {::comment}left open, so kept',
+    ].join('\n');
+    const sections = await sectionsOf(site({ '_config.yml': 'title: Help\nmarkdown: kramdown\n', '_layouts/default.html': '<html>{{ content }}</html>', 'params.md': page }));
+    const text = sections.map((s) => `${s.body}\n${s.quoted}`).join('\n');
+    for (const tag of ['{::', '{:/', 'Draft', 'Internal note', 'zeppelins', 'parse_block_html']) expect(text).not.toContain(tag);
+    expect(sections[0]!.quoted).toContain('| Safe Search | kp | 1 for On -1 for Off |');
+    expect(sections[0]!.body).toContain('Add the parameter to the address.');
+    expect(sections[0]!.body).toContain('It lasts one search.');
+    // A comment that never closes hides nothing: what is kept on a guess is only its tag.
+    expect(sections[0]!.body).toContain('Settings stay until you clear them. left open, so kept');
+    // Outside a kramdown site the tags are text, as CommonMark reads them.
+    const plain = parseMarkdown('# Page\n\nKeep {::comment}this{:/comment}.', { url: 'https://x.test/p', fallbackTitle: 'p' });
+    expect(plain.sections[0]!.body).toBe('Keep {::comment}this{:/comment}.');
+  });
+
+  it('reads 20,000 extension tags left open, or with the longest attributes, in seconds', () => {
+    const attributes = 'a'.repeat(150);
+    for (const page of ['{::comment}'.repeat(20_000), `${'{::comment}\n\n'.repeat(5_000)}{:/}`, `{::x ${attributes}`.repeat(2_000), '{::'.repeat(20_000), '{::nomarkdown}<b>x</b>{:/}'.repeat(5_000)]) {
       const started = process.hrtime.bigint();
       parseMarkdown(`# Page\n\n${page}`, { url: 'https://x.test/p', fallbackTitle: 'p', kramdown: true });
       expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(10_000);

@@ -23,6 +23,7 @@ import { parseText } from './text.js';
 import { Anchors } from './slug.js';
 import { passageOf } from './passage.js';
 import { htmlBlocks } from './html.js';
+import { dropExtensionTags, kramdownExtensionFromMarkdown, kramdownExtensionSyntax } from './kramdown-extensions.js';
 
 /**
  * MDX as docs sites write it. `import`/`export` blocks are parsed as JavaScript (acorn), so a
@@ -245,7 +246,7 @@ function kramdownAttributeLists(): { extensions: Extension[]; mdastExtensions: N
   return { extensions: data.micromarkExtensions ?? [], mdastExtensions: data.fromMarkdownExtensions ?? [], transform };
 }
 
-/** A page's mdast as ingest reads it (also what `renderDocPage` shows); `kramdown` reads kramdown's attribute lists as syntax. */
+/** A page's mdast as ingest reads it (also what `renderDocPage` shows); `kramdown` reads kramdown's attribute lists and extension tags as syntax. */
 export function tree(source: string, mdx: boolean, kramdown = false): Root {
   const text = boundBlocks(directiveLines(source));
   const extensions = [frontmatterSyntax(['yaml']), gfm(), CONTAINER_DIRECTIVE];
@@ -253,7 +254,8 @@ export function tree(source: string, mdx: boolean, kramdown = false): Root {
   if (kramdown) {
     const lists = kramdownAttributeLists();
     try {
-      const root = fromMarkdown(text, { extensions: [...extensions, ...lists.extensions], mdastExtensions: [...mdastExtensions, ...(lists.mdastExtensions ?? [])] });
+      const root = fromMarkdown(text, { extensions: [...extensions, kramdownExtensionSyntax, ...lists.extensions], mdastExtensions: [...mdastExtensions, kramdownExtensionFromMarkdown, ...(lists.mdastExtensions ?? [])] });
+      dropExtensionTags(root);
       lists.transform(root);
       return root;
     } catch (error) {

@@ -100,7 +100,8 @@ export async function ingestPaths({ store, embeddings }: IngestTarget, orgId: st
     const route = routes ? routeOf(routes, rel, front) : isJekyllPage ? jekyllRoute(site.config, pathInSite(site, root, file), front) : undefined;
     const pageUrl = route === undefined ? undefined : siteUrl(route, options.baseUrl);
     const asMdx = mdx.has(root);
-    const hash = createHash('sha256').update(baseUrl).update('\0').update(pageUrl ?? rel).update('\0').update(isJekyllPage && site.kramdown ? 'kramdown\0' : '').update(asMdx ? 'mdx\0' : '').update(text).digest('hex');
+    // How the page is read is part of its hash: a kramdown page read before its extension tags were syntax is read again.
+    const hash = createHash('sha256').update(baseUrl).update('\0').update(pageUrl ?? rel).update('\0').update(isJekyllPage && site.kramdown ? 'kramdown+extensions\0' : '').update(asMdx ? 'mdx\0' : '').update(text).digest('hex');
     const existing = await store.document(orgId, docKey);
     if (existing?.hash === hash) {
       report.unchanged++;

@@ -148,7 +148,7 @@ describe('a Jekyll site', () => {
     const sections = await sectionsOf(site({ '_config.yml': 'title: Help\nmarkdown: kramdown\n', '_layouts/default.html': '<html>{{ content }}</html>', 'params.md': page }));
     const text = sections.map((s) => `${s.body}\n${s.quoted}`).join('\n');
     for (const tag of ['{::', '{:/', 'Draft', 'Internal note', 'zeppelins', 'parse_block_html']) expect(text).not.toContain(tag);
-    expect(sections[0]!.quoted).toContain('| Safe Search | kp | 1 for On -1 for Off |');
+    expect(sections[0]!.quoted).toContain('| Safe Search | kp | 1 for On; -1 for Off |');
     expect(sections[0]!.body).toContain('Add the parameter to the address.');
     expect(sections[0]!.body).toContain('It lasts one search.');
     // A comment that never closes hides nothing: what is kept on a guess is only its tag.

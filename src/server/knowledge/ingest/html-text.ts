@@ -44,3 +44,13 @@ export function breaksLine(html: string): boolean {
   return false;
 }
 
+
+/** Whether a tag of raw HTML inside a line of Markdown opens a list item (`<li>`, `<ul><li>`): an item of a list written in a table cell. */
+export function opensListItem(html: string): boolean {
+  let node: Node | undefined = parseFragment(html);
+  while (node && 'childNodes' in node) {
+    if (node.nodeName === 'li') return true;
+    node = node.childNodes[0];
+  }
+  return false;
+}

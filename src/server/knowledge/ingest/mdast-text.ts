@@ -3,7 +3,7 @@ import type { Code, Link, Nodes, PhrasingContent, RootContent, List, Table } fro
 import type { MdxJsxFlowElement, MdxJsxTextElement } from 'mdast-util-mdx-jsx';
 import type { ContainerDirective } from 'mdast-util-directive';
 import { longestBacktickRun } from '../text/passage.js';
-import { breaksLine, htmlText } from './html-text.js';
+import { breaksLine, htmlText, opensListItem } from './html-text.js';
 
 /** A heading as the section builder reads it: its level, its text, and the anchor the page names itself, if any. */
 export interface HeadingPiece {
@@ -190,9 +190,23 @@ export function pieces(nodes: readonly RootContent[], out: Piece[] = []): Piece[
 }
 
 export function tableText(table: Table, base: string | undefined): string {
-  const rows = table.children.map((row) => `| ${row.children.map((cell) => phrasing(cell.children, base).replace(/\n/g, ' ').replaceAll('|', '\\|').trim()).join(' | ')} |`);
+  const rows = table.children.map((row) => `| ${row.children.map((cell) => phrasing(listItemsApart(cell.children), base).replace(/\n/g, ' ').replaceAll('|', '\\|').trim()).join(' | ')} |`);
   if (rows.length > 0) rows.splice(1, 0, `| ${table.children[0]!.children.map(() => '---').join(' | ')} |`);
   return rows.join('\n');
+}
+
+/**
+ * A table cell's content with the items of a list written in it as HTML (a cell holds no Markdown
+ * list: `<ul><li>1 for On</li><li>-1 for Off</li></ul>`) apart on its one line: "1 for On; -1 for Off".
+ */
+function listItemsApart(children: PhrasingContent[]): PhrasingContent[] {
+  const out: PhrasingContent[] = [];
+  let items = 0;
+  for (const child of children) {
+    if (child.type === 'html' && opensListItem(child.value) && items++ > 0) out.push({ type: 'text', value: ';' });
+    out.push(child);
+  }
+  return out;
 }
 
 /**

@@ -4,6 +4,7 @@ import { createAnswerEngine } from '../../../src/server/answers/index.js';
 import type { Sql } from '../../../src/server/store/sql.js';
 import { openTestSql } from '../../helpers/database.js';
 import { NO_ANSWER } from '../../../src/server/answers/compose.js';
+import { DEMO_DOCS } from '../../helpers/demo-docs.js';
 
 /** `npm start`'s knowledge base: this project's README, docs and source (see scripts/start.mjs). */
 const repo = resolve(import.meta.dirname, '../../..');
@@ -13,7 +14,8 @@ let engine: ReturnType<typeof createAnswerEngine>;
 beforeAll(async () => {
   sql = await openTestSql();
   engine = createAnswerEngine({ sql, llm: null });
-  await engine.ingest('demo', [resolve(repo, 'README.md'), resolve(repo, 'docs'), resolve(repo, 'src')], { baseUrl: 'http://localhost:8080/source/' });
+  await engine.ingest('demo', [resolve(repo, 'README.md'), resolve(repo, 'src')], { baseUrl: 'http://localhost:8080/source/' });
+  await engine.ingest('demo', DEMO_DOCS.map((page) => resolve(repo, page)), { baseUrl: 'http://localhost:8080/source/docs/' });
 }, 60_000);
 afterAll(() => sql?.close());
 

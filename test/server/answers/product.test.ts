@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, startServe } from '../../helpers/cli.js';
+import { DEMO_DOCS } from '../../helpers/demo-docs.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'support-chat-outcomes-'));
 let server: ChildProcess;
@@ -17,7 +18,8 @@ const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
   runCli(['kb', 'ingest', 'test/fixtures/help-center-five', '--org', 'notely'], dataDir);
-  runCli(['kb', 'ingest', 'README.md', 'docs', 'src', '--org', 'demo', '--base-url', 'http://localhost:8080/source/'], dataDir);
+  runCli(['kb', 'ingest', 'README.md', 'src', '--org', 'demo', '--base-url', 'http://localhost:8080/source/'], dataDir);
+  runCli(['kb', 'ingest', ...DEMO_DOCS, '--org', 'demo', '--base-url', 'http://localhost:8080/source/docs/'], dataDir);
   for (const org of ['notely', 'demo']) tokens[org] = JSON.parse(runCli(['token', 'create', '--org', org, '--name', 'site', '--scopes', 'chat:read,chat:write', '--json'], dataDir)).token;
   ({ url, child: server } = await startServe(dataDir));
 }, 600_000);

@@ -38,6 +38,22 @@ describe('ranking', () => {
     expect(hits[0]!.section.title).toBe('Examples');
   });
 
+  it('reads a source file’s page by its code: a question naming an identifier finds the file that defines it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'support-chat-rank-code-'));
+    dirs.push(dir);
+    // A file of tests with no comment, read as one piece (it is no Rust): only its code names `issue92`.
+    const body = Array.from({ length: 12 }, (_, i) => `    String value${i} = digest("Test123!", ${i});`);
+    writeFileSync(join(dir, 'issues.rs'), ['public class IssuesTest {', '  @Test', '  public void issue92() {', ...body, '  }', '}'].join('\n'));
+    // Files whose doc comments say "test method".
+    for (const name of ['parser', 'lexer', 'printer', 'walker']) {
+      writeFileSync(join(dir, `${name}.rs`), `/// Test method for the ${name}: each test method checks one case.\npub fn check_${name}(input: &str) -> bool {\n    input.len() > 0\n}\n`);
+    }
+    const engine = await openTestEngine();
+    await engine.ingest('acme', [dir], { baseUrl: 'https://code.example.com/' });
+    const hits = await engine.search('acme', 'What does the test method `issue92()` do?');
+    expect(new URL(hits[0]!.section.url).pathname).toMatch(/\/issues\.rs$/);
+  });
+
   it('cites the other sections of the answer’s page on their score, and sections elsewhere only when they match enough of the question', async () => {
     const { dir, page } = docsFolder();
     page('sheets', 'Spreadsheet add-on', [

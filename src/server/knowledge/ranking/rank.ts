@@ -99,6 +99,10 @@ interface LoadedIndex {
   sections: StoredSection[];
   pages: SearchIndex;
   pageOf: Int32Array;
+  /** Source files with their code, read for a code piece's page (see `#build`). */
+  files: SearchIndex;
+  /** Each section's source file in `files`; -1 for a doc or ticket section. */
+  fileOf: Int32Array;
   /** 1 for each synced ticket: dense retrieval skips them unless asked (read per candidate, so a typed array rather than 50,000 objects). */
   tickets: Uint8Array;
   /** Each section's sentence embedding (null for code, and for sections stored without one). */
@@ -183,22 +187,26 @@ function rank(loaded: LoadedIndex, query: string, options: SearchOptions): Searc
 
 /** The first stage: the sections ranked by their words and their pages' (docs before code, the reader's page weighed). */
 function byWords(loaded: LoadedIndex, query: string, options: SearchOptions): SearchHit[] {
-  const { index, sections, pages, pageOf } = loaded;
+  const { index, sections, pages, pageOf, files, fileOf } = loaded;
   const limit = options.limit ?? 10;
   const hits = index.search(query, { history: options.history, limit: Math.max(50, limit * 3) });
-  const pageHits = pages.search(query, { history: options.history, limit: 20 });
   const bestSection = hits[0]?.score ?? 1;
-  const bestPage = pageHits[0]?.score ?? 1;
-  const pageScore = new Map(pageHits.map((h) => [h.index, h.score / bestPage]));
   const place = pagePlace(options.pageUrl);
   // A question that names code (an identifier, "the Log class") is asked of the code as much as
   // of the docs: neither goes first by kind.
   const docsBeforeCode = !asksForCode(query);
+  // Each page's score over the best page's. A question that names code weighs a code piece by its
+  // source file, read by its code among the source files alone (see `#build`).
+  const relative = (found: { index: number; score: number }[]) => new Map(found.map((h) => [h.index, h.score / (found[0]?.score || 1)]));
+  const pageScores = relative(pages.search(query, { history: options.history, limit: 20 }));
+  const byFile = !docsBeforeCode && files.size > 0;
+  const fileScores = relative(byFile ? files.search(query, { history: options.history, limit: 20 }) : []);
+  const pageScore = (i: number) => (byFile && fileOf[i]! >= 0 ? fileScores.get(fileOf[i]!) : pageScores.get(pageOf[i]!)) ?? 0;
   const ranked = hits
     .map((hit) => ({
       ...hit,
       score:
-        (hit.score / bestSection + PAGE_WEIGHT * (pageScore.get(pageOf[hit.index]!) ?? 0) + (place ? pageBoost(sections[hit.index]!.url, place) : 0)) *
+        (hit.score / bestSection + PAGE_WEIGHT * pageScore(hit.index) + (place ? pageBoost(sections[hit.index]!.url, place) : 0)) *
         (docsBeforeCode && sections[hit.index]!.kind === 'code' ? CODE_PRIOR : 1),
     }))
     .sort((a, b) => b.score - a.score)
@@ -326,9 +334,15 @@ export class Ranking {
     // Only vectors this knowledge base's embedder made can be compared with its questions'.
     const embedderId = this.#embeddings.id;
     const vectors = rows.map((r) => (embedderId !== null && r.embeddingBy === embedderId ? fromBytes(r.embedding) : null));
-    // A second index over whole pages: a section on the right page ranks above a look-alike elsewhere.
+    // A second index over whole pages: a section on the right page ranks above a look-alike
+    // elsewhere. A code piece's page is its source file, read by its code in an index of the source
+    // files alone: "the test method `issue92()`" finds the file that defines it, which its doc
+    // comments never name, and a doc page is not weighed against a file's code.
     const pageIds = new Map<string, number>();
     const pageOf = new Int32Array(sections.length);
+    const fileIds = new Map<string, number>();
+    const fileOf = new Int32Array(sections.length).fill(-1);
+    const fileTexts: { id: number; title: string; context: string; body: string; code: string }[] = [];
     const tickets = new Uint8Array(sections.length);
     const pageTexts: { id: number; title: string; context: string; body: string; code: string }[] = [];
     // A heading is read with the headings above it: "Examples" under "Use XML tags" is about XML
@@ -349,6 +363,19 @@ export class Ranking {
       text.context += ` ${section.title}`;
       text.body += ` ${section.body}`;
       pageOf[i] = page;
+      if (section.kind === 'code') {
+        let file = fileIds.get(section.docKey);
+        if (file === undefined) {
+          file = fileTexts.length;
+          fileIds.set(section.docKey, file);
+          fileTexts.push({ id: file, title: text.title, context: '', body: '', code: '' });
+        }
+        const fileText = fileTexts[file]!;
+        fileText.context += ` ${section.title}`;
+        fileText.body += ` ${section.body}`;
+        fileText.code += ` ${section.code}`;
+        fileOf[i] = file;
+      }
       if (section.kind === 'ticket') tickets[i] = 1;
       indexed.push(section.kind === 'code' ? section : { ...section, title: [section.title, section.context, ...runInLabels(section.body)].filter(Boolean).join(' ') });
       // Other requests go between slices of a large knowledge base (50,000 sections at once held the event loop a third of a second).
@@ -356,7 +383,8 @@ export class Ranking {
     }
     const index = await SearchIndex.build(indexed);
     const pages = await SearchIndex.build(pageTexts, { phrases: false });
-    return { version, index, sections, pages, pageOf, tickets, vectors, dense: await DenseIndex.build(vectors) };
+    const files = await SearchIndex.build(fileTexts, { phrases: false });
+    return { version, index, sections, pages, pageOf, files, fileOf, tickets, vectors, dense: await DenseIndex.build(vectors) };
   }
 }
 

@@ -4,7 +4,7 @@
  * otherwise, and 160 addresses across the /64s of one /56 cannot spend the token's quota a visitor
  * elsewhere needs.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSupportProxy } from '../../src/proxy/index.js';
 import { fakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { testServer } from '../helpers/server.js';
@@ -13,9 +13,16 @@ import { ServerConfigError } from '../../src/server/index.js';
 const SITE = 'https://www.example.com';
 let up: FakeUpstream;
 beforeEach(async () => {
+  // Limits count per minute of the clock: the clock stands still at a minute's start, so a test's
+  // requests never straddle two windows (which let 18 of 160 requests through instead of 10).
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(new Date('2026-01-01T00:00:00Z'));
   up = await fakeUpstream();
 });
-afterEach(() => up.close());
+afterEach(async () => {
+  vi.useRealTimers();
+  await up.close();
+});
 
 const send = (handler: ReturnType<typeof createSupportProxy>, remoteAddress: string) =>
   handler(new Request(`${SITE}/api/support/chat`, { method: 'POST', headers: { origin: SITE, 'content-type': 'application/json' }, body: '{"message":"hi"}' }), { remoteAddress });

@@ -51,8 +51,10 @@ describe('container directives (admonitions) with hostile lines cost time linear
     const shape = shapes[name]!;
     for (const mdx of [false, true]) {
       const read = (n: number) => () => parseMarkdown(shape(n), { url: 'u', fallbackTitle: 'f', mdx });
-      const small = time(read(8_000));
-      const large = time(read(32_000));
+      // The least of three runs: a run slowed by other tests on the machine (a quote of openers read
+      // as MDX went 69 → 562 ms, 8.1 ×, beside the PostgreSQL suite; 5–6 × alone) is not the cost.
+      const small = time(read(8_000), 3);
+      const large = time(read(32_000), 3);
       expect(large, `${name}${mdx ? ' (MDX)' : ''}: ${small.toFixed(0)} ms → ${large.toFixed(0)} ms`).toBeLessThan(Math.max(8 * small, 400));
     }
   }, 120_000);

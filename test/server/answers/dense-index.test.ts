@@ -23,6 +23,8 @@ describe('DenseIndex', () => {
     const withGaps = all.map((v, i) => (i % 10 === 3 ? null : v));
     const index = new DenseIndex(withGaps);
     expect(index.size).toBe(2_700);
+    // Each section's vector is read back from the index's own copy; a section with none has none.
+    expect(withGaps.map((_, i) => index.vector(i))).toEqual(withGaps);
     let recall = 0;
     for (let q = 0; q < 20; q++) {
       // A question near some sections, as a question is near the sections that answer it.

@@ -1,7 +1,8 @@
 /**
- * The index holds each section's passage as the JSON it was stored as and parses it when a reply,
- * an excerpt or the decision reads it: what is read is what was stored, parsed once while it is
- * read often, and a section stored before the passage model is read from its Markdown.
+ * The index holds each section's passage as the JSON it was stored as, deflated into shared
+ * chunks, and parses it when a reply, an excerpt or the decision reads it: what is read is what was
+ * stored, parsed once while it is read often, and a section stored before the passage model is
+ * read from its Markdown.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAnswerEngine } from '../../../src/server/answers/index.js';
 import type { Passage } from '../../../src/server/knowledge/index.js';
-import { SectionStore } from '../../../src/server/knowledge/store/sections.js';
+import { PassagePacker, SectionStore, unpackPassage } from '../../../src/server/knowledge/store/sections.js';
 import { migrations } from '../../../src/server/schema.js';
 import { migrate } from '../../../src/server/store/migrate.js';
 import { openSql } from '../../../src/server/store/sql.js';
@@ -38,5 +39,22 @@ describe('the passages of an indexed knowledge base', () => {
       await sql.close();
       rmSync(folder, { recursive: true, force: true });
     }
+  });
+
+  it('pack each passage whole across chunks, and one larger than a chunk on its own', () => {
+    const packer = new PassagePacker();
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const word = () => `w${Math.floor(random() * 1e6).toString(36)}`;
+    const passage = (words: number): Passage => {
+      const text = Array.from({ length: words }, word).join(' ');
+      return { lang: 'en', blocks: [{ kind: 'paragraph', text, plain: text, sentences: [text], terms: text.split(' ') }] };
+    };
+    // Random words deflate to about half: 4,000 passages of a few kilobytes fill several chunks of 1 MiB.
+    const passages = [...Array.from({ length: 4_000 }, (_, i) => passage(50 + (i % 400))), passage(400_000), passage(3)];
+    const packed = passages.map((p) => packer.pack(JSON.stringify(p)));
+    expect(new Set(packed.map((p) => p.buffer)).size).toBeGreaterThan(3);
+    expect(packed.at(-2)!.byteLength).toBeGreaterThan(1 << 20);
+    expect(packed.map(unpackPassage)).toEqual(passages);
   });
 });

@@ -42,6 +42,8 @@ const VECTORS_PER_TURN = 4_000;
 export class DenseIndex {
   /** The sections that have a vector, by their position in the list the index was built from. */
   readonly #rows: Int32Array;
+  /** Each section's row in `#matrix`, by its position in that list; -1 for a section with no vector. */
+  readonly #rowOf: Int32Array;
   /** Their vectors, one after another. */
   readonly #matrix: Int8Array;
   readonly #norms: Float32Array;
@@ -72,6 +74,8 @@ export class DenseIndex {
     this.#dimensions = dimensions;
     this.#words = Math.ceil(dimensions / WORD);
     this.#rows = Int32Array.from(rows);
+    this.#rowOf = new Int32Array(vectors.length).fill(-1);
+    rows.forEach((index, r) => (this.#rowOf[index] = r));
     this.#matrix = new Int8Array(rows.length * dimensions);
     this.#norms = new Float32Array(rows.length);
     this.#signs = new Int32Array(rows.length * this.#words);
@@ -99,7 +103,13 @@ export class DenseIndex {
 
   /** Bytes the index holds (vectors, norms, signs and row numbers). */
   get bytes(): number {
-    return this.#matrix.byteLength + this.#norms.byteLength + this.#signs.byteLength + this.#rows.byteLength;
+    return this.#matrix.byteLength + this.#norms.byteLength + this.#signs.byteLength + this.#rows.byteLength + this.#rowOf.byteLength;
+  }
+
+  /** The vector of the section at `index` in the list the index was built from (a view of the index's own copy), or null when it has none. */
+  vector(index: number): Int8Array | null {
+    const r = this.#rowOf[index] ?? -1;
+    return r < 0 ? null : this.#matrix.subarray(r * this.#dimensions, (r + 1) * this.#dimensions);
   }
 
   /**

@@ -105,9 +105,7 @@ interface LoadedIndex {
   fileOf: Int32Array;
   /** 1 for each synced ticket: dense retrieval skips them unless asked (read per candidate, so a typed array rather than 50,000 objects). */
   tickets: Uint8Array;
-  /** Each section's sentence embedding (null for code, and for sections stored without one). */
-  vectors: (Int8Array | null)[];
-  /** The same vectors, for dense retrieval. */
+  /** Each section's sentence embedding (none for code, and for sections stored without one), for dense retrieval and the rerank. */
   dense: DenseIndex;
 }
 
@@ -119,13 +117,13 @@ const reranked = (section: StoredSection, vector: Int8Array | null) => section.k
  * `SEMANTIC_RERANK`); unchanged when a candidate has no vector yet (a knowledge base ingested
  * without embeddings ranks by its words until `kb ingest` is run again).
  */
-function semanticRerank<T extends { index: number; score: number; coverage: number; section: StoredSection }>(hits: T[], question: Int8Array, vectors: (Int8Array | null)[]): T[] {
+function semanticRerank<T extends { index: number; score: number; coverage: number; section: StoredSection }>(hits: T[], question: Int8Array, dense: DenseIndex): T[] {
   const slots: number[] = [];
   for (let i = 0; i < hits.length && slots.length < SEMANTIC_RERANK.candidates; i++) if (hits[i]!.section.kind !== 'code') slots.push(i);
-  if (slots.length < 2 || hits[0]!.coverage >= SEMANTIC_RERANK.belowCoverage || slots.some((i) => !reranked(hits[i]!.section, vectors[hits[i]!.index] ?? null))) return hits;
+  if (slots.length < 2 || hits[0]!.coverage >= SEMANTIC_RERANK.belowCoverage || slots.some((i) => !reranked(hits[i]!.section, dense.vector(hits[i]!.index)))) return hits;
   const best = hits[slots[0]!]!.score || 1;
   const reordered = slots
-    .map((i) => ({ hit: hits[i]!, score: (SEMANTIC_RERANK.words * hits[i]!.score) / best + cosine(question, vectors[hits[i]!.index]!) }))
+    .map((i) => ({ hit: hits[i]!, score: (SEMANTIC_RERANK.words * hits[i]!.score) / best + cosine(question, dense.vector(hits[i]!.index)!) }))
     .sort((a, b) => b.score - a.score);
   const out = [...hits];
   slots.forEach((slot, k) => (out[slot] = reordered[k]!.hit));
@@ -217,7 +215,7 @@ function byWords(loaded: LoadedIndex, query: string, options: SearchOptions): Se
 
 /** The second stage: what the question means (dense retrieval and the semantic rerank) over the words' ranking; the words' alone without a vector. */
 function byMeaning(loaded: LoadedIndex, merged: SearchHit[], options: SearchOptions, question: Int8Array | null | undefined): SearchHit[] {
-  const { sections, vectors, dense } = loaded;
+  const { sections, dense } = loaded;
   const limit = options.limit ?? 10;
   // A heading with no text of its own is read with the section under it (see `SearchHit.under`):
   // the next section when it is nested in that heading (its heading path ends with it), never a
@@ -233,14 +231,14 @@ function byMeaning(loaded: LoadedIndex, merged: SearchHit[], options: SearchOpti
   const near = dense.nearest(question, DENSE_CANDIDATES + found.size, options.includeTickets ? undefined : (i) => loaded.tickets[i] === 0).filter((hit) => hit.cosine >= DENSE_MIN_COSINE);
   const asHit = (index: number) => ({ index, score: 0, coverage: 0, section: sections[index]! });
   const joining = near.filter((hit) => !found.has(hit.index)).slice(0, DENSE_CANDIDATES);
-  let fused = semanticRerank([...merged, ...joining.map((hit) => asHit(hit.index))], question, vectors);
+  let fused = semanticRerank([...merged, ...joining.map((hit) => asHit(hit.index))], question, dense);
   if ((fused[0]?.coverage ?? 0) < SEMANTIC_RERANK.belowCoverage) {
     const byIndex = new Map(fused.map((hit) => [hit.index, hit]));
     const nearest = near.filter((hit) => sections[hit.index]!.kind !== 'code').slice(0, NEAREST_SHOWN.count);
     fused = showNearest(fused, nearest.map((hit) => byIndex.get(hit.index) ?? asHit(hit.index)));
   }
   return fused.slice(0, limit).map((hit) => {
-    const vector = vectors[hit.index];
+    const vector = dense.vector(hit.index);
     return withText(vector ? { ...hit, similarity: cosine(question, vector) } : hit);
   });
 }
@@ -384,7 +382,7 @@ export class Ranking {
     const index = await SearchIndex.build(indexed);
     const pages = await SearchIndex.build(pageTexts, { phrases: false });
     const files = await SearchIndex.build(fileTexts, { phrases: false });
-    return { version, index, sections, pages, pageOf, files, fileOf, tickets, vectors, dense: await DenseIndex.build(vectors) };
+    return { version, index, sections, pages, pageOf, files, fileOf, tickets, dense: await DenseIndex.build(vectors) };
   }
 }
 

@@ -93,6 +93,8 @@ interface Shape {
   howTo: boolean;
   /** Characters of prose left; the answering unit of the first section is quoted whatever it says. */
   budget: number;
+  /** The page of the reply's first source: its other sections go on with its answer. */
+  firstPage?: string;
 }
 
 /**
@@ -143,9 +145,18 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   const says = (unit: string) => !quoted.has(unit) && (!unit.endsWith(':') || unit === leadsIn || (fresh.length === 1 && rank === 0));
   // A sentence that points back is said only after the sentence it points back to.
   const said = fresh.filter((unit, i) => says(unit) && !(i > 0 && refersBack({ text: unit, block: false }) && !says(fresh[i - 1]!)));
-  // After the best section, a section is quoted only when what it quotes holds a word of the question.
+  // After the best section, a section of its page is quoted when what it quotes holds a word of the
+  // question; one of another page only when it holds one of the question's most specific words, or
+  // one the reply has not quoted yet: another page that only says the question's common words again
+  // is about something else of theirs (how to sign up for the email service, after how to reset its
+  // password). It is still a source when it holds a word of the question, where the visitor reads on.
   const matches = (text: string) => tokenize(text).some((t) => terms.has(t));
-  if (rank > 0 && !said.some(matches) && !(excerpt && matches(excerpt))) return { text: '', cited: fresh.some((unit) => quoted.has(unit) && matches(unit)), cut: cut || shown.tooLong };
+  const subject = [...terms].sort((a, b) => specificity(b) - specificity(a)).slice(0, SUBJECT_WORDS);
+  const adds = (text: string) => tokenize(text).some((t) => terms.has(t) && (subject.includes(t) || !quoted.said(t)));
+  const speaks = section.docKey === shape.firstPage ? matches : adds;
+  if (rank > 0 && !said.some(speaks) && !(excerpt && speaks(excerpt))) {
+    return { text: '', cited: said.some(matches) || (excerpt !== '' && matches(excerpt)) || fresh.some((unit) => quoted.has(unit) && matches(unit)), cut: cut || shown.tooLong };
+  }
   const block: string[] = [];
   // The code goes right after the sentence that introduces it, or after the prose when that one is not said here.
   const introducedAt = leadsIn ? said.indexOf(leadsIn) : -1;
@@ -188,7 +199,7 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
   for (const hit of ordered) {
     // To a prose question, a source file says nothing once a doc page has answered.
     if (!code && hit.section.kind === 'code' && parts.length > 0) continue;
-    const part = quoteSection(hit, terms, sources.length, quoted, { code, howTo, budget });
+    const part = quoteSection(hit, terms, sources.length, quoted, { code, howTo, budget, firstPage: sources[0]?.section.docKey });
     cut ||= part.cut;
     const shape = part.text ? readPart(part.text) : null;
     if (shape && parts.length > 0 && shape.prose > budget) {

@@ -267,6 +267,7 @@ const RESTATED_OVERLAP = 0.7;
 export class Quoted {
   readonly #texts = new Set<string>();
   readonly #sentences: Set<string>[] = [];
+  readonly #terms = new Set<string>();
 
   /** Whether `unit` says what a quoted unit said. */
   has(unit: string): boolean {
@@ -280,7 +281,13 @@ export class Quoted {
     });
   }
 
+  /** Whether a quoted unit holds `term` (as `tokenize` returns it). */
+  said(term: string): boolean {
+    return this.#terms.has(term);
+  }
+
   add(unit: string): void {
+    for (const term of tokenize(unit)) this.#terms.add(term);
     this.#texts.add(normalized(unit));
     const words = sentenceWords(unit);
     if (words) this.#sentences.push(words);

@@ -348,6 +348,22 @@ describe('the sources of a quoted answer', () => {
     for (const source of answer.sources.slice(1)) expect(answer.content).toContain(`From [${source.title}](${source.url}):\n\n`);
   });
 
+  it("quotes another page only when it holds one of the question's most specific words or one not quoted yet; the page that answers, always", async () => {
+    const kb = await knowledgeBase({
+      'reset.md': '# Passwords\n\n## Reset your password\n\nTo reset the password of your account in the app, open Settings, choose Security, then Reset password.\n\n## Reset links\n\nA reset link sent by email expires after one hour.\n',
+      'signup.md': '# Password and account\n\nSign up: each account belongs to one person, and an account can hold several workspaces.\n',
+    });
+    const answer = await kb.answer('How do I reset the password of my account?');
+    expect(answer.isUncertain).toBe(false);
+    const cited = answer.sources.map((s) => s.url.split('/').pop());
+    expect(cited[0]).toBe('reset#reset-your-password');
+    expect(cited.slice(1).sort()).toEqual(['reset#reset-links', 'signup']);
+    // The page that answers goes on with its answer.
+    expect(answer.content).toContain('A reset link sent by email expires after one hour.');
+    // The other page only says "account" again, which the reply has said: a source, not a quote.
+    expect(answer.content).not.toContain('Sign up');
+  });
+
   it('ranks docs before code for a question in words, and code as much as docs for one that names code', async () => {
     const kb = await knowledgeBase({
       'tables.md': '# Tables\n\n## Empty cells\n\nThe parser keeps an empty table cell as an empty string.\n',

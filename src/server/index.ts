@@ -305,22 +305,7 @@ async function buildServer(options: ServerOptions, config: ServerConfig, env: No
   };
   const mcp = mcpBackend({ sql, knowledge: knowledge ?? null, lifecycle, conversations, logger });
   const retention = new RetentionSweep({ sql, conversations, logger, now, defaultDays: config.retentionDays });
-  const router = new Router([
-    ...chatRoutes,
-    ...eventRoutes,
-    ...escalateRoutes,
-    ...ticketRoutes,
-    ...meRoutes,
-    ...healthRoutes({ embeddings: knowledge ? () => knowledge.embeddingStatus() : null }),
-    ...openApiRoutes(),
-    ...helpdeskWebhookRoutesFor(helpdesks, { bodyTimeoutMs: options.webhookBodyTimeoutMs }),
-    ...feedbackRoutes({ feedback: new FeedbackStore(sql, now) }),
-    ...insightsRoutes({ sql }),
-    // Search and the MCP tools read the knowledge base in this process (every role): the index is built from the database, as the worker's is.
-    ...searchRoutes({ knowledge: knowledge ?? null, searches: new SearchLog(sql, now) }),
-    ...mcpRoutes({ backend: mcp, allowedOrigins: mcpOrigins }),
-    ...dashboardRoutes(),
-  ]);
+  const router = serverRouter({ sql, now, knowledge: knowledge ?? null, mcp, mcpOrigins, webhookBodyTimeoutMs: options.webhookBodyTimeoutMs });
   // Several processes behind one address share their limits through Redis; one process counts in memory.
   const limiter: RateLimiter =
     options.rateLimiter ?? (redisUrl ? new RedisRateLimiter({ url: redisUrl, now, onError: reportRedis('rate limiter (letting requests through)') }) : new MemoryRateLimiter(now));
@@ -337,6 +322,42 @@ async function buildServer(options: ServerOptions, config: ServerConfig, env: No
     followUps.start();
     retention.start();
   }
+  return serverHandle({ app, role, sql, tokens, tickets, engine, lifecycle, bus, streams, turnLog, worker, embedding, followUps, retention, limiter, mcp, closing, checkpoints });
+}
+
+/** Every route of the API, the MCP endpoint and the dashboard, on one router. */
+function serverRouter(parts: { sql: Sql; now: () => number; knowledge: KnowledgeBase | null; mcp: McpBackend; mcpOrigins: ServerConfig['mcpOrigins']; webhookBodyTimeoutMs: number | undefined }): Router {
+  const { sql, now, knowledge, mcp, mcpOrigins } = parts;
+  return new Router([
+    ...chatRoutes,
+    ...eventRoutes,
+    ...escalateRoutes,
+    ...ticketRoutes,
+    ...meRoutes,
+    ...healthRoutes({ embeddings: knowledge ? () => knowledge.embeddingStatus() : null }),
+    ...openApiRoutes(),
+    ...helpdeskWebhookRoutesFor(helpdesks, { bodyTimeoutMs: parts.webhookBodyTimeoutMs }),
+    ...feedbackRoutes({ feedback: new FeedbackStore(sql, now) }),
+    ...insightsRoutes({ sql }),
+    // Search and the MCP tools read the knowledge base in this process (every role): the index is built from the database, as the worker's is.
+    ...searchRoutes({ knowledge, searches: new SearchLog(sql, now) }),
+    ...mcpRoutes({ backend: mcp, allowedOrigins: mcpOrigins }),
+    ...dashboardRoutes(),
+  ]);
+}
+
+/** What `buildServer` built, for `serverHandle`. */
+type ServerParts = Pick<SupportServer, 'role' | 'sql' | 'tokens' | 'tickets' | 'engine' | 'lifecycle' | 'bus' | 'streams' | 'worker' | 'embedding' | 'followUps' | 'retention' | 'mcp'> & {
+  app: ReturnType<typeof createApp>;
+  turnLog: MemoryTurnLog | RedisTurnLog;
+  limiter: RateLimiter;
+  closing: AbortController;
+  checkpoints: ReturnType<typeof checkpointInBackground>;
+};
+
+/** The running server: its parts, `ready`, `drain` and `close` (every part closed even when one fails, the database last). */
+function serverHandle(parts: ServerParts): SupportServer {
+  const { app, role, sql, tokens, tickets, engine, lifecycle, bus, streams, turnLog, worker, embedding, followUps, retention, limiter, mcp, closing, checkpoints } = parts;
   let closed = false;
   return {
     fetch: app.fetch,

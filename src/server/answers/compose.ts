@@ -35,8 +35,11 @@ const PLAUSIBLE_SHARE = 0.25;
 const EXCERPT_LINES = 8;
 /** The units a related page's excerpt holds: its answering unit and the one beside it. */
 const EXCERPT_UNITS = 2;
-/** How many of the question's most specific words name its subject (see `relatedReply`). */
+/** How many of the question's most specific words name its subject (see `subjectOf`). */
 const SUBJECT_WORDS = 2;
+
+/** What the question is about: its `SUBJECT_WORDS` most specific words. */
+const subjectOf = (terms: Set<string>): string[] => [...terms].sort((a, b) => specificity(b) - specificity(a)).slice(0, SUBJECT_WORDS);
 
 /** Longer than this, a docs page's code example is not quoted: the reply links to it (see `moreOn`). */
 const LONGEST_EXAMPLE_LINES = 60;
@@ -151,7 +154,7 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   // is about something else of theirs (how to sign up for the email service, after how to reset its
   // password). It is still a source when it holds a word of the question, where the visitor reads on.
   const matches = (text: string) => tokenize(text).some((t) => terms.has(t));
-  const subject = [...terms].sort((a, b) => specificity(b) - specificity(a)).slice(0, SUBJECT_WORDS);
+  const subject = subjectOf(terms);
   const adds = (text: string) => tokenize(text).some((t) => terms.has(t) && (subject.includes(t) || !quoted.said(t)));
   const speaks = section.docKey === shape.firstPage ? matches : adds;
   if (rank > 0 && !said.some(speaks) && !(excerpt && speaks(excerpt))) {
@@ -242,7 +245,7 @@ export function relatedReply(hits: SearchHit[], terms: Set<string>): Answer {
   if (related.length === 0) return NOTHING_RELATED;
   const weight = [...terms].reduce((sum, t) => sum + specificity(t), 0);
   // What the question is about: its most specific words, of which a passage that may answer holds one.
-  const subject = [...terms].sort((a, b) => specificity(b) - specificity(a)).slice(0, SUBJECT_WORDS);
+  const subject = subjectOf(terms);
   const excerpts = related.flatMap((hit, at) => {
     const section = hit.under ?? hit.section;
     if (section.kind === 'code' || isNavigation(section.title)) return [];

@@ -104,11 +104,13 @@ interface Shape {
  * What one section contributes to an answer: its sentences that answer best (more for the best
  * section), as many as `shape.budget` holds (its answering unit always), and its code when the
  * question asks for code or the passage introduces it ("add this:"); nothing when (after the first
- * section) what it would quote holds no word of the question, or the section is navigation or
- * history (see `isNavigation`). `cited` without `text` when all it would quote was quoted already
- * from another section (a passage two pages share): it is a source of that quote too. `cut` when
- * units were left out for space. A later section is held to no share of the question's weight
- * (see docs/benchmarks.md).
+ * section) what it would quote holds no word of the question (on another page than the first
+ * source's: none of the question's most specific words and none the reply has not quoted yet), or
+ * the section is navigation or history (see `isNavigation`). `cited` without `text` when it holds
+ * a word of the question but says nothing new, or all it would quote was quoted already from
+ * another section (a passage two pages share): it is a source of that quote too. `cut` when units
+ * were left out for space. A later section is held to no share of the question's weight (see
+ * docs/benchmarks.md).
  */
 function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: Quoted, shape: Shape): { text: string; cited: boolean; cut: boolean } {
   const section = hit.under ?? hit.section;

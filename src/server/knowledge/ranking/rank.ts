@@ -340,9 +340,9 @@ export class Ranking {
     const pageOf = new Int32Array(sections.length);
     const fileIds = new Map<string, number>();
     const fileOf = new Int32Array(sections.length).fill(-1);
-    const fileTexts: { id: number; title: string; context: string; body: string; code: string }[] = [];
+    const fileTexts: WholeText[] = [];
     const tickets = new Uint8Array(sections.length);
-    const pageTexts: { id: number; title: string; context: string; body: string; code: string }[] = [];
+    const pageTexts: WholeText[] = [];
     // A heading is read with the headings above it: "Examples" under "Use XML tags" is about XML
     // tags. Doc sections are indexed with their heading path in the title field (code keeps its
     // symbol names alone there); what is shown keeps the section's own title.
@@ -351,23 +351,13 @@ export class Ranking {
     // What the words index reads of each section (its text, not its passage).
     const indexed: IndexedSection[] = [];
     for (const [i, section] of sections.entries()) {
-      let page = pageIds.get(section.docKey);
-      if (page === undefined) {
-        page = pageTexts.length;
-        pageIds.set(section.docKey, page);
-        pageTexts.push({ id: page, title: section.context.split(' › ')[0] ?? '', context: '', body: '', code: '' });
-      }
+      const page = textOf(pageIds, pageTexts, section.docKey, section.context.split(' › ')[0] ?? '');
       const text = pageTexts[page]!;
       text.context += ` ${section.title}`;
       text.body += ` ${section.body}`;
       pageOf[i] = page;
       if (section.kind === 'code') {
-        let file = fileIds.get(section.docKey);
-        if (file === undefined) {
-          file = fileTexts.length;
-          fileIds.set(section.docKey, file);
-          fileTexts.push({ id: file, title: text.title, context: '', body: '', code: '' });
-        }
+        const file = textOf(fileIds, fileTexts, section.docKey, text.title);
         const fileText = fileTexts[file]!;
         fileText.context += ` ${section.title}`;
         fileText.body += ` ${section.body}`;
@@ -384,6 +374,26 @@ export class Ranking {
     const files = await SearchIndex.build(fileTexts, { phrases: false });
     return { version, index, sections, pages, pageOf, files, fileOf, tickets, dense: await DenseIndex.build(vectors) };
   }
+}
+
+/** A whole page or source file as its index reads it: its sections' titles, text and code run together. */
+interface WholeText {
+  id: number;
+  title: string;
+  context: string;
+  body: string;
+  code: string;
+}
+
+/** The id of the page or file `key` in `ids`, its text added to `texts` (empty, under `title`) when it is new. */
+function textOf(ids: Map<string, number>, texts: WholeText[], key: string, title: string): number {
+  let id = ids.get(key);
+  if (id === undefined) {
+    id = texts.length;
+    ids.set(key, id);
+    texts.push({ id, title, context: '', body: '', code: '' });
+  }
+  return id;
 }
 
 function vocabularyOf({ index }: LoadedIndex): Vocabulary {

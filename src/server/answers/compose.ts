@@ -41,6 +41,17 @@ const SUBJECT_WORDS = 2;
 /** What the question is about: its `SUBJECT_WORDS` most specific words. */
 const subjectOf = (terms: Set<string>): string[] => [...terms].sort((a, b) => specificity(b) - specificity(a)).slice(0, SUBJECT_WORDS);
 
+/**
+ * The question's `SUBJECT_WORDS` words that the fewest sections of the knowledge base hold (and at
+ * least one; the more specific first among equals): what the question asks that the docs rarely
+ * say. On a help center about an email service "email" and "account" are everywhere, and "reset"
+ * is what a reset question is about, where English alone would rank "email" above it.
+ */
+function rarestTerms(terms: Set<string>, vocabulary: Vocabulary): string[] {
+  const held = [...terms].map((term) => ({ term, sections: vocabulary.sectionsWith(term) })).filter((t) => t.sections > 0);
+  return held.sort((a, b) => a.sections - b.sections || specificity(b.term) - specificity(a.term)).slice(0, SUBJECT_WORDS).map((t) => t.term);
+}
+
 /** Longer than this, a docs page's code example is not quoted: the reply links to it (see `moreOn`). */
 const LONGEST_EXAMPLE_LINES = 60;
 
@@ -98,6 +109,8 @@ interface Shape {
   budget: number;
   /** The page of the reply's first source: its other sections go on with its answer. */
   firstPage?: string;
+  /** The question's words the knowledge base says least often (see `rarestTerms`). */
+  rarest: readonly string[];
 }
 
 /**
@@ -105,7 +118,7 @@ interface Shape {
  * section), as many as `shape.budget` holds (its answering unit always), and its code when the
  * question asks for code or the passage introduces it ("add this:"); nothing when (after the first
  * section) what it would quote holds no word of the question (on another page than the first
- * source's: none of the question's most specific words and none the reply has not quoted yet), or
+ * source's: none of its rarest in the knowledge base and none the reply has not quoted yet), or
  * the section is navigation or history (see `isNavigation`). `cited` without `text` when it holds
  * a word of the question but says nothing new, or all it would quote was quoted already from
  * another section (a passage two pages share): it is a source of that quote too. `cut` when units
@@ -151,13 +164,12 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   // A sentence that points back is said only after the sentence it points back to.
   const said = fresh.filter((unit, i) => says(unit) && !(i > 0 && refersBack({ text: unit, block: false }) && !says(fresh[i - 1]!)));
   // After the best section, a section of its page is quoted when what it quotes holds a word of the
-  // question; one of another page only when it holds one of the question's most specific words, or
-  // one the reply has not quoted yet: another page that only says the question's common words again
+  // question; one of another page only when it holds one of the question's words the knowledge base
+  // says least often, or one the reply has not quoted yet: another page that only says the question's common words again
   // is about something else of theirs (how to sign up for the email service, after how to reset its
   // password). It is still a source when it holds a word of the question, where the visitor reads on.
   const matches = (text: string) => tokenize(text).some((t) => terms.has(t));
-  const subject = subjectOf(terms);
-  const adds = (text: string) => tokenize(text).some((t) => terms.has(t) && (subject.includes(t) || !quoted.said(t)));
+  const adds = (text: string) => tokenize(text).some((t) => terms.has(t) && (shape.rarest.includes(t) || !quoted.said(t)));
   const speaks = section.docKey === shape.firstPage ? matches : adds;
   if (rank > 0 && !said.some(speaks) && !(excerpt && speaks(excerpt))) {
     return { text: '', cited: said.some(matches) || (excerpt !== '' && matches(excerpt)) || fresh.some((unit) => quoted.has(unit) && matches(unit)), cut: cut || shown.tooLong };
@@ -186,6 +198,7 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
   const outcome = decide(answerSignals(question, hits, vocabulary, earlier));
   if (outcome === 'none') return NOTHING_RELATED;
   const terms = new Set(vocabulary.terms(question));
+  const rarest = rarestTerms(terms, vocabulary);
   const cited = outcome === 'answer' ? relevantHits(hits, question) : [];
   if (cited.length === 0) return relatedReply(hits, terms);
   // Where no doc page answers (a knowledge base of code alone), the code is the answer.
@@ -204,7 +217,7 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
   for (const hit of ordered) {
     // To a prose question, a source file says nothing once a doc page has answered.
     if (!code && hit.section.kind === 'code' && parts.length > 0) continue;
-    const part = quoteSection(hit, terms, sources.length, quoted, { code, howTo, budget, firstPage: sources[0]?.section.docKey });
+    const part = quoteSection(hit, terms, sources.length, quoted, { code, howTo, budget, firstPage: sources[0]?.section.docKey, rarest });
     cut ||= part.cut;
     const shape = part.text ? readPart(part.text) : null;
     if (shape && parts.length > 0 && shape.prose > budget) {

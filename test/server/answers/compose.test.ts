@@ -348,19 +348,23 @@ describe('the sources of a quoted answer', () => {
     for (const source of answer.sources.slice(1)) expect(answer.content).toContain(`From [${source.title}](${source.url}):\n\n`);
   });
 
-  it("quotes another page only when it holds one of the question's most specific words or one not quoted yet; the page that answers, always", async () => {
+  it("quotes another page only when it holds one of the question's words rarest in the knowledge base or one not quoted yet; the page that answers, always", async () => {
     const kb = await knowledgeBase({
-      'reset.md': '# Passwords\n\n## Reset your password\n\nTo reset the password of your account in the app, open Settings, choose Security, then Reset password.\n\n## Reset links\n\nA reset link sent by email expires after one hour.\n',
-      'signup.md': '# Password and account\n\nSign up: each account belongs to one person, and an account can hold several workspaces.\n',
+      'reset.md': '# Passwords\n\n## Reset your password\n\nTo reset the password of your email account in the app, open Settings, choose Security, then Reset password.\n\n## Reset links\n\nA reset link sent by email expires after one hour.\n',
+      'signup.md': '# Password and email account\n\nSign up: each email account belongs to one person, and an email account can hold several workspaces.\n',
+      // As on the help center of an email service, "email" and "account" are said everywhere:
+      // what the question is about is resetting a password, though English alone ranks "email" first.
+      'billing.md': '# Billing\n\nYour email account is billed each month.\n',
+      'profile.md': '# Profile\n\nEach email account has a profile picture.\n',
     });
-    const answer = await kb.answer('How do I reset the password of my account?');
+    const answer = await kb.answer('How do I reset the password of my email account?');
     expect(answer.isUncertain).toBe(false);
     const cited = answer.sources.map((s) => s.url.split('/').pop());
     expect(cited[0]).toBe('reset#reset-your-password');
-    expect(cited.slice(1).sort()).toEqual(['reset#reset-links', 'signup']);
+    expect(cited).toContain('signup');
     // The page that answers goes on with its answer.
     expect(answer.content).toContain('A reset link sent by email expires after one hour.');
-    // The other page only says "account" again, which the reply has said: a source, not a quote.
+    // The other page only says "email account" again, which the reply has said: a source, not a quote.
     expect(answer.content).not.toContain('Sign up');
   });
 

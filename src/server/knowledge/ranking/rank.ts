@@ -28,6 +28,8 @@ export interface SearchHit extends Hit {
 export interface Vocabulary {
   /** Whether any section holds the term. */
   has(term: string): boolean;
+  /** How many sections hold the term. */
+  sectionsWith(term: string): number;
   /** The terms of a text, misspelled words read as the words they most likely mean (see `SearchIndex.terms`). */
   terms(text: string): string[];
 }
@@ -397,5 +399,5 @@ function textOf(ids: Map<string, number>, texts: WholeText[], key: string, title
 }
 
 function vocabularyOf({ index }: LoadedIndex): Vocabulary {
-  return { has: (term) => index.has(term), terms: (text) => index.terms(text) };
+  return { has: (term) => index.has(term), sectionsWith: (term) => index.sectionsWith(term), terms: (text) => index.terms(text) };
 }

@@ -290,6 +290,11 @@ export class SearchIndex {
     return this.#termIds.has(term);
   }
 
+  /** How many sections hold a term (as `tokenize` returns it). */
+  sectionsWith(term: string): number {
+    return this.#df(this.#termIds.get(term));
+  }
+
   /**
    * The terms of a question (see `tokenize`), each misspelled word read as the word it most likely
    * means: a word of at least four letters whose term neither the index nor everyday English knows

@@ -165,9 +165,10 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   const said = fresh.filter((unit, i) => says(unit) && !(i > 0 && refersBack({ text: unit, block: false }) && !says(fresh[i - 1]!)));
   // After the best section, a section of its page is quoted when what it quotes holds a word of the
   // question; one of another page only when it holds one of the question's words the knowledge base
-  // says least often, or one the reply has not quoted yet: another page that only says the question's common words again
-  // is about something else of theirs (how to sign up for the email service, after how to reset its
-  // password). It is still a source when it holds a word of the question, where the visitor reads on.
+  // says least often, or one the reply has not quoted yet: another page that only says the
+  // question's common words again is about something else of theirs (how to sign up for the email
+  // service, after how to reset its password). It is still a source when it holds a word of the
+  // question, where the visitor reads on.
   const matches = (text: string) => tokenize(text).some((t) => terms.has(t));
   const adds = (text: string) => tokenize(text).some((t) => terms.has(t) && (shape.rarest.includes(t) || !quoted.said(t)));
   const speaks = section.docKey === shape.firstPage ? matches : adds;
@@ -198,9 +199,9 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
   const outcome = decide(answerSignals(question, hits, vocabulary, earlier));
   if (outcome === 'none') return NOTHING_RELATED;
   const terms = new Set(vocabulary.terms(question));
-  const rarest = rarestTerms(terms, vocabulary);
   const cited = outcome === 'answer' ? relevantHits(hits, question) : [];
   if (cited.length === 0) return relatedReply(hits, terms);
+  const rarest = rarestTerms(terms, vocabulary);
   // Where no doc page answers (a knowledge base of code alone), the code is the answer.
   const code = asksForCode(question) || !cited.some((hit) => hit.section.kind !== 'code');
   // "How do I…" asks for the steps, an example too; "Can I…?" asks whether, answered in prose.

@@ -287,16 +287,17 @@ export class Quoted {
   }
 
   add(unit: string): void {
-    for (const term of tokenize(unit)) this.#terms.add(term);
+    const terms = tokenize(unit);
+    for (const term of terms) this.#terms.add(term);
     this.#texts.add(normalized(unit));
-    const words = sentenceWords(unit);
+    const words = sentenceWords(unit, terms);
     if (words) this.#sentences.push(words);
   }
 }
 
-/** A sentence's distinct words (stems, stopwords left out), or null for a list, a table, or a sentence of fewer than four. */
-function sentenceWords(unit: string): Set<string> | null {
+/** A sentence's distinct words (stems, stopwords left out; `terms` when already read), or null for a list, a table, or a sentence of fewer than four. */
+function sentenceWords(unit: string, terms?: string[]): Set<string> | null {
   if (unit.includes('\n')) return null;
-  const words = new Set(tokenize(unit));
+  const words = new Set(terms ?? tokenize(unit));
   return words.size >= 4 ? words : null;
 }

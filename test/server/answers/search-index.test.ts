@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_QUERY_WORDS, SearchIndex, uniqueLines } from '../../../src/server/knowledge/ranking/search-index.js';
+import { MAX_QUERY_WORDS, MAX_RESPELLED_WORDS, SearchIndex, uniqueLines } from '../../../src/server/knowledge/ranking/search-index.js';
 import { isQuestionFraming, tokenize } from '../../../src/server/knowledge/text/text.js';
 
 const section = (id: number, title: string, body: string) => ({ id, title, context: '', body, code: '' });
@@ -55,6 +55,23 @@ describe('misspelled words', () => {
 
   it('keeps words it knows, and words with no near neighbour, as they are', () => {
     expect(index.terms('tags licence zyxwvut')).toEqual(tokenize('tags licence zyxwvut'));
+  });
+
+  it('reads a misspelled identifier as the one the knowledge base holds, whole or by its parts', () => {
+    const code = new SearchIndex([
+      { id: 0, title: 'OomObserver', context: 'src/oom.rs', body: '', code: 'impl OomObserver {\n  pub fn new(rss_max: usize) -> Self { OomObserver { rss_max } }\n}' },
+      { id: 1, title: 'Octal', context: 'src/octal.py', body: '', code: 'class Octal:\n    def getTarget() -> str:\n        return "octal"' },
+      { id: 2, title: 'Observer pattern', context: 'docs/patterns.md', body: 'An observer watches a subject. A target receives events.', code: '' },
+    ]);
+    // The whole identifier within the edits its length allows (a swap): the one the index holds, its misspelled part too.
+    expect(code.terms('a new `OomOsberver`')).toEqual(code.terms('a new `OomObserver`'));
+    expect(code.terms('OomOsberver')).toEqual(['oomobserver', 'oom', 'observ']);
+    expect(code.search('How do I create a new `OomOsberver`?')[0]!.index).toBe(0);
+    expect(code.terms('getTrget')).toEqual(code.terms('getTarget'));
+    // A whole the index does not hold: each misspelled part read as the word it means, the rest as written.
+    expect(code.terms('fooTrget')).toEqual(['footrget', 'foo', 'target']);
+    // Known identifiers, and parts with no near neighbour, stay as written.
+    expect(code.terms('getTarget maxZyxwvut')).toEqual(tokenize('getTarget maxZyxwvut'));
   });
 });
 
@@ -125,6 +142,14 @@ describe('bounded work per question', () => {
     expect(respelled).toBeGreaterThan(0);
     expect(respelled).toBeLessThan(100);
     expect(terms).toHaveLength(100);
+  });
+
+  it('counts each misspelled part of an identifier against the same bound', () => {
+    const identifier = Array.from({ length: 40 }, () => 'Widgte').join('');
+    const terms = index.terms(Array.from({ length: 20 }, () => identifier).join(' '));
+    const respelled = terms.filter((t) => t === index.terms('widget')[0]).length;
+    expect(respelled).toBeGreaterThan(0);
+    expect(respelled).toBeLessThanOrEqual(MAX_RESPELLED_WORDS);
   });
 
   it('reads no long word as a misspelling (its edits grow with its length)', () => {

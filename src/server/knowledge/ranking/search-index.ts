@@ -305,13 +305,37 @@ export class SearchIndex {
   terms(text: string): string[] {
     const out: string[] = [];
     let respellings = 0;
+    // Each word or identifier part read as a misspelling counts, whatever the text holds.
+    const respell = (word: string) => (respellings++ < MAX_RESPELLED_WORDS ? this.#respelledOnce(word) : null);
     for (const { word, terms } of words(text, MAX_QUERY_WORDS)) {
+      if (terms.length > 1) {
+        // An identifier: its whole term (unless too long to be one) and its parts' (see `tokenize`).
+        const whole = terms[0] === word.toLowerCase().replace(/[-.:]/g, '_') ? terms[0] : null;
+        out.push(...(whole !== null && this.#termIds.has(whole) ? terms : this.#respelledIdentifier(whole, whole === null ? terms : terms.slice(1), respell)));
+        continue;
+      }
       const unknown = terms.length === 1 && !this.#termIds.has(terms[0]!) && word.length <= MAX_RESPELLED_CHARS;
-      const respelled = unknown && respellings++ < MAX_RESPELLED_WORDS ? this.#respelledOnce(word.toLowerCase()) : null;
+      const respelled = unknown ? respell(word.toLowerCase()) : null;
       if (respelled) out.push(respelled);
       else out.push(...terms);
     }
     return out;
+  }
+
+  /**
+   * A misspelled identifier's terms ("OomOsberver": `oomosberver`, `oom`, `osberv`) as the index
+   * holds the identifier it most likely means: its whole term respelled when the index holds one
+   * within the edits its length allows (`oomobserver`), and each part it does not know read as the
+   * word it means (`observ`; "getTrget" is `get`, `target`). A part that finds nothing stays as
+   * written, unless the whole was found: then it is no word of it.
+   */
+  #respelledIdentifier(whole: string | null, parts: string[], respell: (word: string) => string | null): string[] {
+    const identifier = whole !== null && whole.length <= MAX_RESPELLED_CHARS && /^[a-z]+$/.test(whole) ? respell(whole) : null;
+    const read = parts.flatMap((part) => {
+      const known = this.#termIds.has(part) ? part : respell(part);
+      return known ? [known] : identifier ? [] : [part];
+    });
+    return [...(identifier ? [identifier] : whole !== null ? [whole] : []), ...read];
   }
 
   #respelledOnce(word: string): string | null {

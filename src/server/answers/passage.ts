@@ -74,6 +74,12 @@ function withAnswers(said: string[], lines: Set<string>): string[] {
   return out;
 }
 
+/**
+ * A paragraph that is one bold run and nothing else, not a sentence (a label or a callout's title:
+ * no full stop, question or exclamation mark at its end inside the run; one pass, no nested repetition).
+ */
+const BOLD_LABEL = /^\*\*[^*\n]*[^*\n.!?]\*\*[.:]?$/;
+
 /** The most rows of a list or table a sentence ending in a colon takes with it (see `units`). */
 export const INTRODUCED_ROWS = 15;
 
@@ -151,6 +157,9 @@ export function bestPassage(passage: Passage | string, terms: Set<string>, max: 
     // introduces: a list or table is one unit with it, code follows it (`codeAfter`); anything else
     // (a bold label, another paragraph) is not quoted with it, and it says nothing alone.
     if (!u.block && /:\s*$/.test(u.text) && !codeAfter.has(u.i)) return false;
+    // A bold label alone on its line (a callout's title, "**Zettelkasten link beautifier**") names
+    // what follows it: alone it says nothing.
+    if (!u.block && BOLD_LABEL.test(u.text)) return false;
     const key = normalized(u.text);
     if (seen.has(key)) return false;
     seen.add(key);

@@ -116,6 +116,17 @@ describe('how the local answer reads', () => {
     expect(bestSentences(body, terms('can i make slides presentations from notes?'), 2)).toEqual(['Slides lets you create presentations from your notes.']);
   });
 
+  it("never quotes a bold label alone (a callout's title): it names what follows and says nothing", () => {
+    const body =
+      'If you name notes by a unique ID, convert the links to full names.\n\n> [!tip] Zettelkasten link beautifier\n> The converter can also beautify your links.\n\nYou can also use the Unique note creator to create Zettelkasten notes.';
+    const quoted = bestSentences(body, terms('who came up with the zettelkasten method?'), 3);
+    expect(quoted).toContain('You can also use the Unique note creator to create Zettelkasten notes.');
+    expect(quoted.join(' ')).not.toContain('**Zettelkasten link beautifier**');
+    // A sentence set in bold is a sentence.
+    const warned = 'Set a site password.\n\n**Passwords for single notes are not supported.**';
+    expect(bestSentences(warned, terms('password for one note'), 2)).toContain('**Passwords for single notes are not supported.**');
+  });
+
   it("quotes a question the page asks with its answer, never alone or beside another question's answer", () => {
     const faq = [
       '**What happens if I cancel my plan?**',

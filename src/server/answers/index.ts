@@ -72,8 +72,9 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
     const context = standalone ? [] : conversationContext(request.messages, question, earlier, kb.vocabulary);
     // The page asked from weighs its sections and its neighbours'; a selection is read as an earlier turn, for this question only.
     const { pageUrl, selection } = request.context ?? {};
-    // A follow-up that leans back is embedded with its conversation's subject (see follow-up.ts).
-    const meaning = standalone ? query : meaningOf(query, earlier, context);
+    // A follow-up that leans back is embedded with its conversation's subject (see follow-up.ts);
+    // a misspelled word as the word it means.
+    const meaning = kb.vocabulary.respelled(standalone ? query : meaningOf(query, earlier, context));
     const hits = kb.search(query, { history: selection ? [...context, selection] : context, limit: 10, vector: await knowledge.embedQuestion(meaning, request.orgId), pageUrl });
     return { kb, query, context, hits };
   }

@@ -74,4 +74,20 @@ describe('query embeddings', () => {
     expect(second.sources).toEqual(first.sources);
     expect(encoder.texts.filter((t) => t === 'How long does a refund take?')).toHaveLength(1);
   });
+
+  it('read a misspelled word as typed and as the word it means, in search and in the chat; a name stays as written', async () => {
+    const encoder = countingEncoder();
+    const engine = await openTestEngine({ embedder: encoder });
+    await engine.ingest('shop', [helpCenter()], { baseUrl: 'https://help.shop.test/' });
+    encoder.texts.length = 0;
+    await searchDocs(engine, 'shop', 'can i pay by bank trasnfer or wiring', { limit: 5 });
+    expect(encoder.texts).toEqual(['can i pay by bank trasnfer or wiring can i pay by bank transfer or wiring']);
+    encoder.texts.length = 0;
+    await engine.answer({ orgId: 'shop', messages: [{ role: 'user', content: 'Can I pay by bank trasnfer from Zyxwvut Bank?', sources: [] }], signal: new AbortController().signal });
+    expect(encoder.texts).toEqual(['Can I pay by bank trasnfer from Zyxwvut Bank? Can I pay by bank transfer from Zyxwvut Bank?']);
+    // Spelled right, the question is embedded as asked.
+    encoder.texts.length = 0;
+    await searchDocs(engine, 'shop', 'can i pay by bank transfer or wiring', { limit: 5 });
+    expect(encoder.texts).toEqual(['can i pay by bank transfer or wiring']);
+  });
 });

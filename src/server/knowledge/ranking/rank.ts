@@ -32,6 +32,8 @@ export interface Vocabulary {
   sectionsWith(term: string): number;
   /** The terms of a text, misspelled words read as the words they most likely mean (see `SearchIndex.terms`). */
   terms(text: string): string[];
+  /** What a question's sentence embedding reads: the text as typed and, when it has misspelled words, again with them written as the words they mean (see `SearchIndex.respelledText`). */
+  respelled(text: string): string;
 }
 
 export interface SearchOptions {
@@ -286,7 +288,7 @@ export class Ranking {
     // below that share alone). Above it, meaning would only add sections sharing no word with the
     // query after every section that matches.
     const weak = (words[0]?.coverage ?? 0) < SEMANTIC_RERANK.belowCoverage;
-    const vector = options.vector !== undefined ? options.vector : weak ? await this.#question(query, orgId) : null;
+    const vector = options.vector !== undefined ? options.vector : weak ? await this.#question(loaded.index.respelledText(query), orgId) : null;
     return byMeaning(loaded, words, options, vector);
   }
 
@@ -399,5 +401,5 @@ function textOf(ids: Map<string, number>, texts: WholeText[], key: string, title
 }
 
 function vocabularyOf({ index }: LoadedIndex): Vocabulary {
-  return { has: (term) => index.has(term), sectionsWith: (term) => index.sectionsWith(term), terms: (text) => index.terms(text) };
+  return { has: (term) => index.has(term), sectionsWith: (term) => index.sectionsWith(term), terms: (text) => index.terms(text), respelled: (text) => index.respelledText(text) };
 }

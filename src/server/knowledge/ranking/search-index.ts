@@ -5,7 +5,7 @@
 import { setImmediate } from 'node:timers/promises';
 import { isEverydayWord, specificity } from '../text/specificity.js';
 import { LRUCache } from 'lru-cache';
-import { isQuestionFraming, stem, tokenize, words } from '../text/text.js';
+import { isQuestionFraming, stem, tokenize, words, wordSpans } from '../text/text.js';
 import { Int32Chunks } from './int32-chunks.js';
 import { drain, stepped } from './steps.js';
 import { TypoIndex } from './typos.js';
@@ -44,6 +44,12 @@ export const MAX_RESPELLED_WORDS = 12;
 const MAX_RESPELLED_CHARS = 20;
 /** How many misspelled words, section pairs and headings each index keeps (least recently used dropped first). */
 const CACHE_SIZE = 5_000;
+
+/** What a misspelled word is read as: the term of the word it means, and that word when it is one of everyday English (null: a name, a stem, or the word as written). */
+interface Respelled {
+  term: string;
+  word: string | null;
+}
 
 /** A posting record: [doc, tf in title, tf in context, tf in body, tf in code]. */
 const STRIDE = 1 + FIELDS.length;
@@ -223,7 +229,7 @@ export class SearchIndex {
    * Misspelled words read lately and what they were read as, false for nothing (a question's words
    * are read a few times per answer, and again as earlier turns of the next questions).
    */
-  readonly #respelled = new LRUCache<string, string | false>({ max: CACHE_SIZE, memoMethod: (word) => this.#respell(word) ?? false });
+  readonly #respelled = new LRUCache<string, Respelled | false>({ max: CACHE_SIZE, memoMethod: (word) => this.#respell(word) ?? false });
   /** The vocabulary's terms, for the words within a few edits of a misspelled one (see typos.ts). */
   readonly #typos: TypoIndex;
 
@@ -339,7 +345,34 @@ export class SearchIndex {
   }
 
   #respelledOnce(word: string): string | null {
-    return this.#respelled.memo(word) || null;
+    return (this.#respelled.memo(word) || null)?.term ?? null;
+  }
+
+  /**
+   * What a question's sentence embedding reads: the text as typed, then again with each misspelled
+   * word (as `terms` reads them: the first `MAX_RESPELLED_WORDS` unknown ones) written as the word
+   * it means, when that is a word of everyday English ("bank trasnfer" is "bank transfer"; a name or
+   * a word with no such reading stays as written); the text alone when nothing was misspelled. The
+   * model's meaning of a misspelled word is not the word's.
+   */
+  respelledText(text: string): string {
+    let out = '';
+    let at = 0;
+    let read = 0;
+    let respellings = 0;
+    for (const { start, end, terms } of wordSpans(text)) {
+      if (read++ >= MAX_QUERY_WORDS || respellings >= MAX_RESPELLED_WORDS) break;
+      if (terms.length !== 1 || this.#termIds.has(terms[0]!) || end - start > MAX_RESPELLED_CHARS) continue;
+      respellings++;
+      const meant = this.#respelled.memo(text.slice(start, end).toLowerCase());
+      if (!meant || !meant.word) continue;
+      out += text.slice(at, start) + meant.word;
+      at = end;
+    }
+    out += text.slice(at);
+    // The words as typed go too, before the respelled ones: on the help set the question respelled
+    // alone lost a gold section its typed words' embedding had found (see docs/benchmarks.md).
+    return at === 0 ? text : `${text}\n${out}`;
   }
 
   /**
@@ -351,22 +384,22 @@ export class SearchIndex {
    * whole when it does ("iphone" for "iPhone"); undefined when there is none. Only everyday words
    * are stemmed, so a question full of unknown words (a pasted log) stays fast.
    */
-  #respell(word: string): string | undefined {
-    if (this.#termIds.has(word)) return word;
+  #respell(word: string): Respelled | undefined {
+    if (this.#termIds.has(word)) return { term: word, word: null };
     if (word.length < 4 || !/^[a-z]+$/.test(word) || specificity(stem(word)) < 1) return undefined;
-    let best: string | undefined;
+    let best: Respelled | undefined;
     let bestDf = 0;
     for (const candidate of oneEditAway(word)) {
       if (!isEverydayWord(candidate)) continue;
       const term = stem(candidate);
       const df = this.#df(this.#termIds.get(term));
-      if (df > bestDf) [best, bestDf] = [term, df];
+      if (df > bestDf) [best, bestDf] = [{ term, word: candidate }, df];
     }
     if (best) return best;
     let bestEdits = Infinity;
     for (const { term, edits } of this.#typos.near([word, stem(word)])) {
       const df = this.#df(this.#termIds.get(term));
-      if (edits < bestEdits || (edits === bestEdits && df > bestDf)) [best, bestDf, bestEdits] = [term, df, edits];
+      if (edits < bestEdits || (edits === bestEdits && df > bestDf)) [best, bestDf, bestEdits] = [{ term, word: isEverydayWord(term) ? term : null }, df, edits];
     }
     return best;
   }

@@ -10,6 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createAnswerEngine } from '../../../src/server/answers/index.js';
 import { codeText } from '../../../src/server/knowledge/ranking/embeddings.js';
 import { showNearest } from '../../../src/server/knowledge/ranking/rank.js';
+import type { Embedder } from '../../../src/server/knowledge/ranking/embeddings.js';
+import { searchDocs } from '../../../src/server/knowledge/search.js';
 import { tokenize } from '../../../src/server/knowledge/text/text.js';
 import { migrations } from '../../../src/server/schema.js';
 import { migrate } from '../../../src/server/store/migrate.js';
@@ -68,6 +70,36 @@ describe('hybrid retrieval', () => {
     await engine.ingest('app', [join(dir, 'help')], { baseUrl: 'https://help.test/' });
     const reply = await engine.answer({ orgId: 'app', messages: ask('How do I make a chocolate cake?'), signal });
     expect(reply).toMatchObject({ sources: [], isUncertain: true });
+  }, 60_000);
+});
+
+describe('what a whole question means', () => {
+  /** A stand-in model with two meanings: a text that says "more" means one thing, any other the other (unit vectors, as the model's). */
+  const twoMeanings: Embedder = {
+    id: 'two-meanings',
+    embed: async (texts) => texts.map((text) => Int8Array.from({ length: 512 }, (_, i) => (i === (/\bmore\b/i.test(text) ? 0 : 1) ? 127 : 0))),
+  };
+  const pages: Record<string, string> = {
+    'import.md': '# Import from Google Analytics\n\n## Import your visitors\n\nImport your visitors and pageviews from Google Analytics to show them on your dashboard: connect your Google account, pick the property, and the visitors of each day are imported.\n',
+    'faq.md': '# Dashboard FAQ\n\n## Why does the dashboard count more visitors?\n\nOther analytics tools count fewer people than we do: ad blockers stop their scripts, and they sample the data.\n',
+  };
+
+  it('reorders what its words found in the chat, however much of it the words match; search keeps the words\' order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'support-chat-meaning-'));
+    dirs.push(dir);
+    for (const [name, text] of Object.entries(pages)) writeFileSync(join(dir, name), text);
+    const engine = createAnswerEngine({ sql: await sql(), llm: null, embedder: twoMeanings });
+    await engine.ingest('app', [dir], { baseUrl: 'https://help.test/' });
+    const question = 'why does the dashboard show more visitors than google analytics?';
+    // The words match the import page wholly: by them alone it goes first, and search keeps that order.
+    const [byWords] = await engine.search('app', question);
+    expect(byWords).toMatchObject({ coverage: 1, section: { title: 'Import your visitors' } });
+    expect((await searchDocs(engine, 'app', question))[0]?.section).toBe('Import your visitors');
+    // The chat embeds the question: the section that means what it asks goes first, and its reply leads with it.
+    const { hits } = await engine.explain({ orgId: 'app', messages: ask(question), signal });
+    expect(hits.map((hit) => hit.section.title)).toEqual(['Why does the dashboard count more visitors?', 'Import your visitors']);
+    const reply = await engine.answer({ orgId: 'app', messages: ask(question), signal });
+    expect(reply.sources[0]?.title).toBe('Why does the dashboard count more visitors? — Dashboard FAQ');
   }, 60_000);
 });
 

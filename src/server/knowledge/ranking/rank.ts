@@ -65,13 +65,15 @@ const CODE_PRIOR = 0.5;
 /** A doc section matching as much of the question as a code section goes first from this share of its score on. */
 const DOCS_FIRST_RATIO = 0.2;
 /**
- * The semantic rerank, for questions in other words than the docs': when the best hit matches
- * less than `belowCoverage` of the question's weight, the best `candidates` doc sections by their
- * words are reordered by `words × (score / best doc score) + cosine(question, section)`, in the
- * places doc sections hold among the hits (code keeps its places: reordered by meaning, code
- * ranked worse). A question in the docs' own words keeps its ranking: reordered too, the demo's
- * "Where is the data stored?" led with the widget's `data-*` attributes. Normalised-score fusion,
- * measured against reciprocal-rank fusion and min-max normalised cosines (see docs/engine.md).
+ * The semantic rerank: for a question with a sentence embedding, the best `candidates` doc
+ * sections by their words are reordered by `words × (score / best doc score) + cosine(question,
+ * section)`, in the places doc sections hold among the hits (code keeps its places: reordered by
+ * meaning, code ranked worse). The chat embeds every question, so what a whole question means
+ * reorders what its words found (DuckDuckGo gold shown 0.750 → 0.850, Plausible 0.667 → 0.683,
+ * docs 0.980 → 0.990; see docs/benchmarks.md); search embeds a query only when its words match
+ * less than `belowCoverage` of its weight (see `Ranking.search`), so a query in the docs' own
+ * words costs no embedding. Normalised-score fusion, measured against reciprocal-rank fusion and
+ * min-max normalised cosines (see docs/engine.md).
  */
 const SEMANTIC_RERANK = { candidates: 50, words: 1, belowCoverage: 0.5 };
 
@@ -124,7 +126,7 @@ const reranked = (section: StoredSection, vector: Int8Array | null) => section.k
 function semanticRerank<T extends { index: number; score: number; coverage: number; section: StoredSection }>(hits: T[], question: Int8Array, dense: DenseIndex): T[] {
   const slots: number[] = [];
   for (let i = 0; i < hits.length && slots.length < SEMANTIC_RERANK.candidates; i++) if (hits[i]!.section.kind !== 'code') slots.push(i);
-  if (slots.length < 2 || hits[0]!.coverage >= SEMANTIC_RERANK.belowCoverage || slots.some((i) => !reranked(hits[i]!.section, dense.vector(hits[i]!.index)))) return hits;
+  if (slots.length < 2 || slots.some((i) => !reranked(hits[i]!.section, dense.vector(hits[i]!.index)))) return hits;
   const best = hits[slots[0]!]!.score || 1;
   const reordered = slots
     .map((i) => ({ hit: hits[i]!, score: (SEMANTIC_RERANK.words * hits[i]!.score) / best + cosine(question, dense.vector(hits[i]!.index)!) }))
@@ -283,10 +285,10 @@ export class Ranking {
     await loadSpecificity();
     const loaded = await this.#load(orgId);
     const words = byWords(loaded, query, options);
-    // The query is embedded only when its meaning can move the ranking: when the words match less
-    // than `SEMANTIC_RERANK.belowCoverage` of it (the semantic rerank and `NEAREST_SHOWN` apply
-    // below that share alone). Above it, meaning would only add sections sharing no word with the
-    // query after every section that matches.
+    // A search query is embedded only when its meaning moves the ranking most: when the words
+    // match less than `SEMANTIC_RERANK.belowCoverage` of it (`NEAREST_SHOWN` applies below that
+    // share alone). Above it, a query typed into search keeps the words' ranking and costs no
+    // embedding (see docs/benchmarks.md: a query's embedding is most of a search's time).
     const weak = (words[0]?.coverage ?? 0) < SEMANTIC_RERANK.belowCoverage;
     const vector = options.vector !== undefined ? options.vector : weak ? await this.#question(loaded.index.respelledText(query), orgId) : null;
     return byMeaning(loaded, words, options, vector);

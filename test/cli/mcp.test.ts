@@ -94,7 +94,8 @@ describe('support-chat-kit mcp', () => {
     send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'ask', arguments: { question: 'How do I get a refund?' } } });
     await until(4);
     child.stdin.end();
-    await new Promise((r) => child.once('exit', r));
+    // 'close', not 'exit': the process may have exited with its last stderr lines still in the pipe.
+    await new Promise((r) => child.once('close', r));
     expect(lines().length).toBe(4);
     for (const line of lines()) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
     expect(lines().map((l) => JSON.parse(l).id).sort()).toEqual([1, 2, 3, 4]);
@@ -105,7 +106,8 @@ describe('support-chat-kit mcp', () => {
     const child = spawn(process.execPath, args('acme'), { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    // 'close', not 'exit': its stderr is read to the end first.
+    const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
     for (let i = 0; i < 60 && !stderr.includes('serving the docs'); i++) await new Promise((r) => setTimeout(r, 100));
     const chunk = 'x'.repeat(1024 * 1024);
     // Eleven megabytes without a newline, written as the pipe drains; the process may stop reading midway.

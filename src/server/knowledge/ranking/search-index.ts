@@ -320,8 +320,7 @@ export class SearchIndex {
         out.push(...(whole !== null && this.#termIds.has(whole) ? terms : this.#respelledIdentifier(whole, whole === null ? terms : terms.slice(1), respell)));
         continue;
       }
-      const unknown = terms.length === 1 && !this.#termIds.has(terms[0]!) && word.length <= MAX_RESPELLED_CHARS;
-      const respelled = unknown ? respell(word.toLowerCase()) : null;
+      const respelled = this.#misspelled(word, terms) ? respell(word.toLowerCase()) : null;
       if (respelled) out.push(respelled);
       else out.push(...terms);
     }
@@ -345,7 +344,13 @@ export class SearchIndex {
   }
 
   #respelledOnce(word: string): string | null {
-    return (this.#respelled.memo(word) || null)?.term ?? null;
+    const read = this.#respelled.memo(word);
+    return read ? read.term : null;
+  }
+
+  /** Whether a word of one term may be a misspelling (`terms` and `respelledText` read the same ones): the index does not know it, and it is short enough to respell. */
+  #misspelled(word: string, terms: string[]): boolean {
+    return terms.length === 1 && !this.#termIds.has(terms[0]!) && word.length <= MAX_RESPELLED_CHARS;
   }
 
   /**
@@ -362,9 +367,10 @@ export class SearchIndex {
     let respellings = 0;
     for (const { start, end, terms } of wordSpans(text)) {
       if (read++ >= MAX_QUERY_WORDS || respellings >= MAX_RESPELLED_WORDS) break;
-      if (terms.length !== 1 || this.#termIds.has(terms[0]!) || end - start > MAX_RESPELLED_CHARS) continue;
+      const word = text.slice(start, end);
+      if (!this.#misspelled(word, terms)) continue;
       respellings++;
-      const meant = this.#respelled.memo(text.slice(start, end).toLowerCase());
+      const meant = this.#respelled.memo(word.toLowerCase());
       if (!meant || !meant.word) continue;
       out += text.slice(at, start) + meant.word;
       at = end;

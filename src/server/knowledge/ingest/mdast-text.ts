@@ -103,7 +103,7 @@ const FOLLOWED = new Set(['http:', 'https:', 'mailto:']);
  * address when the page has one; null when it cannot be followed from there (a relative link of a
  * page read from a folder, a `javascript:` link).
  */
-function linkTarget(url: string, base: string | undefined): string | null {
+export function linkTarget(url: string, base: string | undefined): string | null {
   try {
     const target = base ? new URL(url, base) : new URL(url);
     return FOLLOWED.has(target.protocol) ? target.href : null;

@@ -3,10 +3,10 @@
  * ingest: each block as written, its sentences split once by the page's language. Pages without a
  * tree (plain text, a code piece's doc comment, a ticket) are read as paragraphs.
  */
-import type { Nodes, RootContent } from 'mdast';
-import { codeBlock, DOC_TAG, fence, isRunOn, LONGEST_SENTENCE, splitSentences, withTerms, type Passage, type PassageBlock } from '../text/passage.js';
+import type { Nodes, PhrasingContent, RootContent } from 'mdast';
+import { codeBlock, DOC_TAG, fence, isRunOn, LONGEST_SENTENCE, splitSentences, withTerms, type Passage, type PassageBlock, type PassageLink } from '../text/passage.js';
 import { breaksLine, htmlText } from './html-text.js';
-import { blockText, container, listText, phrasing, tableText, titleBlock, type BlockText } from './mdast-text.js';
+import { blockText, container, linkTarget, listText, phrasing, phrasingPlain, tableText, titleBlock, type BlockText } from './mdast-text.js';
 
 /**
  * A run-on line (see text/passage.ts) is read apart from the prose around it. A long line with
@@ -258,7 +258,42 @@ function calloutOf(node: Extract<Nodes, { type: 'blockquote' }>): { title: strin
 /** The passage of a run of a page's blocks; links resolved against `base`, sentences split by the page's `lang`. */
 export function passageOf(nodes: readonly RootContent[], options: { base?: string; lang?: string } = {}): Passage {
   const lang = options.lang ?? '';
-  return { lang, blocks: blocksOf(nodes, options.base, lang, []) };
+  const links = linksOf(nodes, options.base);
+  return { lang, blocks: blocksOf(nodes, options.base, lang, []), ...(links.length > 0 ? { links } : {}) };
+}
+
+/** What a link is read with, in words: a longer paragraph says more than what it links to, so the link's own text alone is kept. */
+export const MAX_LINK_CONTEXT_WORDS = 30;
+/** How many links of one section are kept (the first): a page of links says what it links to in its first hundred. */
+export const MAX_SECTION_LINKS = 100;
+
+/**
+ * The links of a run of blocks to addresses a reader can follow, each with what it stands in: its
+ * list item (the item's own paragraphs, not its nested lists), its table row, or its paragraph
+ * when that is short, else its own text ("[Transfer account ownership](…): hand over account
+ * control when someone leaves"; "| Download data for a spreadsheet | [CSV export](…) |").
+ * Iterative, so a deeply nested list costs no stack.
+ */
+export function linksOf(nodes: readonly RootContent[], base: string | undefined): PassageLink[] {
+  const out: PassageLink[] = [];
+  const stack: { node: Nodes; around: string | null }[] = nodes.map((node) => ({ node, around: null })).reverse();
+  while (stack.length > 0 && out.length < MAX_SECTION_LINKS) {
+    const { node, around } = stack.pop()!;
+    if (node.type === 'link') {
+      const url = linkTarget(node.url, base);
+      const own = phrasingPlain(node.children).trim();
+      const text = around !== null && around.split(' ').length <= MAX_LINK_CONTEXT_WORDS ? around : own;
+      if (url && text) out.push({ url, text });
+      continue;
+    }
+    if (!('children' in node)) continue;
+    let next = around;
+    if (node.type === 'listItem') next = node.children.flatMap((child) => (child.type === 'paragraph' ? [phrasingPlain(child.children)] : [])).join(' ').trim();
+    else if (node.type === 'tableRow') next = node.children.map((cell) => phrasingPlain(cell.children)).join(' ').trim();
+    else if ((node.type === 'paragraph' || node.type === 'heading') && around === null) next = phrasingPlain(node.children as PhrasingContent[]).trim();
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i] as Nodes, around: next });
+  }
+  return out;
 }
 
 /** The passage of text with no tree: its paragraphs (apart at blank lines), then its code as one block. */

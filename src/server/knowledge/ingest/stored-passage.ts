@@ -5,9 +5,9 @@
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
-import { codeBlock, type Passage } from '../text/passage.js';
+import { codeBlock, type Passage, type PassageLink } from '../text/passage.js';
 import { boundBlocks } from './markdown.js';
-import { passageOf, passageOfText } from './passage.js';
+import { linksOf, passageOf, passageOfText } from './passage.js';
 
 /**
  * The passage of a section's stored readable Markdown (`body`, then its `code`): for sections stored
@@ -24,4 +24,17 @@ export function passageOfMarkdown(body: string, code = '', lang = '', codeLang =
   }
   if (code.trim()) passage.blocks.push(codeBlock(code, codeLang));
   return passage;
+}
+
+/**
+ * The links of a section's stored readable Markdown, for a passage stored before passages kept
+ * their links (see text/passage.ts `Passage.links`): its links are already absolute addresses.
+ */
+export function linksOfMarkdown(body: string): PassageLink[] {
+  try {
+    return linksOf(fromMarkdown(boundBlocks(body), { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }).children, undefined);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return [];
+  }
 }

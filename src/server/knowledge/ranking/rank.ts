@@ -7,6 +7,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { SectionRow, StoredSection } from '../ingest/sections.js';
 import { loadSpecificity } from '../text/specificity.js';
 import { asksForCode } from '../text/code-question.js';
+import { anchorTexts } from './anchors.js';
 import { DenseIndex } from './dense-index.js';
 import { pageBoost, pagePlace } from './page-boost.js';
 import { cosine, fromBytes } from './embeddings.js';
@@ -356,7 +357,11 @@ export class Ranking {
     // sub-headings would: they are read with the heading.
     // What the words index reads of each section (its text, not its passage).
     const indexed: IndexedSection[] = [];
+    // What other sections' links call a section is read as more of its text (see anchors.ts).
+    const anchors = await anchorTexts(sections);
     for (const [i, section] of sections.entries()) {
+      const anchor = anchors[i]!;
+      const body = anchor ? `${section.body}\n\n${anchor}` : section.body;
       const page = textOf(pageIds, pageTexts, section.docKey, section.context.split(' › ')[0] ?? '');
       const text = pageTexts[page]!;
       text.context += ` ${section.title}`;
@@ -371,7 +376,7 @@ export class Ranking {
         fileOf[i] = file;
       }
       if (section.kind === 'ticket') tickets[i] = 1;
-      indexed.push(section.kind === 'code' ? section : { ...section, title: [section.title, section.context, ...runInLabels(section.body)].filter(Boolean).join(' ') });
+      indexed.push(section.kind === 'code' ? section : { ...section, title: [section.title, section.context, ...runInLabels(section.body)].filter(Boolean).join(' '), body });
       // Other requests go between slices of a large knowledge base (50,000 sections at once held the event loop a third of a second).
       if (i % SECTIONS_PER_TURN === SECTIONS_PER_TURN - 1) await setImmediate();
     }

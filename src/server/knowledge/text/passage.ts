@@ -35,6 +35,19 @@ export interface Passage {
   /** The page's language (BCP 47), which its sentences were split by; '' when the page names none. */
   lang: string;
   blocks: PassageBlock[];
+  /**
+   * The section's links to pages, each with what it is read with (see ingest/passage.ts
+   * `linksOf`): what this section calls the pages it links to, which the ranking reads with them
+   * (knowledge/ranking/anchors.ts). None when the section links nowhere, and in a passage stored
+   * before links were kept.
+   */
+  links?: PassageLink[];
+}
+
+/** A link of a section: its address (absolute), and the list item, table row or short paragraph it stands in, as plain text. */
+export interface PassageLink {
+  url: string;
+  text: string;
 }
 
 /** A sentence segmenter per language: building one costs more than segmenting a paragraph. */

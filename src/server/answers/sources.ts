@@ -1,6 +1,6 @@
 /** @module The sources an answer cites: which hits, and their titles as a person reads them. */
 import type { Source } from '../../protocol/index.js';
-import { termsOfSection } from './decision.js';
+import { MEANING_NEUTRAL, termsOfSection } from './decision.js';
 import { isNavigation } from './reply-shape.js';
 import type { SearchHit } from '../knowledge/index.js';
 import { splitSentences, tokenize, type Passage } from '../knowledge/index.js';
@@ -11,8 +11,15 @@ import { splitSentences, tokenize, type Passage } from '../knowledge/index.js';
  */
 const MIN_OTHER_PAGE_COVERAGE = 0.25;
 const MAX_SOURCES = 5;
-/** The least cosine with the question of a section cited for its meaning alone (see `relevantHits`). */
-const MEANT_COSINE = 0.55;
+/**
+ * The least cosine with the question of a section cited for its meaning alone (see
+ * `relevantHits`): the cosine that counts for neither answering nor refusing. Measured against
+ * 0.55 (2026-11-30): Plausible gold shown 0.700 → 0.717 and answered without gold 0.167 → 0.150
+ * ("can i switch the country on my plan?" cites the billing FAQ's "How do I change the country on
+ * my subscription?", which matches a fifth of its words and is the nearest in meaning); 0.45 and
+ * 0.40 gave the same; every other set's replies as before.
+ */
+const MEANT_COSINE = MEANING_NEUTRAL;
 
 /**
  * The hits worth citing: relevant enough, one per URL, best first, at most five. A section of the

@@ -86,7 +86,7 @@ describe('the sections an answer may cite', () => {
       hit('troubleshoot#android', 'troubleshoot', 1.1, 0.4, 0.52),
       // Placed by its meaning (no word of the question): nearer than the best hit.
       hit('troubleshoot#plugins-not-synced', 'troubleshoot', 0, 0, 0.63),
-      // By meaning too, but farther than the best hit, or than 0.55: not cited.
+      // By meaning too, but farther than the best hit: not cited.
       hit('sync-log', 'status', 0, 0, 0.51),
       // Code keeps to its words.
       hit('src/sync.ts#L1-L9', 'src/sync.ts', 0, 0, 0.7, 'code'),
@@ -94,5 +94,15 @@ describe('the sections an answer may cite', () => {
       hit('other#x', 'other', 0.5, 0.1, 0.3),
     ];
     expect(relevantHits(hits).map((h) => h.section.url)).toEqual(['troubleshoot#android', 'troubleshoot#plugins-not-synced']);
+  });
+
+  it('cites another page’s section that matches few of the question’s words when it is the nearest in meaning, above neutral', () => {
+    const hits = [
+      hit('domains#countries', 'domains', 1.2, 0.48, 0.37),
+      hit('billing#change-the-country', 'billing', 0.7, 0.21, 0.53),
+      // Nearer than the best hit, but not nearer than neutral (0.5): not cited.
+      hit('countries', 'countries', 0.6, 0.21, 0.49),
+    ];
+    expect(relevantHits(hits).map((h) => h.section.url)).toEqual(['domains#countries', 'billing#change-the-country']);
   });
 });

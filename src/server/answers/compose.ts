@@ -4,7 +4,7 @@ import { answerSignals, decide } from './decision.js';
 import { blockquote, fence, sentences, specificity, tokenize, type PassageBlock, type SearchHit, type Vocabulary } from '../knowledge/index.js';
 import { answersAsCode, codeExcerpt } from './code-excerpt.js';
 import { bestPassage, INTRODUCED_ROWS, joinUnits, normalized, Quoted, refersBack } from './passage.js';
-import { relatedHits, relevantHits, toSource } from './sources.js';
+import { MAX_SOURCES, relatedHits, relevantHits, toSource } from './sources.js';
 import type { Answer } from './types.js';
 import { asksForCode, isNavigation, PROSE_BUDGET, proseLength, readPart, saysNothing, type PartShape } from './reply-shape.js';
 
@@ -189,7 +189,8 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
 /**
  * The reply: a Markdown answer quoting the relevant sections (three units of the best, two of the
  * next two, one of the others) within about `PROSE_BUDGET` characters of prose, then "More on
- * <page>" when some was left out; it cites the sections it quotes or left out for space, docs first
+ * <page>" when some was left out; it cites the sections it quotes or left out for space, then the
+ * relevant ones it had nothing to quote from, docs first
  * for a how-to question and for one that does not ask for code (a source file's code is then never
  * quoted, and its doc comment only when no doc page says anything). When the best hits fit the
  * question too loosely to answer from, or all the answer would say is links, the related pages
@@ -212,6 +213,8 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
   /** Each part as a visitor reads it: parsed once, for the budget and for whether the reply says anything. */
   const read: PartShape[] = [];
   const sources: SearchHit[] = [];
+  /** The relevant sections that had nothing to quote (see below). */
+  const unquoted: SearchHit[] = [];
   const quoted = new Quoted();
   let budget = PROSE_BUDGET;
   let cut = false;
@@ -234,7 +237,12 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
       budget -= shape.prose;
     }
     if (part.cited) sources.push(hit);
+    else unquoted.push(hit);
   }
+  // A relevant section with nothing to quote for the question's words (found by what it means, or
+  // by what other pages' links call it) is still where the visitor reads on: listed after the
+  // sections quoted, in the order ranked, up to five sources.
+  for (const hit of unquoted) if (sources.length < MAX_SOURCES) sources.push(hit);
   if (parts.length === 0 || saysNothing(read)) return relatedReply(hits, terms);
   const best = toSource(sources[0]!);
   if (cut) parts.push(moreOn(best));

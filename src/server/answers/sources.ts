@@ -10,7 +10,7 @@ import { splitSentences, tokenize, type Passage } from '../knowledge/index.js';
  * share of the question's weight (idf).
  */
 const MIN_OTHER_PAGE_COVERAGE = 0.25;
-const MAX_SOURCES = 5;
+export const MAX_SOURCES = 5;
 /**
  * The least cosine with the question of a section cited for its meaning alone (see
  * `relevantHits`): the cosine that counts for neither answering nor refusing. Measured against

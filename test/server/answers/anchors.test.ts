@@ -91,4 +91,20 @@ describe('anchor text in the ranking', () => {
     const hits = await engine.search('acme', 'hand over control when someone leaves');
     expect(hits.map((hit) => hit.section.url.split('/').pop())).toEqual(['account-settings', 'transfer-account-ownership', 'leaving']);
   });
+
+  it('lists a page found by what other pages call it among an answer’s sources, though it has nothing to quote for the question’s words', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'support-chat-anchors-'));
+    dirs.push(dir);
+    const page = (name: string, body: string) => writeFileSync(join(dir, `${name}.md`), body);
+    page('data-access', '# Accessing your data\n\nThere are two ways to take your numbers elsewhere.\n\n| I want to | Option |\n| --- | --- |\n| Download data for a spreadsheet | [CSV export](export-stats.md) |\n| Query data from code | [Stats API](stats-api.md) |\n');
+    page('export-stats', '# Export stats\n\nOpen the dashboard menu and choose **Export**. The download holds one file per report.\n');
+    page('stats-api', '# Stats API\n\nCreate a key in your account settings and send requests with it.\n');
+    const engine = await openTestEngine();
+    await engine.ingest('acme', [dir], { baseUrl: 'https://docs.example.com/' });
+    const answer = await engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: 'i want a spreadsheet of my stats', sources: [] }], signal: new AbortController().signal });
+    expect(answer.isUncertain).toBe(false);
+    expect(answer.content).toContain('Download data for a spreadsheet');
+    expect(answer.content).not.toContain('Open the dashboard menu');
+    expect(answer.sources.map((source) => source.url.split('/').pop())).toEqual(['data-access', 'export-stats']);
+  });
 });

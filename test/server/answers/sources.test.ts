@@ -105,4 +105,16 @@ describe('the sections an answer may cite', () => {
     ];
     expect(relevantHits(hits).map((h) => h.section.url)).toEqual(['domains#countries', 'billing#change-the-country']);
   });
+
+  it('cites at most two sections of a page other than the best hit’s, leaving the places to other pages', () => {
+    const hits = [
+      hit('console#totals', 'console', 1.2, 1, 0.63),
+      hit('import#utm', 'import', 0.9, 0.8, 0.66),
+      hit('import#visitors', 'import', 0.9, 0.7, 0.64),
+      hit('console#missing', 'console', 1, 1, 0.5),
+      hit('import#goals', 'import', 0.9, 0.8, 0.51),
+      hit('faq#differ', 'faq', 0.7, 0.7, 0.68),
+    ];
+    expect(relevantHits(hits).map((h) => h.section.url)).toEqual(['console#totals', 'import#utm', 'import#visitors', 'console#missing', 'faq#differ']);
+  });
 });

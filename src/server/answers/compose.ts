@@ -252,7 +252,8 @@ export function composeAnswer(question: string, hits: SearchHit[], vocabulary: V
   // the question's weight or is as near its meaning as the first source: listed after the
   // sections quoted, in the order ranked, up to five sources.
   const first = sources[0] ?? cited[0]!;
-  const readOn = (hit: SearchHit) => hit.coverage >= UNQUOTED_COVERAGE || (hit.similarity ?? 0) >= (first.similarity ?? Infinity);
+  // A section of links ("Learn more", "See also") is not one: its words are those of the pages it links to.
+  const readOn = (hit: SearchHit) => !isNavigation(hit.section.title) && (hit.coverage >= UNQUOTED_COVERAGE || (hit.similarity ?? 0) >= (first.similarity ?? Infinity));
   for (const hit of unquoted) if (sources.length < MAX_SOURCES && readOn(hit)) sources.push(hit);
   if (parts.length === 0 || saysNothing(read)) return relatedReply(hits, terms);
   const best = toSource(sources[0]!);

@@ -96,7 +96,7 @@ describe('anchor text in the ranking', () => {
     const dir = mkdtempSync(join(tmpdir(), 'support-chat-anchors-'));
     dirs.push(dir);
     const page = (name: string, body: string) => writeFileSync(join(dir, `${name}.md`), body);
-    page('data-access', '# Accessing your data\n\nThere are two ways to take your numbers elsewhere.\n\n| I want to | Option |\n| --- | --- |\n| Download data for a spreadsheet | [CSV export](export-stats.md) |\n| Query data from code | [Stats API](stats-api.md) |\n');
+    page('data-access', '# Accessing your data\n\nThere are two ways to take your numbers elsewhere.\n\n| I want to | Option |\n| --- | --- |\n| Download data for a spreadsheet | [CSV export](export-stats.md) |\n| Query data from code | [Stats API](stats-api.md) |\n\n## Learn more\n\n- [Spreadsheets of your stats](export-stats.md)\n');
     page('export-stats', '# Export stats\n\nOpen the dashboard menu and choose **Export**. The download holds one file per report.\n');
     page('stats-api', '# Stats API\n\nCreate a key in your account settings and send requests with it.\n');
     const engine = await openTestEngine();
@@ -105,6 +105,7 @@ describe('anchor text in the ranking', () => {
     expect(answer.isUncertain).toBe(false);
     expect(answer.content).toContain('Download data for a spreadsheet');
     expect(answer.content).not.toContain('Open the dashboard menu');
+    // A section of links ("Learn more") is no source: its words are those of the pages it links to.
     expect(answer.sources.map((source) => source.url.split('/').pop())).toEqual(['data-access', 'export-stats']);
   });
 });

@@ -77,30 +77,34 @@ describe('anchor text in the ranking', () => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('finds a page by the words another page describes it in', async () => {
+  /** An engine over a folder of Markdown pages (name → text), ingested under https://docs.example.com/. */
+  async function siteOf(pages: Record<string, string>) {
     const dir = mkdtempSync(join(tmpdir(), 'support-chat-anchors-'));
     dirs.push(dir);
-    const page = (name: string, body: string) => writeFileSync(join(dir, `${name}.md`), body);
-    page('account-settings', '# Account settings\n\nWhat you can change in your account.\n\n- [Transfer account ownership](transfer-account-ownership.md): hand over account control when someone leaves your organization\n- [Change your email](change-email.md): use another address to sign in\n');
-    page('transfer-account-ownership', '# Transfer account ownership\n\nInvite the new owner as an admin, then make them the owner from the team page. The previous owner becomes an admin.\n');
-    page('change-email', '# Change your email\n\nEnter the new address and confirm the link we send to it.\n');
-    page('leaving', '# When an employee leaves\n\nRemove their access from the team page so they no longer see your dashboards.\n');
+    for (const [name, body] of Object.entries(pages)) writeFileSync(join(dir, `${name}.md`), body);
     const engine = await openTestEngine();
     await engine.ingest('acme', [dir], { baseUrl: 'https://docs.example.com/' });
+    return engine;
+  }
+
+  it('finds a page by the words another page describes it in', async () => {
+    const engine = await siteOf({
+      'account-settings': '# Account settings\n\nWhat you can change in your account.\n\n- [Transfer account ownership](transfer-account-ownership.md): hand over account control when someone leaves your organization\n- [Change your email](change-email.md): use another address to sign in\n',
+      'transfer-account-ownership': '# Transfer account ownership\n\nInvite the new owner as an admin, then make them the owner from the team page. The previous owner becomes an admin.\n',
+      'change-email': '# Change your email\n\nEnter the new address and confirm the link we send to it.\n',
+      leaving: '# When an employee leaves\n\nRemove their access from the team page so they no longer see your dashboards.\n',
+    });
     // The page itself says none of these words: the settings page's link to it does.
     const hits = await engine.search('acme', 'hand over control when someone leaves');
     expect(hits.map((hit) => hit.section.url.split('/').pop())).toEqual(['account-settings', 'transfer-account-ownership', 'leaving']);
   });
 
   it('lists a page found by what other pages call it among an answer’s sources, though it has nothing to quote for the question’s words', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'support-chat-anchors-'));
-    dirs.push(dir);
-    const page = (name: string, body: string) => writeFileSync(join(dir, `${name}.md`), body);
-    page('data-access', '# Accessing your data\n\nThere are two ways to take your numbers elsewhere.\n\n| I want to | Option |\n| --- | --- |\n| Download data for a spreadsheet | [CSV export](export-stats.md) |\n| Query data from code | [Stats API](stats-api.md) |\n\n## Learn more\n\n- [Spreadsheets of your stats](export-stats.md)\n');
-    page('export-stats', '# Export stats\n\nOpen the dashboard menu and choose **Export**. The download holds one file per report.\n');
-    page('stats-api', '# Stats API\n\nCreate a key in your account settings and send requests with it.\n');
-    const engine = await openTestEngine();
-    await engine.ingest('acme', [dir], { baseUrl: 'https://docs.example.com/' });
+    const engine = await siteOf({
+      'data-access': '# Accessing your data\n\nThere are two ways to take your numbers elsewhere.\n\n| I want to | Option |\n| --- | --- |\n| Download data for a spreadsheet | [CSV export](export-stats.md) |\n| Query data from code | [Stats API](stats-api.md) |\n\n## Learn more\n\n- [Spreadsheets of your stats](export-stats.md)\n',
+      'export-stats': '# Export stats\n\nOpen the dashboard menu and choose **Export**. The download holds one file per report.\n',
+      'stats-api': '# Stats API\n\nCreate a key in your account settings and send requests with it.\n',
+    });
     const answer = await engine.answer({ orgId: 'acme', messages: [{ role: 'user', content: 'i want a spreadsheet of my stats', sources: [] }], signal: new AbortController().signal });
     expect(answer.isUncertain).toBe(false);
     expect(answer.content).toContain('Download data for a spreadsheet');

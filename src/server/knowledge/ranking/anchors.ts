@@ -36,6 +36,14 @@ export interface LinkedSection {
  * "…/billing/", "…/billing/index.html" and "…/billing" are one page). Null for what is no address.
  */
 export function pageKey(address: string): string | null {
+  return addressKeys(address)?.page ?? null;
+}
+
+/**
+ * An address as its links write it, compared one way: its page (see `pageKey`), and its section,
+ * the page with its fragment decoded (the page alone when it has none). Null for what is no address.
+ */
+function addressKeys(address: string): { page: string; section: string } | null {
   let url: URL;
   try {
     url = new URL(address);
@@ -46,22 +54,15 @@ export function pageKey(address: string): string | null {
   for (const ending of ['.html', '.htm', '.mdx', '.md']) if (path.toLowerCase().endsWith(ending)) path = path.slice(0, -ending.length);
   if (path.endsWith('/index')) path = path.slice(0, -'index'.length);
   while (path.endsWith('/')) path = path.slice(0, -1);
-  return `${url.protocol}//${url.host}${path}`;
-}
-
-/** A section's address as its links write it: its page (see `pageKey`) and its fragment, decoded. */
-function sectionKey(address: string): string | null {
-  const page = pageKey(address);
-  if (page === null) return null;
+  const page = `${url.protocol}//${url.host}${path}`;
   const hash = address.indexOf('#');
-  if (hash === -1) return page;
-  let fragment = address.slice(hash + 1);
+  let fragment = hash === -1 ? '' : address.slice(hash + 1);
   try {
     fragment = decodeURIComponent(fragment);
   } catch {
     // A malformed escape: compared as written.
   }
-  return fragment ? `${page}#${fragment}` : page;
+  return { page, section: fragment ? `${page}#${fragment}` : page };
 }
 
 /**
@@ -73,11 +74,10 @@ export async function anchorTexts(sections: readonly LinkedSection[]): Promise<s
   const bySection = new Map<string, number>();
   sections.forEach((section, i) => {
     if (section.kind !== 'doc') return;
-    const key = sectionKey(section.url);
-    if (key === null) return;
-    if (!bySection.has(key)) bySection.set(key, i);
-    const page = pageKey(section.url);
-    if (page !== null && !bySection.has(page)) bySection.set(page, i);
+    const keys = addressKeys(section.url);
+    if (keys === null) return;
+    if (!bySection.has(keys.section)) bySection.set(keys.section, i);
+    if (!bySection.has(keys.page)) bySection.set(keys.page, i);
   });
   const anchors: Set<string>[] = sections.map(() => new Set());
   let read = 0, parsed = 0;
@@ -95,8 +95,8 @@ export async function anchorTexts(sections: readonly LinkedSection[]): Promise<s
       await setImmediate();
     }
     for (const link of links) {
-      const key = sectionKey(link.url);
-      const target = key === null ? undefined : (bySection.get(key) ?? bySection.get(pageKey(link.url)!));
+      const keys = addressKeys(link.url);
+      const target = keys === null ? undefined : (bySection.get(keys.section) ?? bySection.get(keys.page));
       if (target === undefined || target === i) continue;
       const held = anchors[target]!;
       if (held.size < MAX_ANCHORS_PER_SECTION) held.add(link.text);

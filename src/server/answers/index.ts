@@ -73,9 +73,10 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
     // The page asked from weighs its sections and its neighbours'; a selection is read as an earlier turn, for this question only.
     const { pageUrl, selection } = request.context ?? {};
     // A follow-up that leans back is embedded with its conversation's subject (see follow-up.ts);
-    // a misspelled word as the word it means.
-    const meaning = kb.vocabulary.respelled(standalone ? query : meaningOf(query, earlier, context));
-    const hits = kb.search(query, { history: selection ? [...context, selection] : context, limit: 10, vector: await knowledge.embedQuestion(meaning, request.orgId), pageUrl });
+    // a misspelled word both as typed and as the word it means (see `Vocabulary.readings`).
+    const readings = kb.vocabulary.readings(standalone ? query : meaningOf(query, earlier, context));
+    const vectors = (await Promise.all(readings.map((text) => knowledge.embedQuestion(text, request.orgId)))).filter((vector) => vector !== null);
+    const hits = kb.search(query, { history: selection ? [...context, selection] : context, limit: 10, vector: vectors, pageUrl });
     return { kb, query, context, hits };
   }
 

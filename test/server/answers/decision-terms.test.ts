@@ -41,7 +41,7 @@ describe("the decision's section terms", () => {
   });
 
   it('weigh a question by the passage, so a word only in a stale body counts for nothing', () => {
-    const vocabulary = { has: () => true, sectionsWith: () => 1, respelled: (text: string) => text, terms: (text: string) => tokenize(text) };
+    const vocabulary = { has: () => true, sectionsWith: () => 1, readings: (text: string) => [text], terms: (text: string) => tokenize(text) };
     const signals = answerSignals('wombats', [refundsHit('Wombats, wombats.')], vocabulary)!;
     expect(signals.general).toBe(0);
     expect(signals.evidence).toBe(0);

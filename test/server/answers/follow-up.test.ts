@@ -47,7 +47,7 @@ describe('a follow-up', () => {
   });
 
   it('reads a question that points back or names no subject as leaning on the conversation, and adds the previous page only then', async () => {
-    const vocabulary = { has: () => true, sectionsWith: () => 1, respelled: (text: string) => text, terms: (text: string) => text.toLowerCase().split(/\W+/).filter((w) => w.length > 2 && !['how', 'does', 'what', 'about'].includes(w)) };
+    const vocabulary = { has: () => true, sectionsWith: () => 1, readings: (text: string) => [text], terms: (text: string) => text.toLowerCase().split(/\W+/).filter((w) => w.length > 2 && !['how', 'does', 'what', 'about'].includes(w)) };
     expect(leansBack('how often does it send those by default?', vocabulary)).toBe(true);
     expect(leansBack('what about default?', vocabulary)).toBe(true);
     expect(leansBack('how do I change the expiry of a document?', vocabulary)).toBe(false);

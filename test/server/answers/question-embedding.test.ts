@@ -81,13 +81,30 @@ describe('query embeddings', () => {
     await engine.ingest('shop', [helpCenter()], { baseUrl: 'https://help.shop.test/' });
     encoder.texts.length = 0;
     await searchDocs(engine, 'shop', 'can i pay by bank trasnfer or wiring', { limit: 5 });
-    expect(encoder.texts).toEqual(['can i pay by bank trasnfer or wiring can i pay by bank transfer or wiring']);
+    expect(encoder.texts).toEqual(['can i pay by bank trasnfer or wiring can i pay by bank transfer or wiring', 'can i pay by bank transfer or wiring']);
     encoder.texts.length = 0;
     await engine.answer({ orgId: 'shop', messages: [{ role: 'user', content: 'Can I pay by bank trasnfer from Zyxwvut Bank?', sources: [] }], signal: new AbortController().signal });
-    expect(encoder.texts).toEqual(['Can I pay by bank trasnfer from Zyxwvut Bank? Can I pay by bank transfer from Zyxwvut Bank?']);
-    // Spelled right, the question is embedded as asked.
+    expect(encoder.texts).toEqual(['Can I pay by bank trasnfer from Zyxwvut Bank? Can I pay by bank transfer from Zyxwvut Bank?', 'Can I pay by bank transfer from Zyxwvut Bank?']);
+    // Spelled right, the question is embedded as asked, once.
     encoder.texts.length = 0;
-    await searchDocs(engine, 'shop', 'can i pay by bank transfer or wiring', { limit: 5 });
-    expect(encoder.texts).toEqual(['can i pay by bank transfer or wiring']);
+    await searchDocs(engine, 'shop', 'can i pay by bank transfer or cheque', { limit: 5 });
+    expect(encoder.texts).toEqual(['can i pay by bank transfer or cheque']);
+  });
+
+  it('place a section as near a misspelled question as the nearer of its readings: as typed and respelled, or respelled alone', async () => {
+    // An encoder that reads meaning by a word: "trasnfer" means nothing it knows, "transfer" payments, "refund" refunds.
+    const direction = (k: number) => Int8Array.from({ length: 512 }, (_, i) => (i % 3 === k ? 100 : 0));
+    const encoder: Embedder = {
+      id: 'keyword-encoder',
+      async embed(texts) {
+        return texts.map((text) => direction(text.includes('trasnfer') ? 0 : /transfer/i.test(text) ? 1 : /refund/i.test(text) ? 2 : 0));
+      },
+    };
+    const engine = await openTestEngine({ embedder: encoder });
+    await engine.ingest('shop', [helpCenter()], { baseUrl: 'https://help.shop.test/' });
+    const { hits } = await engine.explain({ orgId: 'shop', messages: [{ role: 'user', content: 'can i pay by bank trasnfer', sources: [] }], signal: new AbortController().signal });
+    const payment = hits.find((hit) => hit.section.url.endsWith('#payment-methods'));
+    expect(payment?.similarity).toBeCloseTo(1, 5);
+    expect(hits.find((hit) => hit.section.url.endsWith('#refund-policy'))?.similarity).toBeCloseTo(0, 5);
   });
 });

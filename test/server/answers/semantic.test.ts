@@ -248,7 +248,7 @@ describe('the answer/no-answer decision', () => {
       return engine.search('acme', 'How are refunds issued?', { vector: await engine.embedQuestion('How are refunds issued?') });
     };
     const [plain] = await hitsWith(null);
-    const vocabulary = { has: () => true, sectionsWith: () => 1, respelled: (text: string) => text, terms: (text: string) => text.toLowerCase().split(/\W+/).filter(Boolean) };
+    const vocabulary = { has: () => true, sectionsWith: () => 1, readings: (text: string) => [text], terms: (text: string) => text.toLowerCase().split(/\W+/).filter(Boolean) };
     expect(answerSignals('How are refunds issued?', [plain!], vocabulary)!.meaning).toBe(0);
     const [embedded] = await hitsWith(sentenceEncoder);
     expect(embedded!.similarity).toBeGreaterThan(0.5);

@@ -8,7 +8,7 @@ import type { SectionRow, StoredSection } from '../ingest/sections.js';
 import { loadSpecificity } from '../text/specificity.js';
 import { asksForCode } from '../text/code-question.js';
 import { anchorTexts } from './anchors.js';
-import { DenseIndex } from './dense-index.js';
+import { DenseIndex, type DenseHit } from './dense-index.js';
 import { pageBoost, pagePlace } from './page-boost.js';
 import { cosine, fromBytes } from './embeddings.js';
 import { SearchIndex, type Hit, type IndexedSection } from './search-index.js';
@@ -33,8 +33,8 @@ export interface Vocabulary {
   sectionsWith(term: string): number;
   /** The terms of a text, misspelled words read as the words they most likely mean (see `SearchIndex.terms`). */
   terms(text: string): string[];
-  /** What a question's sentence embedding reads: the text as typed and, when it has misspelled words, again with them written as the words they mean (see `SearchIndex.respelledText`). */
-  respelled(text: string): string;
+  /** What a question's sentence embedding reads: the text as typed and, when it has misspelled words, the text with them written as the words they mean, each embedded on its own (see `SearchIndex.readings`). */
+  readings(text: string): string[];
 }
 
 export interface SearchOptions {
@@ -44,8 +44,13 @@ export interface SearchOptions {
   limit?: number;
   /** Synced tickets too (private to the organization's agents). @default false */
   includeTickets?: boolean;
-  /** The question's sentence embedding: the best doc sections are reordered by what they mean too (see `SEMANTIC_RERANK`). @default the knowledge base's embedding of the query when its words match less than `SEMANTIC_RERANK.belowCoverage` of it, else none */
-  vector?: Int8Array | null;
+  /**
+   * The question's sentence embedding, or one per reading of it (see `Vocabulary.readings`: a
+   * section is as near as the nearest reading): the best doc sections are reordered by what they
+   * mean too (see `SEMANTIC_RERANK`). @default the knowledge base's embeddings of the query's
+   * readings when its words match less than `SEMANTIC_RERANK.belowCoverage` of it, else none
+   */
+  vector?: Int8Array | readonly Int8Array[] | null;
   /** The page the reader is on: its sections and its neighbours' rank higher (see page-boost.ts). */
   pageUrl?: string;
 }
@@ -116,6 +121,30 @@ interface LoadedIndex {
   dense: DenseIndex;
 }
 
+/** A question's embeddings, one per reading of it (see `Vocabulary.readings`). */
+type Readings = readonly Int8Array[];
+
+/** A search option's embedding as readings: none, one, or one per reading. */
+function readingsOf(vector: Int8Array | readonly Int8Array[] | null | undefined): Readings {
+  if (!vector) return [];
+  return vector instanceof Int8Array ? [vector] : vector;
+}
+
+/** How near a section's vector is to a question read one or more ways: the best cosine of its readings. */
+function nearness(question: Readings, vector: Int8Array): number {
+  let best = -1;
+  for (const reading of question) best = Math.max(best, cosine(reading, vector));
+  return best;
+}
+
+/** The `k` sections nearest any reading of the question, each at its best cosine, nearest first (see `DenseIndex.nearest`). */
+function nearestOf(dense: DenseIndex, question: Readings, k: number, accept?: (index: number) => boolean): DenseHit[] {
+  if (question.length === 1) return dense.nearest(question[0]!, k, accept);
+  const best = new Map<number, number>();
+  for (const reading of question) for (const hit of dense.nearest(reading, k, accept)) best.set(hit.index, Math.max(best.get(hit.index) ?? -1, hit.cosine));
+  return [...best].map(([index, cosine]) => ({ index, cosine })).sort((a, b) => b.cosine - a.cosine).slice(0, k);
+}
+
 /** Whether a hit takes part in the semantic rerank: a doc or ticket section with a vector (code keeps its places). */
 const reranked = (section: StoredSection, vector: Int8Array | null) => section.kind !== 'code' && vector !== null;
 
@@ -124,13 +153,13 @@ const reranked = (section: StoredSection, vector: Int8Array | null) => section.k
  * `SEMANTIC_RERANK`); unchanged when a candidate has no vector yet (a knowledge base ingested
  * without embeddings ranks by its words until `kb ingest` is run again).
  */
-function semanticRerank<T extends { index: number; score: number; coverage: number; section: StoredSection }>(hits: T[], question: Int8Array, dense: DenseIndex): T[] {
+function semanticRerank<T extends { index: number; score: number; coverage: number; section: StoredSection }>(hits: T[], question: Readings, dense: DenseIndex): T[] {
   const slots: number[] = [];
   for (let i = 0; i < hits.length && slots.length < SEMANTIC_RERANK.candidates; i++) if (hits[i]!.section.kind !== 'code') slots.push(i);
   if (slots.length < 2 || slots.some((i) => !reranked(hits[i]!.section, dense.vector(hits[i]!.index)))) return hits;
   const best = hits[slots[0]!]!.score || 1;
   const reordered = slots
-    .map((i) => ({ hit: hits[i]!, score: (SEMANTIC_RERANK.words * hits[i]!.score) / best + cosine(question, dense.vector(hits[i]!.index)!) }))
+    .map((i) => ({ hit: hits[i]!, score: (SEMANTIC_RERANK.words * hits[i]!.score) / best + nearness(question, dense.vector(hits[i]!.index)!) }))
     .sort((a, b) => b.score - a.score);
   const out = [...hits];
   slots.forEach((slot, k) => (out[slot] = reordered[k]!.hit));
@@ -187,7 +216,7 @@ export function runInLabels(body: string): string[] {
 
 /** Ranked sections of one loaded index for a query (see the constants above for each stage). */
 function rank(loaded: LoadedIndex, query: string, options: SearchOptions): SearchHit[] {
-  return byMeaning(loaded, byWords(loaded, query, options), options, options.vector);
+  return byMeaning(loaded, byWords(loaded, query, options), options, readingsOf(options.vector));
 }
 
 /** The first stage: the sections ranked by their words and their pages' (docs before code, the reader's page weighed). */
@@ -221,7 +250,7 @@ function byWords(loaded: LoadedIndex, query: string, options: SearchOptions): Se
 }
 
 /** The second stage: what the question means (dense retrieval and the semantic rerank) over the words' ranking; the words' alone without a vector. */
-function byMeaning(loaded: LoadedIndex, merged: SearchHit[], options: SearchOptions, question: Int8Array | null | undefined): SearchHit[] {
+function byMeaning(loaded: LoadedIndex, merged: SearchHit[], options: SearchOptions, question: Readings): SearchHit[] {
   const { sections, dense } = loaded;
   const limit = options.limit ?? 10;
   // A heading with no text of its own is read with the section under it (see `SearchHit.under`):
@@ -232,10 +261,10 @@ function byMeaning(loaded: LoadedIndex, merged: SearchHit[], options: SearchOpti
     const nested = next !== undefined && (next.context === hit.section.title || next.context.endsWith(` › ${hit.section.title}`));
     return hit.section.kind === 'doc' && !hit.section.body.trim() && !hit.section.code.trim() && nested && next.docKey === hit.section.docKey && next.kind === 'doc' ? { ...hit, under: next } : hit;
   };
-  if (!question) return merged.slice(0, limit).map(withText);
+  if (question.length === 0) return merged.slice(0, limit).map(withText);
   // The sections nearest in meaning that the words did not find follow the words' candidates.
   const found = new Set(merged.map((hit) => hit.index));
-  const near = dense.nearest(question, DENSE_CANDIDATES + found.size, options.includeTickets ? undefined : (i) => loaded.tickets[i] === 0).filter((hit) => hit.cosine >= DENSE_MIN_COSINE);
+  const near = nearestOf(dense, question, DENSE_CANDIDATES + found.size, options.includeTickets ? undefined : (i) => loaded.tickets[i] === 0).filter((hit) => hit.cosine >= DENSE_MIN_COSINE);
   const asHit = (index: number) => ({ index, score: 0, coverage: 0, section: sections[index]! });
   const joining = near.filter((hit) => !found.has(hit.index)).slice(0, DENSE_CANDIDATES);
   let fused = semanticRerank([...merged, ...joining.map((hit) => asHit(hit.index))], question, dense);
@@ -246,7 +275,7 @@ function byMeaning(loaded: LoadedIndex, merged: SearchHit[], options: SearchOpti
   }
   return fused.slice(0, limit).map((hit) => {
     const vector = dense.vector(hit.index);
-    return withText(vector ? { ...hit, similarity: cosine(question, vector) } : hit);
+    return withText(vector ? { ...hit, similarity: nearness(question, vector) } : hit);
   });
 }
 
@@ -281,6 +310,11 @@ export class Ranking {
     this.#question = question;
   }
 
+  /** The embeddings of a question's readings, those the embedder could make (none without one). */
+  async #readings(texts: string[], orgId: string): Promise<Readings> {
+    return (await Promise.all(texts.map((text) => this.#question(text, orgId)))).filter((vector) => vector !== null);
+  }
+
   /** Ranked sections for a query; tickets only when asked for (they are private to the organization's agents). */
   async search(orgId: string, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     await loadSpecificity();
@@ -291,8 +325,8 @@ export class Ranking {
     // share alone). Above it, a query typed into search keeps the words' ranking and costs no
     // embedding (see docs/benchmarks.md: a query's embedding is most of a search's time).
     const weak = (words[0]?.coverage ?? 0) < SEMANTIC_RERANK.belowCoverage;
-    const vector = options.vector !== undefined ? options.vector : weak ? await this.#question(loaded.index.respelledText(query), orgId) : null;
-    return byMeaning(loaded, words, options, vector);
+    const question = options.vector !== undefined ? readingsOf(options.vector) : weak ? await this.#readings(loaded.index.readings(query), orgId) : [];
+    return byMeaning(loaded, words, options, question);
   }
 
   /**
@@ -408,5 +442,5 @@ function textOf(ids: Map<string, number>, texts: WholeText[], key: string, title
 }
 
 function vocabularyOf({ index }: LoadedIndex): Vocabulary {
-  return { has: (term) => index.has(term), sectionsWith: (term) => index.sectionsWith(term), terms: (text) => index.terms(text), respelled: (text) => index.respelledText(text) };
+  return { has: (term) => index.has(term), sectionsWith: (term) => index.sectionsWith(term), terms: (text) => index.terms(text), readings: (text) => index.readings(text) };
 }

@@ -348,19 +348,22 @@ export class SearchIndex {
     return read ? read.term : null;
   }
 
-  /** Whether a word of one term may be a misspelling (`terms` and `respelledText` read the same ones): the index does not know it, and it is short enough to respell. */
+  /** Whether a word of one term may be a misspelling (`terms` and `readings` read the same ones): the index does not know it, and it is short enough to respell. */
   #misspelled(word: string, terms: string[]): boolean {
     return terms.length === 1 && !this.#termIds.has(terms[0]!) && word.length <= MAX_RESPELLED_CHARS;
   }
 
   /**
-   * What a question's sentence embedding reads: the text as typed, then again with each misspelled
-   * word (as `terms` reads them: the first `MAX_RESPELLED_WORDS` unknown ones) written as the word
-   * it means, when that is a word of everyday English ("bank trasnfer" is "bank transfer"; a name or
-   * a word with no such reading stays as written); the text alone when nothing was misspelled. The
-   * model's meaning of a misspelled word is not the word's.
+   * What a question's sentence embedding reads: the text as typed and, when it has misspelled words
+   * (as `terms` reads them: the first `MAX_RESPELLED_WORDS` unknown ones) that mean words of
+   * everyday English, the text again with them written as those words ("bank trasnfer" is "bank
+   * transfer"; a name or a word with no such reading stays as written). Each is embedded on its
+   * own and a section is as near the question as the nearer of the two: the model's meaning of a
+   * misspelled word is often not the word's ("trasnfer"), but sometimes it is, and nearer than
+   * the word respelled ("authenticater" is an authenticator, its respelling "authenticate"). See
+   * docs/benchmarks.md.
    */
-  respelledText(text: string): string {
+  readings(text: string): string[] {
     let out = '';
     let at = 0;
     let read = 0;
@@ -376,9 +379,7 @@ export class SearchIndex {
       at = end;
     }
     out += text.slice(at);
-    // The words as typed go too, before the respelled ones: on the help set the question respelled
-    // alone lost a gold section its typed words' embedding had found (see docs/benchmarks.md).
-    return at === 0 ? text : `${text}\n${out}`;
+    return at === 0 ? [text] : [`${text}\n${out}`, out];
   }
 
   /**

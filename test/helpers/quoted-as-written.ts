@@ -31,8 +31,13 @@ export type UnitCheck = { ok: true; end: number; skipped: number } | { ok: false
 export function checkUnit(unit: string, passage: Passage, at: number, gaps = false): UnitCheck {
   const { sentences, lists } = quotable(passage);
   // Each list it begins quoting, whole (a glossary's entries are lists of their own, quoted one after another), and it ends with one.
-  const listed = lists.filter((list) => unit.includes(list.split('\n')[0]!));
-  if (listed.length > 0) return listed.every((list) => unit.includes(list)) && listed.some((list) => unit.endsWith(list)) ? { ok: true, end: at, skipped: 0 } : { ok: false, why: `a list quoted in part: "${unit}"` };
+  // Two lists may begin alike ("1. Open **Settings**." for all plugins, then for one): a list
+  // quoted whole accounts for the other's first line.
+  const firstLine = (list: string) => list.split('\n')[0]!;
+  const listed = lists.filter((list) => unit.includes(firstLine(list)));
+  const whole = listed.filter((list) => unit.includes(list));
+  const inPart = listed.filter((list) => !unit.includes(list) && !whole.some((w) => firstLine(w) === firstLine(list)));
+  if (listed.length > 0) return whole.length > 0 && inPart.length === 0 && whole.some((list) => unit.endsWith(list)) ? { ok: true, end: at, skipped: 0 } : { ok: false, why: `a list quoted in part: "${unit}"` };
   if (unit.startsWith('|')) return { ok: true, end: at, skipped: 0 };
   unit = oneLine(unit);
   // The sentences the unit reads as, from its character `from` on, each after sentence `after`

@@ -48,6 +48,21 @@ describe('a reply quotes a section as written', () => {
   });
 });
 
+describe('the quoting check', () => {
+  const page = '# Update plugins\n\nTo update all your plugins:\n\n1. Open **Settings**.\n2. Select **Update all**.\n\nTo update one plugin:\n\n1. Open **Settings**.\n2. Select **Update** beside it.\n';
+  const passage = passageOfMarkdown(page);
+
+  it('takes one of two lists that begin alike, quoted whole, as quoted whole', () => {
+    expect(checkUnit('1. Open **Settings**.\n2. Select **Update all**.', passage, -1)).toMatchObject({ ok: true });
+    expect(checkUnit('1. Open **Settings**.\n2. Select **Update** beside it.', passage, -1)).toMatchObject({ ok: true });
+  });
+
+  it('still finds a list quoted in part', () => {
+    expect(checkUnit('1. Open **Settings**.', passage, -1)).toMatchObject({ ok: false });
+    expect(checkUnit('1. Open **Settings**.\n2. Select **Update all**.\n2. Select **Update** beside it.', passage, -1)).toMatchObject({ ok: false });
+  });
+});
+
 describe('sentences of the passage model', () => {
   it("are split by the page's language, a lowercase command after a full stop starting a sentence, code spans and bold runs kept whole", () => {
     expect(splitSentences('Run the command. npm install starts it.')).toEqual(['Run the command.', 'npm install starts it.']);

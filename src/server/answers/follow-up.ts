@@ -27,11 +27,26 @@ export function leansBack(question: string, vocabulary: Vocabulary): boolean {
  */
 export function conversationContext(messages: Message[], question: string, earlier: string[], vocabulary: Vocabulary): string[] {
   if (earlier.length === 0) return earlier;
-  const previous = messages.slice(0, -1).findLast((m) => m.role === 'assistant');
-  // Only an answer has a subject to keep: related pages were a guess.
-  const page = previous && !previous.is_uncertain ? previous.sources[0]?.title : undefined;
+  const page = answeredFrom(messages)?.title;
   if (!page || !leansBack(question, vocabulary)) return earlier;
   return [...earlier.slice(0, -1), `${earlier.at(-1)}\n${page}`];
+}
+
+/** The first source of the reply before the last question, when that reply was an answer: related pages were a guess, and have no subject to keep. */
+function answeredFrom(messages: Message[]): { url: string; title: string } | undefined {
+  const previous = messages.slice(0, -1).findLast((m) => m.role === 'assistant');
+  return previous && !previous.is_uncertain ? previous.sources[0] : undefined;
+}
+
+/**
+ * The page a follow-up that leans back is asked from (see knowledge/ranking/page-boost.ts): the
+ * page the previous answer came from, whose sections and neighbours then weigh more ("can more
+ * than one person get it?" after the weekly email report asks the email report's page first).
+ * Undefined for a question that does not lean back or follows no answer.
+ */
+export function conversationPage(messages: Message[], question: string, earlier: string[], vocabulary: Vocabulary): string | undefined {
+  if (earlier.length === 0 || !leansBack(question, vocabulary)) return undefined;
+  return answeredFrom(messages)?.url;
 }
 
 /**

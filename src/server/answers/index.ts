@@ -10,7 +10,7 @@ import { createKnowledgeBase, type Embedder, type KnowledgeBase, type KnowledgeS
 import { llmConfigFromEnv, type LlmConfig } from './llm.js';
 import { condensed, llmAnswer, llmSummary } from './llm-answer.js';
 import { relatedHits, relevantHits } from './sources.js';
-import { conversationContext, FOLLOW_UP_NO_ANSWER, meaningOf } from './follow-up.js';
+import { conversationContext, conversationPage, FOLLOW_UP_NO_ANSWER, meaningOf } from './follow-up.js';
 import { history } from './conversation.js';
 import type { Answer, AnswerEngine, AnswerRequest, SummaryRequest } from './types.js';
 
@@ -71,7 +71,8 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
     const query = standalone ?? question;
     const context = standalone ? [] : conversationContext(request.messages, question, earlier, kb.vocabulary);
     // The page asked from weighs its sections and its neighbours'; a selection is read as an earlier turn, for this question only.
-    const { pageUrl, selection } = request.context ?? {};
+    // A follow-up that leans back is asked from the page its previous answer came from (see follow-up.ts).
+    const { pageUrl = standalone ? undefined : conversationPage(request.messages, question, earlier, kb.vocabulary), selection } = request.context ?? {};
     // A follow-up that leans back is embedded with its conversation's subject (see follow-up.ts);
     // a misspelled word both as typed and as the word it means (see `Vocabulary.readings`).
     const readings = kb.vocabulary.readings(standalone ? query : meaningOf(query, earlier, context));

@@ -1,10 +1,10 @@
 /** A follow-up keeps its subject without an LLM: the page of the previous answer weighs in when the question points back. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Message } from '../../../src/protocol/index.js';
-import { conversationContext, FOLLOW_UP_NO_ANSWER, leansBack, meaningOf } from '../../../src/server/answers/follow-up.js';
+import { conversationContext, conversationPage, FOLLOW_UP_NO_ANSWER, leansBack, meaningOf } from '../../../src/server/answers/follow-up.js';
 import { NO_ANSWER } from '../../../src/server/answers/compose.js';
 import { openTestEngine } from '../../helpers/answer-engine.js';
 
@@ -44,6 +44,48 @@ describe('a follow-up', () => {
     const followUp = await engine.answer({ orgId: 'acme', messages, signal });
     expect(followUp.sources[0]!.url).toContain('reminders');
     expect(followUp.content).toContain('every 3 days');
+  });
+
+  it('that points back is asked from the page of the previous answer: its sections go before the same words elsewhere', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'support-chat-followup-page-'));
+    folders.push(dir);
+    // Two pages that say the same of their recipients: only the conversation tells which is meant.
+    for (const channel of ['email', 'slack']) {
+      mkdirSync(join(dir, channel));
+      writeFileSync(join(dir, channel, 'reports.md'), `# ${channel} reports\n\n## Weekly reports\n\nTurn on weekly reports in the site settings.\n\n## Recipients\n\nAdd as many recipients as you like: each receives its own report.\n`);
+    }
+    const engine = await openTestEngine();
+    await engine.ingest('acme', [dir], { baseUrl: 'https://docs.acme.test/' });
+    const signal = new AbortController().signal;
+    const first = 'how do i turn on weekly reports?';
+    const asked = async (answeredFrom: string) => {
+      const earlier = await engine.search('acme', first);
+      const source = earlier.find((hit) => hit.section.url.includes(`/${answeredFrom}/reports#weekly-reports`))!.section;
+      const messages: Message[] = [
+        { role: 'user', content: first, sources: [] },
+        { role: 'assistant', content: 'Turn on weekly reports in the site settings.', sources: [{ url: source.url, title: source.title }], is_uncertain: false },
+        { role: 'user', content: 'can more than one person receive them?', sources: [] },
+      ];
+      return (await engine.answer({ orgId: 'acme', messages, signal })).sources[0]!.url;
+    };
+    expect(await asked('email')).toMatch(/\/email\/reports#recipients$/);
+    expect(await asked('slack')).toMatch(/\/slack\/reports#recipients$/);
+  });
+
+  it('is asked from the page of the previous answer only when it leans back on an answer', () => {
+    const vocabulary = { has: () => true, sectionsWith: () => 1, readings: (text: string) => [text], terms: (text: string) => text.toLowerCase().split(/\W+/).filter((w) => w.length > 2 && !['can', 'how', 'does', 'what'].includes(w)) };
+    const page = 'https://docs.acme.test/reports/email-reports#weekly-reports';
+    const conversation = (question: string, is_uncertain = false): Message[] => [
+      { role: 'user', content: 'how do i set up weekly email reports?', sources: [] },
+      { role: 'assistant', content: 'Enable weekly email reports…', sources: [{ url: page, title: 'Weekly reports — Email reports' }], is_uncertain },
+      { role: 'user', content: question, sources: [] },
+    ];
+    const asked = (messages: Message[]) => conversationPage(messages, messages.at(-1)!.content, [messages[0]!.content], vocabulary);
+    expect(asked(conversation('can more than one person receive them?'))).toBe(page);
+    // A question with a subject of its own asks the whole knowledge base alike; related pages were a guess.
+    expect(asked(conversation('how do i invite a person to my team account?'))).toBeUndefined();
+    expect(asked(conversation('can more than one person receive them?', true))).toBeUndefined();
+    expect(conversationPage(conversation('can more than one person receive them?').slice(2), 'can more than one person receive them?', [], vocabulary)).toBeUndefined();
   });
 
   it('reads a question that points back or names no subject as leaning on the conversation, and adds the previous page only then', async () => {

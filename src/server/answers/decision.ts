@@ -178,7 +178,9 @@ export type Outcome = 'answer' | 'related' | 'none';
 export function decide(signals: AnswerSignals | null): Outcome {
   if (!signals) return 'none';
   const z = answerOdds(signals);
-  if (z > THRESHOLDS.answer && signals.evidence >= MIN_EVIDENCE) return 'answer';
+  // A section that holds none of the question's own words answers only the turns before it ("and
+  // later kick them out?" after "let a freelancer see one site"): it would say again what was said.
+  if (z > THRESHOLDS.answer && signals.evidence >= MIN_EVIDENCE && signals.coverage > 0) return 'answer';
   if (signals.embedded && signals.nearest < THRESHOLDS.meaning) return 'none';
   return z > THRESHOLDS.related || (signals.embedded && signals.nearest >= THRESHOLDS.close) ? 'related' : 'none';
 }

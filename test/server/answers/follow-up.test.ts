@@ -58,18 +58,20 @@ describe('a follow-up', () => {
     await engine.ingest('acme', [dir], { baseUrl: 'https://docs.acme.test/' });
     const signal = new AbortController().signal;
     const first = 'how do i turn on weekly reports?';
-    const asked = async (answeredFrom: string) => {
+    const asked = async (answeredFrom: string, question = 'can more than one person receive them?') => {
       const earlier = await engine.search('acme', first);
       const source = earlier.find((hit) => hit.section.url.includes(`/${answeredFrom}/reports#weekly-reports`))!.section;
       const messages: Message[] = [
         { role: 'user', content: first, sources: [] },
         { role: 'assistant', content: 'Turn on weekly reports in the site settings.', sources: [{ url: source.url, title: source.title }], is_uncertain: false },
-        { role: 'user', content: 'can more than one person receive them?', sources: [] },
+        { role: 'user', content: question, sources: [] },
       ];
-      return (await engine.answer({ orgId: 'acme', messages, signal })).sources[0]!.url;
+      return engine.answer({ orgId: 'acme', messages, signal });
     };
-    expect(await asked('email')).toMatch(/\/email\/reports#recipients$/);
-    expect(await asked('slack')).toMatch(/\/slack\/reports#recipients$/);
+    expect((await asked('email')).sources[0]!.url).toMatch(/\/email\/reports#recipients$/);
+    expect((await asked('slack')).sources[0]!.url).toMatch(/\/slack\/reports#recipients$/);
+    // None of its own words in the docs: the sections of the turn before are no answer to it.
+    expect((await asked('email', 'and later kick them out?')).isUncertain).toBe(true);
   });
 
   it('is asked from the page of the previous answer only when it leans back on an answer', () => {

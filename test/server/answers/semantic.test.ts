@@ -269,6 +269,8 @@ describe('the answer/no-answer decision', () => {
     expect(decide(answer)).toBe('answer');
     // Held back by the evidence floor, it still shows the pages.
     expect(decide({ ...answer, evidence: 0.2 })).toBe('related');
+    // A section with none of the question's own words, matched by the earlier turns' alone (a follow-up), is no answer.
+    expect(decide({ ...answer, coverage: 0 })).toBe('related');
     const loose = atOdds({ ...signals, heading: 0 }, (THRESHOLDS.answer + THRESHOLDS.related) / 2);
     expect(z(loose)).toBeLessThan(THRESHOLDS.answer);
     expect(z(loose)).toBeGreaterThan(THRESHOLDS.related);

@@ -27,6 +27,7 @@ const NOT_CONTENT = new Set([
   'related links',
   'further reading',
   'next steps',
+  "what's next",
   'learn more',
   'changelog',
   'change log',
@@ -38,7 +39,7 @@ const NOT_CONTENT = new Set([
 
 /** Whether a section's heading names navigation or history (see `NOT_CONTENT`). */
 export function isNavigation(title: string): boolean {
-  return NOT_CONTENT.has(title.trim().toLowerCase().replace(/[’]/g, "'").replace(/[:.]$/, ''));
+  return NOT_CONTENT.has(title.trim().toLowerCase().replace(/[’]/g, "'").replace(/[:.?]$/, ''));
 }
 
 export { asksForCode } from '../knowledge/index.js';

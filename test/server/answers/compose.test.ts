@@ -518,19 +518,19 @@ describe('a reply that is not sure', () => {
     expect(reversed.sources[0]!.title).toBe('Free up space — Storage limits');
   });
 
-  it('lists no section of navigation: a "Learn more" of links has the words of the pages it links to', async () => {
+  it.each(['Learn more', 'What’s next?'])('lists no section of navigation: a "%s" of links has the words of the pages it links to', async (heading) => {
     const { engine } = await knowledgeBase(
       {
         'storage.md': '# Storage limits\n\n## Free up space\n\n1. Open **Settings → Sync**.\n2. Select **View largest files** next to the vault size.\n',
-        'plans.md': '# Plans\n\nPlans differ in price.\n\n## Learn more\n\n- [Storage too big for sync: make room in the vault](https://help.acme.test/storage)\n- [Vault storage](https://help.acme.test/storage)\n',
+        'plans.md': `# Plans\n\nPlans differ in price.\n\n## ${heading}\n\n- [Storage too big for sync: make room in the vault](https://help.acme.test/storage)\n- [Vault storage](https://help.acme.test/storage)\n`,
       },
       'https://help.acme.test/',
     );
     const question = 'sync says my vault is too big for storage, how do i make room';
     const hits = await engine.search('acme', question, { limit: 10 });
-    expect(hits.map((hit) => hit.section.title)).toContain('Learn more');
+    expect(hits.map((hit) => hit.section.title)).toContain(heading);
     const reply = relatedReply(hits, new Set((await engine.vocabulary('acme')).terms(question)));
-    expect(reply.sources.map((source) => source.title)).not.toContain('Learn more — Plans');
+    expect(reply.sources.map((source) => source.title)).not.toContain(`${heading} — Plans`);
     expect(reply.sources.map((source) => source.title)).toContain('Free up space — Storage limits');
   });
 

@@ -172,7 +172,11 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   const matches = (text: string) => tokenize(text).some((t) => terms.has(t));
   const adds = (text: string) => tokenize(text).some((t) => terms.has(t) && (shape.rarest.includes(t) || !quoted.said(t)));
   const speaks = section.docKey === shape.firstPage ? matches : adds;
-  if (rank > 0 && !said.some(speaks) && !(excerpt && speaks(excerpt))) {
+  // A doc section of another page speaks in its prose, unless the question asks for code: the
+  // names in its example ("acme-docs" in an MCP client's config) are no word of a question asked
+  // in words ("how do i add my own docs?").
+  const codeSpeaks = excerpt !== '' && (section.kind === 'code' || shape.code || section.docKey === shape.firstPage) && speaks(excerpt);
+  if (rank > 0 && !said.some(speaks) && !codeSpeaks) {
     return { text: '', cited: said.some(matches) || (excerpt !== '' && matches(excerpt)) || fresh.some((unit) => quoted.has(unit) && matches(unit)), cut: cut || shown.tooLong };
   }
   const block: string[] = [];

@@ -534,6 +534,21 @@ describe('a reply that is not sure', () => {
     expect(reply.sources.map((source) => source.title)).toContain('Free up space — Storage limits');
   });
 
+  it("quotes no example of another page for the names in its code alone: a question in words is not asked of a config's identifiers", async () => {
+    const { answer } = await knowledgeBase({
+      'engine.md': '# The answer engine\n\n## Add your own docs\n\nIngest a folder of Markdown, and answers come from it:\n\n```sh\nnpx kit kb ingest ./docs --org acme\n```\n',
+      'mcp.md': '# Your own docs for AI agents\n\n## Add them to Claude Code\n\nOr, shared with a project, in `.mcp.json`:\n\n```json\n{ "mcpServers": { "acme-docs": { "url": "https://api.acme.test/v0/mcp" } } }\n```\n',
+    });
+    const reply = await answer('how do i add my own docs?');
+    expect(reply.sources[0]!.url).toMatch(/engine#add-your-own-docs$/);
+    expect(reply.content).toContain('npx kit kb ingest ./docs --org acme');
+    // Still a source: its heading holds the question's words, where the visitor reads on.
+    expect(reply.sources.some((source) => source.url.endsWith('/mcp#add-them-to-claude-code'))).toBe(true);
+    expect(reply.content).not.toContain('mcpServers');
+    // Asked for the code, the example is what it asks about.
+    expect((await answer('show me the json config for acme-docs in claude code')).content).toContain('"acme-docs"');
+  });
+
   it('quotes no list too long to read at a glance: the page is linked instead', async () => {
     const item = (i: number) => `- Step ${i} of freeing vault storage space: ${'open the sync settings, look at the largest files, and remove what you no longer need '.repeat(2)}`;
     const { engine } = await knowledgeBase(

@@ -6,7 +6,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { Sql } from '../store/sql.js';
 import { composeAnswer, extractiveSummary, extractiveTitle, NO_ANSWER, NOTHING_RELATED } from './compose.js';
 import { answerSignals, THRESHOLDS, type AnswerSignals } from './decision.js';
-import { createKnowledgeBase, type Embedder, type KnowledgeBase, type KnowledgeSnapshot, type SearchHit } from '../knowledge/index.js';
+import { createKnowledgeBase, embedReadings, type Embedder, type KnowledgeBase, type KnowledgeSnapshot, type SearchHit } from '../knowledge/index.js';
 import { llmConfigFromEnv, type LlmConfig } from './llm.js';
 import { condensed, llmAnswer, llmSummary } from './llm-answer.js';
 import { relatedHits, relevantHits } from './sources.js';
@@ -76,7 +76,7 @@ export function createAnswerEngine(options: AnswerEngineOptions): AnswerEngine &
     // A follow-up that leans back is embedded with its conversation's subject (see follow-up.ts);
     // a misspelled word both as typed and as the word it means (see `Vocabulary.readings`).
     const readings = kb.vocabulary.readings(standalone ? query : meaningOf(query, earlier, context));
-    const vectors = (await Promise.all(readings.map((text) => knowledge.embedQuestion(text, request.orgId)))).filter((vector) => vector !== null);
+    const vectors = await embedReadings(readings, (text, orgId) => knowledge.embedQuestion(text, orgId), request.orgId);
     const hits = kb.search(query, { history: selection ? [...context, selection] : context, limit: 10, vector: vectors, pageUrl });
     return { kb, query, context, hits };
   }

@@ -29,7 +29,7 @@ export { renderDocPage, type RenderDocPageOptions } from './ingest/doc-page.js';
 export { IngestError, type IngestOptions, type IngestReport } from './sources/report.js';
 export type { Embedder } from './ranking/embeddings.js';
 export { MAX_QUERY_WORDS } from './ranking/search-index.js';
-export { runInLabels } from './ranking/rank.js';
+export { embedReadings, runInLabels } from './ranking/rank.js';
 export { isQuestionFraming, sentences, tokenize } from './text/text.js';
 export { asksForCode } from './text/code-question.js';
 export { specificity } from './text/specificity.js';

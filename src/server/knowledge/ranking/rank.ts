@@ -124,6 +124,11 @@ interface LoadedIndex {
 /** A question's embeddings, one per reading of it (see `Vocabulary.readings`). */
 type Readings = readonly Int8Array[];
 
+/** The embeddings of a question's readings (see `Vocabulary.readings`), those `embed` could make (none without an embedder). */
+export async function embedReadings(texts: readonly string[], embed: (text: string, orgId?: string) => Promise<Int8Array | null>, orgId?: string): Promise<Int8Array[]> {
+  return (await Promise.all(texts.map((text) => embed(text, orgId)))).filter((vector) => vector !== null);
+}
+
 /** A search option's embedding as readings: none, one, or one per reading. */
 function readingsOf(vector: Int8Array | readonly Int8Array[] | null | undefined): Readings {
   if (!vector) return [];
@@ -310,11 +315,6 @@ export class Ranking {
     this.#question = question;
   }
 
-  /** The embeddings of a question's readings, those the embedder could make (none without one). */
-  async #readings(texts: string[], orgId: string): Promise<Readings> {
-    return (await Promise.all(texts.map((text) => this.#question(text, orgId)))).filter((vector) => vector !== null);
-  }
-
   /** Ranked sections for a query; tickets only when asked for (they are private to the organization's agents). */
   async search(orgId: string, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     await loadSpecificity();
@@ -325,7 +325,7 @@ export class Ranking {
     // share alone). Above it, a query typed into search keeps the words' ranking and costs no
     // embedding (see docs/benchmarks.md: a query's embedding is most of a search's time).
     const weak = (words[0]?.coverage ?? 0) < SEMANTIC_RERANK.belowCoverage;
-    const question = options.vector !== undefined ? readingsOf(options.vector) : weak ? await this.#readings(loaded.index.readings(query), orgId) : [];
+    const question = options.vector !== undefined ? readingsOf(options.vector) : weak ? await embedReadings(loaded.index.readings(query), this.#question, orgId) : [];
     return byMeaning(loaded, words, options, question);
   }
 

@@ -26,16 +26,21 @@ export function leansBack(question: string, vocabulary: Vocabulary): boolean {
  * from, read with the last of them (at its weight, below the question's own words).
  */
 export function conversationContext(messages: Message[], question: string, earlier: string[], vocabulary: Vocabulary): string[] {
-  if (earlier.length === 0) return earlier;
-  const page = answeredFrom(messages)?.title;
-  if (!page || !leansBack(question, vocabulary)) return earlier;
+  const page = leanedOn(messages, question, earlier, vocabulary)?.title;
+  if (!page) return earlier;
   return [...earlier.slice(0, -1), `${earlier.at(-1)}\n${page}`];
 }
 
-/** The first source of the reply before the last question, when that reply was an answer: related pages were a guess, and have no subject to keep. */
-function answeredFrom(messages: Message[]): { url: string; title: string } | undefined {
+/**
+ * What a follow-up leans on: the first source of the reply before it, when the question leans
+ * back (see `leansBack`) and that reply was an answer (related pages were a guess, and have no
+ * subject to keep); undefined otherwise.
+ */
+function leanedOn(messages: Message[], question: string, earlier: string[], vocabulary: Vocabulary): { url: string; title: string } | undefined {
+  if (earlier.length === 0) return undefined;
   const previous = messages.slice(0, -1).findLast((m) => m.role === 'assistant');
-  return previous && !previous.is_uncertain ? previous.sources[0] : undefined;
+  if (!previous || previous.is_uncertain || !leansBack(question, vocabulary)) return undefined;
+  return previous.sources[0];
 }
 
 /**
@@ -45,8 +50,7 @@ function answeredFrom(messages: Message[]): { url: string; title: string } | und
  * Undefined for a question that does not lean back or follows no answer.
  */
 export function conversationPage(messages: Message[], question: string, earlier: string[], vocabulary: Vocabulary): string | undefined {
-  if (earlier.length === 0 || !leansBack(question, vocabulary)) return undefined;
-  return answeredFrom(messages)?.url;
+  return leanedOn(messages, question, earlier, vocabulary)?.url;
 }
 
 /**

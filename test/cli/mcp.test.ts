@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -40,8 +40,10 @@ beforeAll(() => {
   runCli(['kb', 'ingest', 'test/fixtures/products', '--org', 'acme', '--base-url', BASE], dataDir, env);
   runCli(['kb', 'ingest', 'test/fixtures/kb-two-pages', '--org', 'globex', '--base-url', 'https://docs.globex.example/'], dataDir, env);
 }, 120_000);
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
+// Each test's server stops with it: a server left running shares the database, and its worker
+// would answer (and log) questions another test's process queued.
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
 });
 
 describe('support-chat-kit mcp', () => {
@@ -99,6 +101,7 @@ describe('support-chat-kit mcp', () => {
     expect(lines().length).toBe(4);
     for (const line of lines()) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
     expect(lines().map((l) => JSON.parse(l).id).sort()).toEqual([1, 2, 3, 4]);
+    expect(JSON.parse(lines().find((l) => JSON.parse(l).id === 4)!).result.isError).toBeFalsy();
     expect(stderr).toContain('"msg":"answer completed"');
   }, 120_000);
 

@@ -271,6 +271,11 @@ describe('the answer/no-answer decision', () => {
     expect(decide({ ...answer, evidence: 0.2 })).toBe('related');
     // A section with none of the question's own words, matched by the earlier turns' alone (a follow-up), is no answer.
     expect(decide({ ...answer, coverage: 0 })).toBe('related');
+    // One that holds under a third of the question's weight is about something near it: related pages, not an answer.
+    expect(decide({ ...answer, coverage: 0.28 })).toBe('related');
+    expect(decide({ ...answer, coverage: 0.32 })).toBe('answer');
+    // …of what the knowledge base knows of it: a word no page uses weighs the most, and answers nothing either way.
+    expect(decide(atOdds({ ...answer, coverage: 0.28, known: 0.8 }, THRESHOLDS.answer + 0.5))).toBe('answer');
     const loose = atOdds({ ...signals, heading: 0 }, (THRESHOLDS.answer + THRESHOLDS.related) / 2);
     expect(z(loose)).toBeLessThan(THRESHOLDS.answer);
     expect(z(loose)).toBeGreaterThan(THRESHOLDS.related);

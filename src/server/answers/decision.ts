@@ -151,13 +151,14 @@ export const DECISION = DECISION_WEIGHTS;
 const MIN_EVIDENCE = 0.4;
 
 /**
- * The least share of the question's weight (its words by their idf in the knowledge base) the best
- * section must hold to answer, whatever the model says, of the weight the knowledge base knows
- * (`coverage` over `known`: a word no page uses is weighed as rare as can be, and a small site's
- * docs lack everyday words such as "change"). A section that holds under a third of what the
- * question asks is about something near it ("ignore everything under /staging/" answered by how
- * to check that one's own visits are excluded): the reply shows related pages. The least an answer
- * with a gold source held on the development sets was 0.31.
+ * The least share of the question's weight (`coverage`: its words by their idf in the knowledge
+ * base) the best section must hold to answer, whatever the model says, scaled by `known` (the
+ * share of the question's words the knowledge base holds at all): `coverage` weighs a word no page
+ * uses as rare as can be, and a small site's docs lack everyday words such as "change". A section
+ * that holds under a third of what the question asks is about something near it ("ignore
+ * everything under /staging/" answered by how to check that one's own visits are excluded): the
+ * reply shows related pages. The least an answer with a gold source held on the development sets
+ * was 0.31.
  */
 const MIN_COVERAGE = 0.3;
 
@@ -189,8 +190,9 @@ export type Outcome = 'answer' | 'related' | 'none';
 export function decide(signals: AnswerSignals | null): Outcome {
   if (!signals) return 'none';
   const z = answerOdds(signals);
-  // A section that holds none of the question's own words answers only the turns before it ("and
-  // later kick them out?" after "let a freelancer see one site"): it would say again what was said.
+  // Under `MIN_COVERAGE`, and so a section that holds none of the question's own words, which
+  // answers only the turns before it ("and later kick them out?" after "let a freelancer see one
+  // site"): it would say again what was said.
   if (z > THRESHOLDS.answer && signals.evidence >= MIN_EVIDENCE && signals.coverage >= MIN_COVERAGE * signals.known) return 'answer';
   if (signals.embedded && signals.nearest < THRESHOLDS.meaning) return 'none';
   return z > THRESHOLDS.related || (signals.embedded && signals.nearest >= THRESHOLDS.close) ? 'related' : 'none';

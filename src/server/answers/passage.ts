@@ -27,8 +27,16 @@ const TABLE_ROW = /^\s*\|.*\|\s*$/;
  */
 const THEM = /\bthem\b/i;
 
-/** Whether a unit is a sentence whose subject or object points back (see `REFERS_BACK`, `THEM`). */
-export const refersBack = (unit: { text: string; block: boolean }) => !unit.block && (REFERS_BACK.test(unit.text) || THEM.test(unit.text));
+/**
+ * "above" anywhere in a sentence points back to what the page said before it ("The `--base-url`
+ * above is a placeholder", "as shown above"), most often a code block: quoted alone it points at
+ * nothing. Not "above" before a number, an amount, an article or another determiner ("above 90 %",
+ * "above the fold", "above your query"), which places or compares. The lookahead reads one run of blanks and a word: linear.
+ */
+const ABOVE = /\babove\b(?![ \t]*(?:[\d$€£%]|(?:the|a|an|all|any|each|every|some|and|or|average|zero|that|this|these|those|its|their|your|my|our|his|her)\b))/i;
+
+/** Whether a unit is a sentence whose subject or object points back (see `REFERS_BACK`, `THEM`, `ABOVE`). */
+export const refersBack = (unit: { text: string; block: boolean }) => !unit.block && (REFERS_BACK.test(unit.text) || THEM.test(unit.text) || ABOVE.test(unit.text));
 
 /** A piece of a section that can be quoted whole: a sentence, or a Markdown list or table. */
 interface Unit {

@@ -9,6 +9,7 @@ import { openTestEngine } from '../../helpers/answer-engine.js';
 import { asksForCode, onlyLinks, onlyPoints, proseLength, readPart, saysNothing } from '../../../src/server/answers/reply-shape.js';
 import { tokenize } from '../../../src/server/knowledge/text/text.js';
 import { codeBlock, termsByLine, withTerms } from '../../../src/server/knowledge/text/passage.js';
+import { bestPassage, refersBack } from '../../../src/server/answers/passage.js';
 
 const terms = (question: string) => new Set(tokenize(question));
 
@@ -293,6 +294,21 @@ describe('the rules a quoted reply keeps', () => {
       expect(bestSentences(body, terms('which paid campaign does the download parameter name'), 1), opener).toEqual(body.split(/(?<=\.) /));
       expect(bestSentences(`${opener} download parameter names the paid campaign.`, terms('which paid campaign does the download parameter name'), 1), opener).toEqual([]);
     }
+  });
+
+  it('takes a sentence that says "above" with what it points back to: the sentence and the code before it', () => {
+    const body = parseMarkdown(
+      '# Start\n\nYou need Node.js 20. In your site\'s folder:\n\n```sh\nnpx kit init --base-url https://example.com/\n```\n\nThe `--base-url` above is a placeholder: put where your docs are published.\n',
+      { url: 'https://docs.example.com/start', fallbackTitle: 'start' },
+    ).sections[0]!.passage;
+    const quoted = bestPassage(body, terms('what is the base url placeholder'), 1);
+    expect(quoted.units).toEqual(["In your site's folder:", 'The `--base-url` above is a placeholder: put where your docs are published.']);
+    expect(quoted.code?.text).toBe('npx kit init --base-url https://example.com/');
+    // "above" before a number or an article compares: the sentence stands alone.
+    for (const alone of ['Rates above 90 % are flagged for review by the team.', 'Keep the launcher above the fold on every page you ship.', 'Place long documents near the top, above your query and instructions.']) {
+      expect(refersBack({ text: alone, block: false }), alone).toBe(false);
+    }
+    expect(refersBack({ text: 'Run the command shown above.', block: false })).toBe(true);
   });
 
   it('never quotes a sentence that only sends the reader elsewhere', () => {

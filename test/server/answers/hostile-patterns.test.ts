@@ -49,6 +49,7 @@ const TEXTS: Record<string, string> = {
   'callout markers in a quote': repeat('> [!note]- \n'),
   'parentheses never closed, between sentences': repeat('(a. B. '),
   'parentheses opened far before sentences': `${repeat('(', N / 2)}${repeat('Ab. ', N / 2)}`,
+  '"above" before runs of blanks': repeat(`above${' '.repeat(200)}\t`),
 };
 
 const CODE: Record<string, string> = {

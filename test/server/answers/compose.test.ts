@@ -300,7 +300,7 @@ describe('the rules a quoted reply keeps', () => {
     const body = parseMarkdown(
       '# Start\n\nYou need Node.js 20. In your site\'s folder:\n\n```sh\nnpx kit init --base-url https://example.com/\n```\n\nThe `--base-url` above is a placeholder: put where your docs are published.\n',
       { url: 'https://docs.example.com/start', fallbackTitle: 'start' },
-    ).sections[0]!.passage;
+    ).sections[0]!.passage!;
     const quoted = bestPassage(body, terms('what is the base url placeholder'), 1);
     expect(quoted.units).toEqual(["In your site's folder:", 'The `--base-url` above is a placeholder: put where your docs are published.']);
     expect(quoted.code?.text).toBe('npx kit init --base-url https://example.com/');

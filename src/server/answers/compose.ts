@@ -52,6 +52,9 @@ function rarestTerms(terms: Set<string>, vocabulary: Vocabulary): string[] {
   return held.sort((a, b) => a.sections - b.sections || specificity(b.term) - specificity(a.term)).slice(0, SUBJECT_WORDS).map((t) => t.term);
 }
 
+/** The most code blocks one section's quote shows: its example and those of other steps it quotes (see `quoteSection`). */
+const MOST_EXAMPLES = 3;
+
 /** Longer than this, a docs page's code example is not quoted: the reply links to it (see `moreOn`). */
 const LONGEST_EXAMPLE_LINES = 60;
 
@@ -130,9 +133,9 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   if (isNavigation(section.title)) return { text: '', cited: false, cut: false };
   const max = rank === 0 ? 3 : rank < 3 ? 2 : 1;
   const passage = bestPassage(section.passage, terms, max);
-  // The answering unit and the sentence that introduces a code block ("Set up once, in the site's
-  // folder:", said with its code), then the others in their order while the budget holds them.
-  const kept = (unit: string, i: number) => i === passage.answer || unit === passage.leadsIn;
+  // The answering unit and each sentence that introduces a code block ("Set up once, in the site's
+  // folder:", said with its code: a step), then the others in their order while the budget holds them.
+  const kept = (unit: string, i: number) => i === passage.answer || passage.introduced.some((step) => step.unit === unit);
   let room = shape.budget - passage.units.reduce((sum, unit, i) => sum + (kept(unit, i) ? unit.length : 0), 0);
   const best = passage.units.filter((unit, i) => {
     if (kept(unit, i)) return true;
@@ -150,8 +153,25 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
     section.kind === 'code'
       ? shape.code
       : (shape.code || shape.howTo) && (rank === 0 || !section.passage.blocks.some((b) => b.kind !== 'code') || best.length === 0 || (passage.introducesCode && best.length === passage.units.length));
-  const shown = wanted ? codeToShow(section, passage.code, rank < 3 ? 14 : 6, terms) : { code: '', lang: '', tooLong: false };
+  const lines = rank < 3 ? 14 : 6;
+  const shown = wanted ? codeToShow(section, passage.code, lines, terms) : { code: '', lang: '', tooLong: false };
   const excerpt = shown.code;
+  // With the example shown, each unit quoted that introduces code ("Then start the API server, in
+  // two terminals:") goes with its blocks, up to `MOST_EXAMPLES` in all: a how-to's steps written as
+  // prose and code. A unit whose code cannot be shown whole is not said (below).
+  const examples = new Map<string, string[]>();
+  if (excerpt && section.kind !== 'code' && passage.leadsIn) {
+    let count = 0;
+    for (const { unit, code } of passage.introduced) {
+      const first = unit === passage.leadsIn;
+      const others = (first ? code.slice(1) : code).map((block) => codeToShow(section, block, lines, terms));
+      const whole = others.every((b) => b.code) && count + (first ? 1 : 0) + others.length <= MOST_EXAMPLES;
+      if (!first && !whole) continue;
+      const blocks = first ? [shown, ...(whole ? others : [])] : others;
+      examples.set(unit, blocks.map((b) => fence(b.code, b.lang)));
+      count += blocks.length;
+    }
+  }
   // A code piece's doc comment is its text: quoted once, in the excerpt, when the excerpt shows it.
   const inCode = normalized(excerpt);
   const fresh = best.filter((unit) => !(inCode && inCode.includes(normalized(unit))));
@@ -160,7 +180,7 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   // only the one that introduced the code shown goes, with the code right after it, or the best
   // section's answering unit when it is all the section has to quote.
   const leadsIn = excerpt ? passage.leadsIn : null;
-  const says = (unit: string) => !quoted.has(unit) && (!unit.endsWith(':') || unit === leadsIn || (fresh.length === 1 && rank === 0));
+  const says = (unit: string) => !quoted.has(unit) && (!unit.endsWith(':') || unit === leadsIn || examples.has(unit) || (fresh.length === 1 && rank === 0));
   // A sentence that points back is said only after the sentence it points back to.
   const said = fresh.filter((unit, i) => says(unit) && !(i > 0 && refersBack({ text: unit, block: false }) && !says(fresh[i - 1]!)));
   // After the best section, a section of its page is quoted when what it quotes holds a word of the
@@ -180,12 +200,18 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
     return { text: '', cited: said.some(matches) || (excerpt !== '' && matches(excerpt)) || fresh.some((unit) => quoted.has(unit) && matches(unit)), cut: cut || shown.tooLong };
   }
   const block: string[] = [];
-  // The code goes right after the sentence that introduces it, or after the prose when that one is not said here.
-  const introducedAt = leadsIn ? said.indexOf(leadsIn) : -1;
-  const split = introducedAt >= 0 ? introducedAt + 1 : said.length;
-  if (split > 0) block.push(joinUnits(said.slice(0, split)));
-  if (excerpt) block.push(fence(excerpt, shown.lang));
-  if (split < said.length) block.push(joinUnits(said.slice(split)));
+  // Each example goes right after the sentence that introduces it; the section's example after the
+  // prose when that sentence is not said here.
+  let prose: string[] = [];
+  for (const unit of said) {
+    prose.push(unit);
+    const code = examples.get(unit);
+    if (!code) continue;
+    block.push(joinUnits(prose), ...code);
+    prose = [];
+  }
+  if (prose.length > 0) block.push(joinUnits(prose));
+  if (excerpt && !(leadsIn && said.includes(leadsIn) && examples.has(leadsIn))) block.push(fence(excerpt, shown.lang));
   for (const unit of said) quoted.add(unit);
   return { text: block.join('\n\n'), cited: block.length > 0, cut: cut || shown.tooLong };
 }

@@ -95,14 +95,17 @@ export const INTRODUCED_ROWS = 15;
  * The quotable units of a passage, in page order: each paragraph's sentences (a question the text
  * asks joined to its answer), each list, numbered steps or table whole, a sentence ending in a
  * colon together with the list or table it introduces. Code blocks are not units: `codeAfter`
- * holds the units a code block follows.
+ * holds, for each unit that code blocks follow, those blocks.
  */
-function units(passage: Passage): { units: Unit[]; codeAfter: Map<number, PassageBlock> } {
+function units(passage: Passage): { units: Unit[]; codeAfter: Map<number, PassageBlock[]> } {
   const out: Unit[] = [];
-  const codeAfter = new Map<number, PassageBlock>();
+  const codeAfter = new Map<number, PassageBlock[]>();
   for (const block of passage.blocks) {
     if (block.kind === 'code') {
-      if (out.length > 0 && !codeAfter.has(out.length - 1)) codeAfter.set(out.length - 1, block);
+      // The code blocks between two units follow the first of them, in their order ("in two terminals:").
+      const run = codeAfter.get(out.length - 1);
+      if (run) run.push(block);
+      else if (out.length > 0) codeAfter.set(out.length - 1, [block]);
       continue;
     }
     if (block.kind === 'list' || block.kind === 'steps' || block.kind === 'table') {
@@ -143,6 +146,12 @@ export interface QuotedPassage {
   leadsIn: string | null;
   /** That code block, whole, as the page wrote it. */
   code: PassageBlock | null;
+  /**
+   * Every unit quoted that ends in a colon with code blocks right after it on the page, `leadsIn`
+   * first and the others in page order, each with its blocks ("Then start the API server, in two
+   * terminals:" and its two commands): a how-to's steps written as prose and code.
+   */
+  introduced: { unit: string; code: PassageBlock[] }[];
 }
 
 /**
@@ -155,8 +164,16 @@ export interface QuotedPassage {
 export function bestPassage(passage: Passage | string, terms: Set<string>, max: number): QuotedPassage {
   const { units: all, codeAfter } = units(typeof passage === 'string' ? passageOfMarkdown(passage) : passage);
   const shaped = (quoted: string[], answer: number): QuotedPassage => {
-    const intro = all.find((u) => !u.block && /:\s*$/.test(u.text) && codeAfter.has(u.i) && quoted.includes(u.text));
-    return { units: quoted, answer, introducesCode: Boolean(intro), leadsIn: intro?.text ?? null, code: intro ? codeAfter.get(intro.i)! : null };
+    const intros = all.filter((u) => !u.block && /:\s*$/.test(u.text) && codeAfter.has(u.i) && quoted.includes(u.text));
+    const intro = intros[0];
+    return {
+      units: quoted,
+      answer,
+      introducesCode: Boolean(intro),
+      leadsIn: intro?.text ?? null,
+      code: intro ? codeAfter.get(intro.i)![0]! : null,
+      introduced: intros.map((u) => ({ unit: u.text, code: codeAfter.get(u.i)! })),
+    };
   };
   const seen = new Set<string>();
   const candidates = all.filter((u) => {

@@ -466,6 +466,20 @@ describe('the sources of a quoted answer', () => {
     expect(code).toBeGreaterThan(intro);
   });
 
+  it('quotes each step written as a sentence and its code with its code, in page order: install, then start in two terminals', async () => {
+    const kb = await knowledgeBase({
+      'start.md':
+        '# Quick start\n\n## Run the server\n\nInstall the server package in the folder of your site:\n\n```sh\nnpm install acme-server\n```\n\nThen start the server and your site, in two terminals:\n\n```sh\nnpx acme-server start\n```\n\n```sh\nnode site.mjs\n```\n\nOpen the site and ask the server a question.\n',
+    });
+    const answer = await kb.answer('how do i install and start the server for my site');
+    expect(answer.isUncertain).toBe(false);
+    const at = ['Install the server package in the folder of your site:', 'npm install acme-server', 'Then start the server and your site, in two terminals:', 'npx acme-server start', 'node site.mjs'].map((text) => answer.content.indexOf(text));
+    expect(at.every((i) => i >= 0), answer.content).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    // Each command in its own block, as the page wrote it.
+    expect(answer.content).toContain('```sh\nnpx acme-server start\n```\n\n```sh\nnode site.mjs\n```');
+  });
+
   it('never quotes a sentence pointing back to one it leaves out (a sentence introducing code that is not shown)', async () => {
     const kb = await knowledgeBase({
       'fonts.md':

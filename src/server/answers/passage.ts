@@ -31,7 +31,8 @@ const THEM = /\bthem\b/i;
  * "above" anywhere in a sentence points back to what the page said before it ("The `--base-url`
  * above is a placeholder", "as shown above"), most often a code block: quoted alone it points at
  * nothing. Not "above" before a number, an amount, an article or another determiner ("above 90 %",
- * "above the fold", "above your query"), which places or compares. The lookahead reads one run of blanks and a word: linear.
+ * "above the fold", "above your query"), which places or compares. The lookahead reads one run of
+ * blanks and a word: linear.
  */
 const ABOVE = /\babove\b(?![ \t]*(?:[\d$€£%]|(?:the|a|an|all|any|each|every|some|and|or|average|zero|that|this|these|those|its|their|your|my|our|his|her)\b))/i;
 

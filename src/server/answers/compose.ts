@@ -199,21 +199,30 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   if (rank > 0 && !said.some(speaks) && !codeSpeaks) {
     return { text: '', cited: said.some(matches) || (excerpt !== '' && matches(excerpt)) || fresh.some((unit) => quoted.has(unit) && matches(unit)), cut: cut || shown.tooLong };
   }
-  const block: string[] = [];
   // Each example goes right after the sentence that introduces it; the section's example after the
   // prose when that sentence is not said here.
-  let prose: string[] = [];
-  for (const unit of said) {
-    prose.push(unit);
-    const code = examples.get(unit);
-    if (!code) continue;
-    block.push(joinUnits(prose), ...code);
-    prose = [];
-  }
-  if (prose.length > 0) block.push(joinUnits(prose));
+  const block = withExamples(said, examples);
   if (excerpt && !(leadsIn && said.includes(leadsIn) && examples.has(leadsIn))) block.push(fence(excerpt, shown.lang));
   for (const unit of said) quoted.add(unit);
   return { text: block.join('\n\n'), cited: block.length > 0, cut: cut || shown.tooLong };
+}
+
+/**
+ * Quoted units as the reply's blocks: the prose joined (see `joinUnits`), and each unit's code
+ * blocks (`examples`, fenced) right after it, where the page has them.
+ */
+function withExamples(units: string[], examples: Map<string, string[]>): string[] {
+  const blocks: string[] = [];
+  let prose: string[] = [];
+  for (const unit of units) {
+    prose.push(unit);
+    const code = examples.get(unit);
+    if (!code) continue;
+    blocks.push(joinUnits(prose), ...code);
+    prose = [];
+  }
+  if (prose.length > 0) blocks.push(joinUnits(prose));
+  return blocks;
 }
 
 /**
@@ -317,12 +326,17 @@ export function relatedReply(hits: SearchHit[], terms: Set<string>): Answer {
     if (section.kind === 'code' || isNavigation(section.title)) return [];
     const found = bestPassage(section.passage, terms, EXCERPT_UNITS);
     const units = found.units;
-    let passage = units.length > 1 && units.join('\n').split('\n').length <= EXCERPT_LINES ? joinUnits(units) : units[found.answer];
+    const quoted = units.length > 1 && units.join('\n').split('\n').length <= EXCERPT_LINES ? units : units.slice(found.answer, found.answer + 1);
+    const prose = joinUnits(quoted);
     // An excerpt, not a page: a list or table too long to read at a glance is left to its link.
-    if (!passage || passage.split('\n').length > INTRODUCED_ROWS + 3 || proseLength(passage) > PROSE_BUDGET) return [];
-    // A passage that introduces the section's code ("Add this:") comes with it.
-    const example = found.code && /:\s*$/.test(passage) ? codeToShow(section, found.code, 10, terms) : null;
-    if (example?.code) passage = `${passage}\n\n${fence(example.code, example.lang)}`;
+    if (!prose || prose.split('\n').length > INTRODUCED_ROWS + 3 || proseLength(prose) > PROSE_BUDGET) return [];
+    // A sentence that introduces code ("Add this:", "On Windows:") comes with its first block, right after it.
+    const examples = new Map<string, string[]>();
+    for (const { unit, code } of found.introduced) {
+      const example = quoted.includes(unit) ? codeToShow(section, code[0]!, 10, terms) : null;
+      if (example?.code) examples.set(unit, [fence(example.code, example.lang)]);
+    }
+    const passage = withExamples(quoted, examples).join('\n\n');
     // Judged by the unit that answers best alone: the unit beside it is context, not evidence.
     const words = new Set(tokenize(units[found.answer] ?? ''));
     const held = weight > 0 ? [...terms].filter((t) => words.has(t)).reduce((sum, t) => sum + specificity(t), 0) / weight : 0;

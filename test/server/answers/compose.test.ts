@@ -579,6 +579,18 @@ describe('a reply that is not sure', () => {
     expect((await answer('show me the json config for acme-docs in claude code')).content).toContain('"acme-docs"');
   });
 
+  it('quotes each sentence that introduces code with its own code right after it ("On macOS:", "On Windows:")', async () => {
+    const intro = (where: string) => `The relay keeps the conversations of the laptop and production visitors in ${where}, with the settings of the env file that init wrote for the relay, in the folder of your site:`;
+    const kb = await knowledgeBase({
+      'relay.md': `# Relay\n\n## The relay\n\n${intro('memory')}\n\n\`\`\`sh\nnpx acme relay --memory\n\`\`\`\n\n${intro('the database')}\n\n\`\`\`sh\nnpx acme relay --database\n\`\`\`\n\nThe relay keeps the conversations of laptop and production visitors for thirty days, in the database of the organization that owns the site, and deletes them after that unless a person on the team asked to keep one longer for a ticket, which the relay then keeps until the ticket is closed by the team and for thirty days after, so that a visitor who comes back finds the conversation as it was when they left it on the site.\n`,
+    });
+    const answer = await kb.answer('what conversations does the relay keep for laptop and production visitors, and for how long');
+    expect(answer.isUncertain).toBe(true);
+    const at = ['in memory,', 'npx acme relay --memory', 'in the database,', 'npx acme relay --database'].map((text) => answer.content.indexOf(text));
+    expect(at.every((i) => i >= 0), answer.content).toBe(true);
+    expect([...at].sort((a, b) => a - b), answer.content).toEqual(at);
+  });
+
   it('quotes no list too long to read at a glance: the page is linked instead', async () => {
     const item = (i: number) => `- Step ${i} of freeing vault storage space: ${'open the sync settings, look at the largest files, and remove what you no longer need '.repeat(2)}`;
     const { engine } = await knowledgeBase(

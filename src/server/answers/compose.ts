@@ -133,6 +133,8 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   if (isNavigation(section.title)) return { text: '', cited: false, cut: false };
   const max = rank === 0 ? 3 : rank < 3 ? 2 : 1;
   const passage = bestPassage(section.passage, terms, max);
+  // The first unit quoted that introduces code, and its first block: the section's example.
+  const [lead] = passage.introduced;
   // The answering unit and each sentence that introduces a code block ("Set up once, in the site's
   // folder:", said with its code: a step), then the others in their order while the budget holds them.
   const kept = (unit: string, i: number) => i === passage.answer || passage.introduced.some((step) => step.unit === unit);
@@ -152,18 +154,18 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   const wanted =
     section.kind === 'code'
       ? shape.code
-      : (shape.code || shape.howTo) && (rank === 0 || !section.passage.blocks.some((b) => b.kind !== 'code') || best.length === 0 || (passage.introducesCode && best.length === passage.units.length));
+      : (shape.code || shape.howTo) && (rank === 0 || !section.passage.blocks.some((b) => b.kind !== 'code') || best.length === 0 || (lead !== undefined && best.length === passage.units.length));
   const lines = rank < 3 ? 14 : 6;
-  const shown = wanted ? codeToShow(section, passage.code, lines, terms) : { code: '', lang: '', tooLong: false };
+  const shown = wanted ? codeToShow(section, lead?.code[0] ?? null, lines, terms) : { code: '', lang: '', tooLong: false };
   const excerpt = shown.code;
   // With the example shown, each unit quoted that introduces code ("Then start the API server, in
   // two terminals:") goes with its blocks, up to `MOST_EXAMPLES` in all: a how-to's steps written as
   // prose and code. A unit whose code cannot be shown whole is not said (below).
   const examples = new Map<string, string[]>();
-  if (excerpt && section.kind !== 'code' && passage.leadsIn) {
+  if (excerpt && section.kind !== 'code' && lead) {
     let count = 0;
     for (const { unit, code } of passage.introduced) {
-      const first = unit === passage.leadsIn;
+      const first = unit === lead.unit;
       const others = (first ? code.slice(1) : code).map((block) => codeToShow(section, block, lines, terms));
       const whole = others.every((b) => b.code) && count + (first ? 1 : 0) + others.length <= MOST_EXAMPLES;
       if (!first && !whole) continue;
@@ -179,7 +181,7 @@ function quoteSection(hit: SearchHit, terms: Set<string>, rank: number, quoted: 
   // before the script has loaded are queued and replayed:" without its example) says nothing alone:
   // only the one that introduced the code shown goes, with the code right after it, or the best
   // section's answering unit when it is all the section has to quote.
-  const leadsIn = excerpt ? passage.leadsIn : null;
+  const leadsIn = excerpt ? (lead?.unit ?? null) : null;
   const says = (unit: string) => !quoted.has(unit) && (!unit.endsWith(':') || unit === leadsIn || examples.has(unit) || (fresh.length === 1 && rank === 0));
   // A sentence that points back is said only after the sentence it points back to.
   const said = fresh.filter((unit, i) => says(unit) && !(i > 0 && refersBack({ text: unit, block: false }) && !says(fresh[i - 1]!)));

@@ -141,41 +141,27 @@ export interface QuotedPassage {
   units: string[];
   /** Which of them answers (chosen first: quoted whatever the reply's size). */
   answer: number;
-  /** Whether a unit quoted ends in a colon with a code block right after it on the page ("Add this:"). */
-  introducesCode: boolean;
-  /** That unit: the code goes right after it. */
-  leadsIn: string | null;
-  /** That code block, whole, as the page wrote it. */
-  code: PassageBlock | null;
   /**
-   * Every unit quoted that ends in a colon with code blocks right after it on the page, `leadsIn`
-   * first and the others in page order, each with its blocks ("Then start the API server, in two
-   * terminals:" and its two commands): a how-to's steps written as prose and code.
+   * Every unit quoted that ends in a colon with code blocks right after it on the page ("Add
+   * this:"), in page order, each with those blocks, whole, as the page wrote them ("Then start the
+   * API server, in two terminals:" and its two commands): a how-to's steps written as prose and
+   * code. The code goes right after its unit.
    */
   introduced: { unit: string; code: PassageBlock[] }[];
 }
 
 /**
  * `bestSentences` with where the answering unit is among them (`answer`: the one chosen first,
- * quoted whatever the reply's size), and whether the last unit quoted is the section's last and
- * ends in a colon (`introducesCode`: it introduces the code block that follows it). `leadsIn` is
- * the first unit quoted that ends in a colon with prose (or nothing) after it in the section: what
- * it introduced, a code block, is kept apart from the prose, so the code goes right after it.
+ * quoted whatever the reply's size), and the units quoted that introduce code (`introduced`): what
+ * such a unit introduced, code blocks, is kept apart from the prose, so the code goes right after it.
  */
 export function bestPassage(passage: Passage | string, terms: Set<string>, max: number): QuotedPassage {
   const { units: all, codeAfter } = units(typeof passage === 'string' ? passageOfMarkdown(passage) : passage);
-  const shaped = (quoted: string[], answer: number): QuotedPassage => {
-    const intros = all.filter((u) => !u.block && /:\s*$/.test(u.text) && codeAfter.has(u.i) && quoted.includes(u.text));
-    const intro = intros[0];
-    return {
-      units: quoted,
-      answer,
-      introducesCode: Boolean(intro),
-      leadsIn: intro?.text ?? null,
-      code: intro ? codeAfter.get(intro.i)![0]! : null,
-      introduced: intros.map((u) => ({ unit: u.text, code: codeAfter.get(u.i)! })),
-    };
-  };
+  const shaped = (quoted: string[], answer: number): QuotedPassage => ({
+    units: quoted,
+    answer,
+    introduced: all.filter((u) => !u.block && /:\s*$/.test(u.text) && codeAfter.has(u.i) && quoted.includes(u.text)).map((u) => ({ unit: u.text, code: codeAfter.get(u.i)! })),
+  });
   const seen = new Set<string>();
   const candidates = all.filter((u) => {
     if (u.text.length <= 20 || (!u.block && u.text.length >= LONGEST_SENTENCE) || DOC_TAG.test(u.text) || onlyLinks(u.text)) return false;

@@ -13,6 +13,13 @@ import { bestPassage, refersBack } from '../../../src/server/answers/passage.js'
 
 const terms = (question: string) => new Set(tokenize(question));
 
+/** Asserts that `content` holds each of `texts`, in that order. */
+function expectInOrder(content: string, texts: string[]): void {
+  const at = texts.map((text) => content.indexOf(text));
+  expect(at.every((i) => i >= 0), content).toBe(true);
+  expect([...at].sort((a, b) => a - b), content).toEqual(at);
+}
+
 describe('quoted sentences', () => {
   it('quotes a passage repeated once per tab of an exported page once, even with its spaces lost', () => {
     const body = [
@@ -303,7 +310,7 @@ describe('the rules a quoted reply keeps', () => {
     ).sections[0]!.passage!;
     const quoted = bestPassage(body, terms('what is the base url placeholder'), 1);
     expect(quoted.units).toEqual(["In your site's folder:", 'The `--base-url` above is a placeholder: put where your docs are published.']);
-    expect(quoted.code?.text).toBe('npx kit init --base-url https://example.com/');
+    expect(quoted.introduced.map(({ unit, code }) => [unit, code.map((block) => block.text)])).toEqual([["In your site's folder:", ['npx kit init --base-url https://example.com/']]]);
     // "above" before a number or an article compares: the sentence stands alone.
     for (const alone of ['Rates above 90 % are flagged for review by the team.', 'Keep the launcher above the fold on every page you ship.', 'Place long documents near the top, above your query and instructions.']) {
       expect(refersBack({ text: alone, block: false }), alone).toBe(false);
@@ -473,9 +480,7 @@ describe('the sources of a quoted answer', () => {
     });
     const answer = await kb.answer('how do i install and start the server for my site');
     expect(answer.isUncertain).toBe(false);
-    const at = ['Install the server package in the folder of your site:', 'npm install acme-server', 'Then start the server and your site, in two terminals:', 'npx acme-server start', 'node site.mjs'].map((text) => answer.content.indexOf(text));
-    expect(at.every((i) => i >= 0), answer.content).toBe(true);
-    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    expectInOrder(answer.content, ['Install the server package in the folder of your site:', 'npm install acme-server', 'Then start the server and your site, in two terminals:', 'npx acme-server start', 'node site.mjs']);
     // Each command in its own block, as the page wrote it.
     expect(answer.content).toContain('```sh\nnpx acme-server start\n```\n\n```sh\nnode site.mjs\n```');
   });
@@ -586,9 +591,7 @@ describe('a reply that is not sure', () => {
     });
     const answer = await kb.answer('what conversations does the relay keep for laptop and production visitors, and for how long');
     expect(answer.isUncertain).toBe(true);
-    const at = ['in memory,', 'npx acme relay --memory', 'in the database,', 'npx acme relay --database'].map((text) => answer.content.indexOf(text));
-    expect(at.every((i) => i >= 0), answer.content).toBe(true);
-    expect([...at].sort((a, b) => a - b), answer.content).toEqual(at);
+    expectInOrder(answer.content, ['in memory,', 'npx acme relay --memory', 'in the database,', 'npx acme relay --database']);
   });
 
   it('quotes no list too long to read at a glance: the page is linked instead', async () => {
